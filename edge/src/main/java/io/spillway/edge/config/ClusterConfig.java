@@ -1,0 +1,53 @@
+package io.spillway.edge.config;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * An upstream cluster.
+ *
+ * @param name cluster name; stats live under {@code cluster.<name>.*}
+ * @param discoveryType STATIC (IP literals) or STRICT_DNS (names resolved and re-resolved)
+ * @param lbPolicy how a host is picked
+ * @param leastRequestChoiceCount LEAST_REQUEST's choice count (Envoy default 2)
+ * @param connectTimeout upstream connect timeout (Envoy default 5 s)
+ * @param dnsRefreshRate STRICT_DNS re-resolution interval (Envoy default 5 s)
+ * @param endpoints the load assignment, flattened over localities
+ * @param thresholds circuit breaker thresholds of the DEFAULT priority
+ * @param protocol HTTP/1.1 or HTTP/2 towards the upstream
+ * @param perConnectionBufferLimitBytes soft limit on buffered bytes per upstream connection
+ * @param maxRequestsPerConnection close an upstream connection after this many requests (0 = no limit)
+ * @param idleTimeout upstream connection idle timeout (Envoy default 1 h)
+ */
+public record ClusterConfig(
+    String name,
+    DiscoveryType discoveryType,
+    LbPolicy lbPolicy,
+    int leastRequestChoiceCount,
+    Duration connectTimeout,
+    Duration dnsRefreshRate,
+    List<Endpoint> endpoints,
+    Thresholds thresholds,
+    UpstreamProtocol protocol,
+    int perConnectionBufferLimitBytes,
+    int maxRequestsPerConnection,
+    Duration idleTimeout) {
+
+  public ClusterConfig {
+    endpoints = List.copyOf(endpoints);
+  }
+
+  public enum DiscoveryType { STATIC, STRICT_DNS }
+
+  public enum LbPolicy { ROUND_ROBIN, LEAST_REQUEST, RANDOM }
+
+  public enum UpstreamProtocol { HTTP1, HTTP2 }
+
+  /** One endpoint; {@code weight} is the load-balancing weight (default 1). */
+  public record Endpoint(SocketAddress address, int weight) {}
+
+  /** Circuit breaker thresholds (Envoy defaults 1024/1024/1024/3). */
+  public record Thresholds(int maxConnections, int maxPendingRequests, int maxRequests, int maxRetries) {
+    public static final Thresholds DEFAULTS = new Thresholds(1024, 1024, 1024, 3);
+  }
+}

@@ -1,0 +1,36 @@
+package io.spillway.edge.config;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The whole validated configuration of one edge: what the bootstrap's static resources describe,
+ * translated from Envoy's protos. Immutable; the data plane reads it through published snapshots.
+ *
+ * @param node identity reported in /server_info and, later, on the xDS stream
+ * @param admin the admin listener, absent when the bootstrap has no {@code admin.address}
+ * @param listeners listeners in bootstrap order, names unique
+ * @param clusters clusters by name, in bootstrap order
+ */
+public record EdgeConfig(
+    NodeInfo node,
+    Optional<AdminConfig> admin,
+    List<ListenerConfig> listeners,
+    Map<String, ClusterConfig> clusters) {
+
+  public EdgeConfig {
+    listeners = List.copyOf(listeners);
+    clusters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(clusters));
+  }
+
+  /** The node identity: {@code node.id}, {@code node.cluster} and string metadata. */
+  public record NodeInfo(String id, String cluster, Map<String, String> metadata) {
+    public NodeInfo {
+      metadata = Map.copyOf(metadata);
+    }
+  }
+
+  /** The admin listener's bind address. */
+  public record AdminConfig(SocketAddress address) {}
+}

@@ -1,0 +1,66 @@
+package io.spillway.edge.config;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Envoy's {@code envoy.filters.network.http_connection_manager}, reduced to the supported subset.
+ * A zero duration means "disabled", as in Envoy.
+ *
+ * @param statPrefix stats live under {@code http.<statPrefix>.*}
+ * @param codecType AUTO sniffs the HTTP/2 preface (or uses ALPN under TLS)
+ * @param routeConfig the inline route configuration
+ * @param idleTimeout connection idle timeout (Envoy default 1 h)
+ * @param streamIdleTimeout per-stream idle timeout (Envoy default 5 min)
+ * @param requestTimeout whole-request receive timeout (default disabled)
+ * @param requestHeadersTimeout time to receive the request headers (default disabled)
+ * @param maxConnectionDuration close connections after this long (default disabled)
+ * @param drainTimeout HTTP/2 grace between the first and the final GOAWAY (default 5 s)
+ * @param maxRequestHeadersBytes limit on the request headers' size (default 60 KiB)
+ * @param maxRequestHeadersCount limit on the request header count (default 100)
+ * @param maxRequestBodyBytes from the buffer filter when configured: larger bodies get 413
+ * @param useRemoteAddress append the peer address to x-forwarded-for (else trust the header)
+ * @param xffNumTrustedHops trusted hops in x-forwarded-for
+ * @param generateRequestId generate x-request-id when absent (default true)
+ * @param preserveExternalRequestId keep an incoming x-request-id from an untrusted client
+ * @param appendLocalOverload add {@code x-envoy-local-overloaded: true} to overload replies
+ * @param serverName the {@code server} header value of local replies and responses
+ * @param httpFilters the filter chain, router last
+ */
+public record HttpConnectionManagerConfig(
+    String statPrefix,
+    CodecType codecType,
+    RouteConfig routeConfig,
+    Duration idleTimeout,
+    Duration streamIdleTimeout,
+    Duration requestTimeout,
+    Duration requestHeadersTimeout,
+    Duration maxConnectionDuration,
+    Duration drainTimeout,
+    int maxRequestHeadersBytes,
+    int maxRequestHeadersCount,
+    Optional<Long> maxRequestBodyBytes,
+    boolean useRemoteAddress,
+    int xffNumTrustedHops,
+    boolean generateRequestId,
+    boolean preserveExternalRequestId,
+    boolean appendLocalOverload,
+    String serverName,
+    List<String> httpFilters) {
+
+  public HttpConnectionManagerConfig {
+    httpFilters = List.copyOf(httpFilters);
+  }
+
+  /** Envoy's HttpConnectionManager.CodecType. */
+  public enum CodecType { AUTO, HTTP1, HTTP2 }
+
+  /** Envoy's defaults for everything but the name, routes and codec. */
+  public static HttpConnectionManagerConfig defaults(String statPrefix, CodecType codec, RouteConfig routes) {
+    return new HttpConnectionManagerConfig(statPrefix, codec, routes,
+        Duration.ofHours(1), Duration.ofMinutes(5), Duration.ZERO, Duration.ZERO, Duration.ZERO,
+        Duration.ofSeconds(5), 60 * 1024, 100, Optional.empty(), true, 0, true, false, false,
+        "spillway", List.of("envoy.filters.http.router"));
+  }
+}

@@ -1,0 +1,133 @@
+package io.spillway.edge.config;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * One route: a match and what to do with a request that matches it.
+ *
+ * @param name optional route name ("" when unset)
+ * @param match what the request must look like
+ * @param action forward, answer directly or redirect
+ * @param requestHeaders mutations applied to the upstream request
+ * @param responseHeaders mutations applied to the downstream response
+ * @param metadata string values of {@code metadata.filter_metadata}, keyed "filter.key"
+ *     (e.g. {@code spillway.admission.tier})
+ */
+public record Route(
+    String name,
+    Match match,
+    Action action,
+    HeaderMutations requestHeaders,
+    HeaderMutations responseHeaders,
+    Map<String, String> metadata) {
+
+  public Route {
+    metadata = Map.copyOf(metadata);
+  }
+
+  /**
+   * The route match; all given conditions must hold.
+   *
+   * @param path how the path (without the query) is matched
+   * @param caseSensitive for prefix and path matches (Envoy default true)
+   * @param headers header conditions
+   * @param queryParameters query parameter conditions
+   */
+  public record Match(
+      PathMatch path,
+      boolean caseSensitive,
+      List<HeaderMatch> headers,
+      List<QueryParameterMatch> queryParameters) {
+    public Match {
+      headers = List.copyOf(headers);
+      queryParameters = List.copyOf(queryParameters);
+    }
+  }
+
+  /** How the request path is matched. */
+  public sealed interface PathMatch {
+    record Prefix(String prefix) implements PathMatch {}
+
+    record Exact(String path) implements PathMatch {}
+
+    /** RE2 syntax in Envoy; Java's regex engine accepts the subset Envoy users write. Whole-path match. */
+    record Regex(Pattern pattern) implements PathMatch {}
+  }
+
+  /**
+   * A header condition. {@code name} is lower case ({@code :authority}, {@code :method} work).
+   * {@link StringMatch.Present} matches when the header is there; {@code invert} negates.
+   */
+  public record HeaderMatch(String name, StringMatch match, boolean invert) {}
+
+  /** A query parameter condition; {@link StringMatch.Present} matches when the key is there. */
+  public record QueryParameterMatch(String name, StringMatch match) {}
+
+  /** Envoy's StringMatcher plus the "present" form of header and query matchers. */
+  public sealed interface StringMatch {
+    record Exact(String value, boolean ignoreCase) implements StringMatch {}
+
+    record Prefix(String value, boolean ignoreCase) implements StringMatch {}
+
+    record Suffix(String value, boolean ignoreCase) implements StringMatch {}
+
+    record Contains(String value, boolean ignoreCase) implements StringMatch {}
+
+    record Regex(Pattern pattern) implements StringMatch {}
+
+    record Present(boolean present) implements StringMatch {}
+  }
+
+  /** What a matched route does. */
+  public sealed interface Action {}
+
+  /**
+   * Forward upstream.
+   *
+   * @param clusters one entry for {@code cluster}, several for {@code weighted_clusters}
+   * @param clusterHeader when set, the cluster name is read from this request header
+   * @param prefixRewrite replaces the matched prefix (or the whole path for path matches)
+   * @param hostRewriteLiteral replaces Host/:authority
+   * @param autoHostRewrite rewrite Host/:authority to the chosen upstream host
+   * @param timeout whole upstream exchange until the response completes (Envoy default 15 s; 0 = none)
+   * @param idleTimeout per-stream idle timeout overriding the connection manager's
+   * @param retryPolicy route retry policy (overrides the virtual host's)
+   */
+  public record RouteAction(
+      List<WeightedCluster> clusters,
+      Optional<String> clusterHeader,
+      Optional<String> prefixRewrite,
+      Optional<String> hostRewriteLiteral,
+      boolean autoHostRewrite,
+      Duration timeout,
+      Optional<Duration> idleTimeout,
+      RetryPolicy retryPolicy) implements Action {
+    public RouteAction {
+      clusters = List.copyOf(clusters);
+    }
+  }
+
+  /** A cluster with its weight (1 for a single {@code cluster}). */
+  public record WeightedCluster(String name, int weight) {}
+
+  /** Answer locally with a fixed status and optional body. */
+  public record DirectResponse(int status, Optional<String> body) implements Action {}
+
+  /**
+   * Answer with a redirect.
+   *
+   * @param responseCode 301, 302, 303, 307 or 308 (Envoy default 301)
+   */
+  public record Redirect(
+      Optional<String> scheme,
+      Optional<String> host,
+      Optional<Integer> port,
+      Optional<String> path,
+      Optional<String> prefixRewrite,
+      boolean stripQuery,
+      int responseCode) implements Action {}
+}

@@ -1,0 +1,1 @@
+package io.spillway.edge.server; public class EdgeMain { public static void main(String[] a){} }

@@ -1,0 +1,1 @@
+package io.spillway.testkit; final class Placeholder {}
