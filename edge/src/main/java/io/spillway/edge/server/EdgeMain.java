@@ -1,1 +1,168 @@
-package io.spillway.edge.server; public class EdgeMain { public static void main(String[] a){} }
+package io.spillway.edge.server;
+
+import ch.qos.logback.classic.Level;
+import io.envoyproxy.envoy.config.bootstrap.v3.Bootstrap;
+import io.spillway.edge.config.BootstrapLoader;
+import io.spillway.edge.config.ConfigException;
+import io.spillway.edge.config.ConfigTranslator;
+import io.spillway.edge.config.EdgeConfig;
+import io.spillway.edge.stats.StatsStore;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code spillway edge}: Envoy's command line, for the options Spillway supports. Exit codes: 0
+ * after a clean drain (SIGTERM, /quitquitquit) or a valid {@code --mode validate}; 1 for an
+ * invalid configuration; 2 for bad command-line usage.
+ */
+@Command(name = "spillway edge", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "Runs a Spillway edge from an Envoy v3 bootstrap (YAML or JSON).")
+public final class EdgeMain implements Callable<Integer> {
+
+  @Option(names = {"-c", "--config-path"}, paramLabel = "FILE", description = "Bootstrap file (.yaml, .yml or .json).")
+  Path configPath;
+
+  @Option(names = "--config-yaml", paramLabel = "YAML", description = "Inline bootstrap YAML, merged over --config-path's (or used alone).")
+  String configYaml;
+
+  @Option(names = "--mode", defaultValue = "serve", description = "serve (default) or validate: parse and check the configuration, print the first problem, exit 1 if invalid.")
+  String mode;
+
+  @Option(names = "--concurrency", paramLabel = "N", description = "Worker event loops (default: available processors).")
+  Integer concurrency;
+
+  @Option(names = "--drain-time-s", paramLabel = "S", defaultValue = "600", description = "How long a drain waits for in-flight requests (default 600).")
+  int drainTimeSeconds;
+
+  @Option(names = {"-l", "--log-level"}, defaultValue = "info", description = "trace, debug, info, warning, error, critical or off.")
+  String logLevel;
+
+  @Option(names = "--service-node", description = "Overrides node.id.")
+  String serviceNode;
+
+  @Option(names = "--service-cluster", description = "Overrides node.cluster.")
+  String serviceCluster;
+
+  @Option(names = "--transport", defaultValue = "auto", description = "auto (epoll, else NIO), epoll, io_uring or nio.")
+  String transport;
+
+  public static void main(String[] args) {
+    System.setProperty("io.netty.allocator.type", "pooled");
+    CommandLine cl = new CommandLine(new EdgeMain());
+    cl.setCaseInsensitiveEnumValuesAllowed(true);
+    int code = cl.execute(args);
+    if (code != 0 || !"serve".equals(((EdgeMain) cl.getCommand()).mode)) {
+      System.exit(code);
+    }
+    System.exit(0);
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter err = new PrintWriter(System.err, true);
+    if (!setLogLevel(logLevel)) {
+      err.println("error: --log-level: unknown level '" + logLevel + "'");
+      return 2;
+    }
+    if (!mode.equals("serve") && !mode.equals("validate")) {
+      err.println("error: --mode: must be serve or validate, not '" + mode + "'");
+      return 2;
+    }
+    if (configPath == null && configYaml == null) {
+      err.println("error: a bootstrap is required: -c <file> or --config-yaml <yaml>");
+      return 2;
+    }
+    if (concurrency != null && concurrency < 1) {
+      err.println("error: --concurrency: must be at least 1");
+      return 2;
+    }
+    Bootstrap bootstrap;
+    EdgeConfig config;
+    try {
+      bootstrap = load();
+      config = ConfigTranslator.translate(bootstrap);
+    } catch (ConfigException e) {
+      err.println("error: " + e.getMessage());
+      return 1;
+    }
+    config = withNodeOverrides(config);
+    if (mode.equals("validate")) {
+      System.out.println("configuration '" + (configPath != null ? configPath : "--config-yaml") + "' OK");
+      return 0;
+    }
+    return serve(bootstrap, config);
+  }
+
+  private Bootstrap load() throws ConfigException {
+    if (configPath != null && configYaml == null) {
+      return BootstrapLoader.load(configPath);
+    }
+    if (configPath == null) {
+      return BootstrapLoader.parse(configYaml, BootstrapLoader.Format.YAML);
+    }
+    Bootstrap base = BootstrapLoader.load(configPath);
+    Bootstrap overlay = BootstrapLoader.parse(configYaml, BootstrapLoader.Format.YAML);
+    return base.toBuilder().mergeFrom(overlay).build();
+  }
+
+  private EdgeConfig withNodeOverrides(EdgeConfig c) {
+    if (serviceNode == null && serviceCluster == null) {
+      return c;
+    }
+    EdgeConfig.NodeInfo n = c.node();
+    EdgeConfig.NodeInfo node = new EdgeConfig.NodeInfo(serviceNode != null ? serviceNode : n.id(),
+        serviceCluster != null ? serviceCluster : n.cluster(), n.metadata());
+    return new EdgeConfig(node, c.admin(), c.listeners(), c.clusters());
+  }
+
+  private int serve(Bootstrap bootstrap, EdgeConfig config) throws Exception {
+    Logger log = LoggerFactory.getLogger(EdgeMain.class);
+    ServerOptions options = ServerOptions.defaults()
+        .withDrainTime(Duration.ofSeconds(Math.max(0, drainTimeSeconds)));
+    if (concurrency != null) {
+      options = options.withConcurrency(concurrency);
+    }
+    options = new ServerOptions(options.concurrency(), options.drainTime(), transport, options.seed(),
+        serviceNode, serviceCluster);
+    EdgeServer server = new EdgeServer(config, bootstrap, options, new StatsStore(), Clock.systemUTC());
+    try {
+      server.start();
+    } catch (Exception e) {
+      log.error("start-up failed: {}", e.toString());
+      server.shutdown(Duration.ZERO);
+      return 1;
+    }
+    Duration drain = options.drainTime();
+    Runnable onSignal = () -> server.exitAfterDrain(drain);
+    Signals.onTerminate(onSignal);
+    server.awaitTermination();
+    return 0;
+  }
+
+  static boolean setLogLevel(String level) {
+    Level l = switch (level.toLowerCase(java.util.Locale.ROOT)) {
+      case "trace" -> Level.TRACE;
+      case "debug" -> Level.DEBUG;
+      case "info" -> Level.INFO;
+      case "warn", "warning" -> Level.WARN;
+      case "error", "critical" -> Level.ERROR;
+      case "off" -> Level.OFF;
+      default -> null;
+    };
+    if (l == null) {
+      return false;
+    }
+    ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).setLevel(l);
+    return true;
+  }
+
+}

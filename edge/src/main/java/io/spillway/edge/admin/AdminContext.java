@@ -1,0 +1,50 @@
+package io.spillway.edge.admin;
+
+import io.envoyproxy.envoy.config.bootstrap.v3.Bootstrap;
+import io.spillway.edge.config.EdgeConfig;
+import io.spillway.edge.listener.Listener;
+import io.spillway.edge.stats.StatsStore;
+import io.spillway.edge.upstream.ClusterManager;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/** What the admin endpoints read and control of the running edge. */
+public interface AdminContext {
+
+  /** Started, not draining and the health check not failed by /healthcheck/fail. */
+  boolean isReady();
+
+  boolean isDraining();
+
+  boolean healthCheckFailed();
+
+  void setHealthCheckFailed(boolean failed);
+
+  StatsStore stats();
+
+  EdgeConfig config();
+
+  /** The bootstrap as loaded, for /config_dump. */
+  Bootstrap bootstrap();
+
+  ClusterManager clusters();
+
+  List<Listener> listeners();
+
+  Instant startedAt();
+
+  /** Worker event loops. */
+  int concurrency();
+
+  /** "epoll", "io_uring" or "nio". */
+  String transportName();
+
+  long activeRequests();
+
+  /** Stops accepting on every listener; with {@code graceful}, also drains open connections. */
+  void drainListeners(boolean graceful);
+
+  /** Drains for up to {@code drainTime}, stops and exits the process with status 0. Returns at once. */
+  void exitAfterDrain(Duration drainTime);
+}

@@ -1,0 +1,94 @@
+package io.spillway.edge.http;
+
+import io.spillway.edge.stats.Counter;
+import io.spillway.edge.stats.Gauge;
+import io.spillway.edge.stats.Histogram;
+import io.spillway.edge.stats.Scope;
+
+/** An HTTP connection manager's stats under {@code http.<stat_prefix>.*}, with Envoy's names. */
+public final class HcmStats {
+  public final Counter downstreamCxTotal;
+  public final Gauge downstreamCxActive;
+  public final Counter downstreamCxHttp1Total;
+  public final Gauge downstreamCxHttp1Active;
+  public final Counter downstreamCxHttp2Total;
+  public final Gauge downstreamCxHttp2Active;
+  public final Counter downstreamCxSslTotal;
+  public final Counter downstreamCxDestroy;
+  public final Counter downstreamCxProtocolError;
+  public final Counter downstreamCxIdleTimeout;
+  public final Counter downstreamCxMaxDurationReached;
+  public final Counter downstreamCxDrainClose;
+  public final Counter downstreamCxDestroyRemoteActiveRq;
+  public final Histogram downstreamCxLengthMs;
+  public final Counter downstreamRqTotal;
+  public final Gauge downstreamRqActive;
+  public final Counter downstreamRqHttp1Total;
+  public final Counter downstreamRqHttp2Total;
+  public final Counter downstreamRqCompleted;
+  public final Counter downstreamRqRxReset;
+  public final Counter downstreamRqTxReset;
+  public final Counter downstreamRqTimeout;
+  public final Counter downstreamRqIdleTimeout;
+  public final Counter downstreamRqHeaderTimeout;
+  public final Counter downstreamRqTooLarge;
+  public final Counter downstreamRqNonRelativePath;
+  public final Counter downstreamRqResponseBeforeRqComplete;
+  public final Counter[] downstreamRqClass;
+  public final Histogram downstreamRqTime;
+  public final Counter noRoute;
+  public final Counter noCluster;
+  public final Counter rqDirectResponse;
+  public final Counter rqRedirect;
+  public final Counter rqTotal;
+  public final Counter rqResetAfterDownstreamResponseStarted;
+
+  public HcmStats(Scope scope) {
+    downstreamCxTotal = scope.counter("downstream_cx_total");
+    downstreamCxActive = scope.gauge("downstream_cx_active");
+    downstreamCxHttp1Total = scope.counter("downstream_cx_http1_total");
+    downstreamCxHttp1Active = scope.gauge("downstream_cx_http1_active");
+    downstreamCxHttp2Total = scope.counter("downstream_cx_http2_total");
+    downstreamCxHttp2Active = scope.gauge("downstream_cx_http2_active");
+    downstreamCxSslTotal = scope.counter("downstream_cx_ssl_total");
+    downstreamCxDestroy = scope.counter("downstream_cx_destroy");
+    downstreamCxProtocolError = scope.counter("downstream_cx_protocol_error");
+    downstreamCxIdleTimeout = scope.counter("downstream_cx_idle_timeout");
+    downstreamCxMaxDurationReached = scope.counter("downstream_cx_max_duration_reached");
+    downstreamCxDrainClose = scope.counter("downstream_cx_drain_close");
+    downstreamCxDestroyRemoteActiveRq = scope.counter("downstream_cx_destroy_remote_active_rq");
+    downstreamCxLengthMs = scope.histogram("downstream_cx_length_ms", Histogram.Unit.MILLISECONDS);
+    downstreamRqTotal = scope.counter("downstream_rq_total");
+    downstreamRqActive = scope.gauge("downstream_rq_active");
+    downstreamRqHttp1Total = scope.counter("downstream_rq_http1_total");
+    downstreamRqHttp2Total = scope.counter("downstream_rq_http2_total");
+    downstreamRqCompleted = scope.counter("downstream_rq_completed");
+    downstreamRqRxReset = scope.counter("downstream_rq_rx_reset");
+    downstreamRqTxReset = scope.counter("downstream_rq_tx_reset");
+    downstreamRqTimeout = scope.counter("downstream_rq_timeout");
+    downstreamRqIdleTimeout = scope.counter("downstream_rq_idle_timeout");
+    downstreamRqHeaderTimeout = scope.counter("downstream_rq_header_timeout");
+    downstreamRqTooLarge = scope.counter("downstream_rq_too_large");
+    downstreamRqNonRelativePath = scope.counter("downstream_rq_non_relative_path");
+    downstreamRqResponseBeforeRqComplete = scope.counter("downstream_rq_response_before_rq_complete");
+    downstreamRqClass = new Counter[6];
+    for (int c = 1; c <= 5; c++) {
+      downstreamRqClass[c] = scope.responseCodeClassCounter("downstream_rq", c);
+    }
+    downstreamRqTime = scope.histogram("downstream_rq_time", Histogram.Unit.MILLISECONDS);
+    noRoute = scope.counter("no_route");
+    noCluster = scope.counter("no_cluster");
+    rqDirectResponse = scope.counter("rq_direct_response");
+    rqRedirect = scope.counter("rq_redirect");
+    rqTotal = scope.counter("rq_total");
+    rqResetAfterDownstreamResponseStarted = scope.counter("rq_reset_after_downstream_response_started");
+  }
+
+  /** Counts a response sent downstream by status class. */
+  public void responseCode(int status) {
+    int c = status / 100;
+    if (c >= 1 && c <= 5) {
+      downstreamRqClass[c].inc();
+    }
+  }
+}

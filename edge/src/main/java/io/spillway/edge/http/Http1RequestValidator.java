@@ -1,0 +1,88 @@
+package io.spillway.edge.http;
+
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderResult;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Sits after the HTTP/1.1 decoder and stops any message the decoder could not parse: a request
+ * line or header block over the limit gets 431, anything else malformed (bad syntax, invalid
+ * header characters, conflicting Content-Length, Content-Length with Transfer-Encoding, a bad
+ * chunk) gets 400; either way the connection closes, since the byte stream can no longer be
+ * trusted (RFC 9112 §11.2). Nothing after a failure is forwarded.
+ */
+final class Http1RequestValidator extends ChannelInboundHandlerAdapter {
+
+  private final HcmStats stats;
+  private final String serverName;
+  private boolean failed;
+  private boolean responding;
+
+  Http1RequestValidator(HcmStats stats, String serverName) {
+    this.stats = stats;
+    this.serverName = serverName;
+  }
+
+  /** Set by the connection handler: a response is under way, so an error can only close. */
+  void responding(boolean value) {
+    responding = value;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (failed) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (msg instanceof HttpObject http && http.decoderResult().isFailure()) {
+      failed = true;
+      ReferenceCountUtil.release(msg);
+      stats.downstreamCxProtocolError.inc();
+      ctx.channel().config().setAutoRead(false);
+      // Tell the connection handler first: a request in flight is over.
+      ctx.fireUserEventTriggered(ProtocolError.INSTANCE);
+      if (responding) {
+        ctx.close();
+      } else {
+        reject(ctx, http.decoderResult());
+      }
+      return;
+    }
+    ctx.fireChannelRead(msg);
+  }
+
+  private void reject(ChannelHandlerContext ctx, DecoderResult result) {
+    Throwable cause = result.cause();
+    boolean tooLarge = cause instanceof TooLongHttpHeaderException || cause instanceof TooLongHttpLineException
+        || (cause instanceof TooLongFrameException && !(cause.getMessage() != null && cause.getMessage().contains("chunk")));
+    HttpResponseStatus status = tooLarge
+        ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+        : HttpResponseStatus.BAD_REQUEST;
+    byte[] body = (tooLarge ? "Request Header Fields Too Large" : "Bad Request").getBytes(StandardCharsets.US_ASCII);
+    FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
+    response.headers()
+        .set(HttpHeaderNames.CONTENT_TYPE, "text/plain")
+        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length)
+        .set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE)
+        .set(HttpHeaderNames.SERVER, serverName);
+    stats.responseCode(status.code());
+    ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  /** Event fired towards the connection handler when the byte stream broke. */
+  enum ProtocolError { INSTANCE }
+}

@@ -1,0 +1,139 @@
+package io.spillway.edge.http;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2ConnectionAdapter;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.util.ReferenceCountUtil;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Connection-level life of a downstream HTTP/2 connection, after the multiplexer: the idle timeout
+ * (no open streams), the maximum connection duration, and graceful drain — GOAWAY, then close once
+ * the open streams finish or the drain timeout passes (RFC 9113 §6.8).
+ */
+final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
+
+  private final HttpConnectionManager hcm;
+  private final Http2FrameCodec codec;
+  private ChannelHandlerContext ctx;
+  private ScheduledFuture<?> idleTimer;
+  private boolean goingAway;
+
+  Http2ServerConnection(HttpConnectionManager hcm, Http2FrameCodec codec) {
+    this.hcm = hcm;
+    this.codec = codec;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+    hcm.stats().downstreamCxHttp2Total.inc();
+    hcm.stats().downstreamCxHttp2Active.inc();
+    codec.connection().addListener(new Http2ConnectionAdapter() {
+      @Override
+      public void onStreamActive(Http2Stream stream) {
+        onStreamsChanged();
+      }
+
+      @Override
+      public void onStreamClosed(Http2Stream stream) {
+        ctx.executor().execute(Http2ServerConnection.this::onStreamsChanged);
+      }
+    });
+    armIdleTimer();
+    long maxAge = hcm.config().maxConnectionDuration().toNanos();
+    if (maxAge > 0) {
+      ctx.executor().schedule(() -> {
+        hcm.stats().downstreamCxMaxDurationReached.inc();
+        goAway();
+      }, maxAge, TimeUnit.NANOSECONDS);
+    }
+    if (hcm.drain().isDraining()) {
+      ctx.executor().execute(this::goAway);
+    }
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof DownstreamEvents.Drain) {
+      hcm.stats().downstreamCxDrainClose.inc();
+      goAway();
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    // Connection-level frames the codec passes up (SETTINGS acks, PING, GOAWAY): nothing to do.
+    ReferenceCountUtil.release(msg);
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    if (idleTimer != null) {
+      idleTimer.cancel(false);
+    }
+    hcm.stats().downstreamCxHttp2Active.dec();
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close();
+  }
+
+  void onStreamsChanged() {
+    if (activeStreams() == 0) {
+      if (goingAway) {
+        ctx.close();
+      } else {
+        armIdleTimer();
+      }
+    } else if (idleTimer != null) {
+      idleTimer.cancel(false);
+      idleTimer = null;
+    }
+  }
+
+  private int activeStreams() {
+    return codec.connection().numActiveStreams();
+  }
+
+  private void armIdleTimer() {
+    long nanos = hcm.config().idleTimeout().toNanos();
+    if (nanos > 0 && idleTimer == null) {
+      idleTimer = ctx.executor().schedule(this::onIdle, nanos, TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private void onIdle() {
+    idleTimer = null;
+    if (activeStreams() == 0 && ctx.channel().isActive()) {
+      hcm.stats().downstreamCxIdleTimeout.inc();
+      goAway();
+    } else {
+      armIdleTimer();
+    }
+  }
+
+  /** Sends GOAWAY and closes when the open streams are done (bounded by the drain timeout). */
+  void goAway() {
+    if (goingAway || !ctx.channel().isActive()) {
+      return;
+    }
+    goingAway = true;
+    ctx.writeAndFlush(new DefaultHttp2GoAwayFrame(Http2Error.NO_ERROR));
+    if (activeStreams() == 0) {
+      ctx.close();
+      return;
+    }
+    long grace = Math.max(1, hcm.config().drainTimeout().toMillis());
+    ctx.executor().schedule(() -> ctx.close(), grace, TimeUnit.MILLISECONDS);
+  }
+}

@@ -1,0 +1,75 @@
+package io.spillway.edge.http;
+
+import io.spillway.edge.config.HttpConnectionManagerConfig;
+import io.spillway.edge.router.RouteTable;
+import io.spillway.edge.upstream.ClusterManager;
+import java.time.Clock;
+
+/**
+ * The per-listener factory of HTTP streams (Envoy's HttpConnectionManager filter config): parsed
+ * configuration, the compiled route table, stats and the shared services a stream needs. Shared by
+ * every connection of its listener on every worker; per-request state lives in
+ * {@link ActiveRequest}.
+ */
+public final class HttpConnectionManager {
+  private final HttpConnectionManagerConfig config;
+  private final HcmStats stats;
+  private final ClusterManager clusters;
+  private final DrainSignal drain;
+  private final boolean tls;
+  private final int bufferLimitBytes;
+  private final Clock clock;
+  private volatile RouteTable routes;
+
+  public HttpConnectionManager(HttpConnectionManagerConfig config, HcmStats stats, RouteTable routes,
+      ClusterManager clusters, DrainSignal drain, boolean tls, int bufferLimitBytes, Clock clock) {
+    this.config = config;
+    this.stats = stats;
+    this.routes = routes;
+    this.clusters = clusters;
+    this.drain = drain;
+    this.tls = tls;
+    this.bufferLimitBytes = bufferLimitBytes;
+    this.clock = clock;
+  }
+
+  public HttpConnectionManagerConfig config() {
+    return config;
+  }
+
+  public HcmStats stats() {
+    return stats;
+  }
+
+  /** The route table in force; a request reads it once when its headers arrive. */
+  public RouteTable routes() {
+    return routes;
+  }
+
+  /** Publishes a new route table (RDS, later); requests in flight keep the one they matched. */
+  public void setRoutes(RouteTable routes) {
+    this.routes = routes;
+  }
+
+  public ClusterManager clusters() {
+    return clusters;
+  }
+
+  public DrainSignal drain() {
+    return drain;
+  }
+
+  /** Whether the listener terminates TLS (x-forwarded-proto https). */
+  public boolean tls() {
+    return tls;
+  }
+
+  /** The listener's per-connection buffer limit: retry buffer and back-pressure watermark. */
+  public int bufferLimitBytes() {
+    return bufferLimitBytes;
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+}

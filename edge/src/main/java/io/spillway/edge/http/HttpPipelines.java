@@ -1,0 +1,93 @@
+package io.spillway.edge.http;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpResponseEncoder;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.spillway.edge.upstream.Worker;
+import java.net.InetSocketAddress;
+
+/**
+ * Builds the downstream HTTP pipelines once the protocol is known. Reading a pipeline top to
+ * bottom gives the order a request meets its handlers.
+ */
+public final class HttpPipelines {
+  private HttpPipelines() {}
+
+  /**
+   * HTTP/1.1: decoder (limits from the connection manager, strict framing) → encoder → validator
+   * (400/431 and close on anything unparseable) → connection handler (requests, keep-alive).
+   */
+  public static void configureHttp1(ChannelPipeline p, HttpConnectionManager hcm, Worker worker) {
+    var config = hcm.config();
+    HttpDecoderConfig decoder = new HttpDecoderConfig()
+        .setMaxInitialLineLength(Math.max(1024, config.maxRequestHeadersBytes()))
+        .setMaxHeaderSize(config.maxRequestHeadersBytes())
+        .setMaxChunkSize(64 * 1024)
+        .setValidateHeaders(true)
+        .setAllowDuplicateContentLengths(false)
+        .setStrictLineParsing(true)
+        .setUseRfc9112TransferEncoding(true);
+    Http1RequestValidator validator = new Http1RequestValidator(hcm.stats(), config.serverName());
+    Http1ServerHandler handler = new Http1ServerHandler(hcm, worker, validator);
+    p.addLast("http1-bytes", new BytesHook(handler));
+    p.addLast("http1-decoder", new Http1RequestDecoder(decoder));
+    p.addLast("http1-encoder", new HttpResponseEncoder());
+    p.addLast("http1-validator", validator);
+    p.addLast("http1-connection", handler);
+  }
+
+  /**
+   * HTTP/2: frame codec (SETTINGS from the connection manager: header list size, windows sized
+   * to the listener's buffer limit) → stream multiplexer (one child channel and
+   * {@link Http2StreamServerHandler} per stream) → connection handler (idle, drain).
+   */
+  public static void configureHttp2(ChannelPipeline p, HttpConnectionManager hcm, Worker worker) {
+    var config = hcm.config();
+    int window = Math.max(65_535, Math.min(hcm.bufferLimitBytes(), 16 * 1024 * 1024));
+    Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
+        .initialSettings(Http2Settings.defaultSettings()
+            .maxHeaderListSize(config.maxRequestHeadersBytes())
+            .initialWindowSize(window)
+            .maxConcurrentStreams(1024))
+        .gracefulShutdownTimeoutMillis(Math.max(1, config.drainTimeout().toMillis()))
+        .validateHeaders(true)
+        .build();
+    Channel parent = p.channel();
+    String remote = parent.remoteAddress() instanceof InetSocketAddress isa
+        ? isa.getAddress().getHostAddress() : "127.0.0.1";
+    p.addLast("h2-codec", codec);
+    p.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
+      @Override
+      protected void initChannel(Http2StreamChannel ch) {
+        ch.pipeline().addLast("h2-to-http", new Http2StreamFrameToHttpObjectCodec(true, true));
+        ch.pipeline().addLast("h2-stream", new Http2StreamServerHandler(hcm, worker, remote));
+      }
+    }));
+    p.addLast("h2-connection", new Http2ServerConnection(hcm, codec));
+  }
+
+  /** Tells the HTTP/1 connection handler that bytes arrived (starts the request-header timer). */
+  private static final class BytesHook extends ChannelInboundHandlerAdapter {
+    private final Http1ServerHandler handler;
+
+    BytesHook(Http1ServerHandler handler) {
+      this.handler = handler;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      handler.onBytes();
+      ctx.fireChannelRead(msg);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+package io.spillway.edge.http;
+
+/**
+ * Envoy's response flags (the access log's {@code %RESPONSE_FLAGS%}) that Spillway sets. Each is
+ * one bit so a request's flags are one int.
+ */
+public enum ResponseFlag {
+  /** No healthy upstream host. */
+  UH,
+  /** Upstream connection failure. */
+  UF,
+  /** Upstream overflow: a circuit breaker refused the request. */
+  UO,
+  /** Upstream request timeout. */
+  UT,
+  /** Upstream remote reset. */
+  UR,
+  /** Upstream retry limit exceeded. */
+  URX,
+  /** No route. */
+  NR,
+  /** No cluster for the route. */
+  NC,
+  /** Local reset before the upstream answered / downstream connection termination. */
+  DC,
+  /** Local reply (direct response, redirect, bad request). */
+  LR,
+  /** Stream idle timeout. */
+  SI,
+  /** The request's headers or body broke a limit. */
+  DPE,
+  /** Overload manager refused the request. */
+  OM;
+
+  public int bit() {
+    return 1 << ordinal();
+  }
+
+  /** Envoy's string form: flags joined by commas, "-" when none. */
+  public static String format(int flags) {
+    if (flags == 0) {
+      return "-";
+    }
+    StringBuilder sb = new StringBuilder();
+    for (ResponseFlag f : values()) {
+      if ((flags & f.bit()) != 0) {
+        if (!sb.isEmpty()) {
+          sb.append(',');
+        }
+        sb.append(f.name());
+      }
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,154 @@
+package io.spillway.edge.http;
+
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.upstream.Cluster;
+import io.spillway.edge.upstream.Host;
+import io.spillway.edge.upstream.HostPool;
+import io.spillway.edge.upstream.StreamCallbacks;
+import io.spillway.edge.upstream.UpstreamResponseListener;
+import io.spillway.edge.upstream.UpstreamStream;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * One try of a request against one upstream host (Envoy's UpstreamRequest): asks the host's pool
+ * for a stream, relays the stream's events to its {@link ActiveRequest}, and gives back the
+ * cluster's request slot and the host's active count exactly once, however it ends.
+ */
+final class UpstreamAttempt implements StreamCallbacks, UpstreamResponseListener {
+
+  private final ActiveRequest request;
+  private final Cluster cluster;
+  private final Host host;
+  private HostPool.Pending pending = HostPool.Pending.NONE;
+  private UpstreamStream stream;
+  private boolean ended;
+  long startNanos;
+  ScheduledFuture<?> perTryTimer;
+
+  UpstreamAttempt(ActiveRequest request, Cluster cluster, Host host) {
+    this.request = request;
+    this.cluster = cluster;
+    this.host = host;
+  }
+
+  Host host() {
+    return host;
+  }
+
+  Cluster cluster() {
+    return cluster;
+  }
+
+  /** The stream, once the pool has handed one out. */
+  UpstreamStream stream() {
+    return stream;
+  }
+
+  void start() {
+    startNanos = System.nanoTime();
+    HostPool.Pending p = cluster.pool(host, request.worker()).newStream(this);
+    if (!ended && stream == null) {
+      pending = p;
+    }
+  }
+
+  @Override
+  public void onStreamReady(UpstreamStream stream) {
+    pending = HostPool.Pending.NONE;
+    if (ended) {
+      stream.reset();
+      return;
+    }
+    this.stream = stream;
+    stream.bind(this);
+    request.onAttemptReady(this);
+  }
+
+  @Override
+  public void onStreamFailure(PoolFailure failure, String detail) {
+    pending = HostPool.Pending.NONE;
+    if (!ended) {
+      request.onAttemptFailure(this, failure, detail);
+    }
+  }
+
+  @Override
+  public void onResponseHeaders(HttpResponse response) {
+    if (ended) {
+      ReferenceCountUtil.release(response);
+      return;
+    }
+    request.onUpstreamHeaders(this, response);
+  }
+
+  @Override
+  public void onResponseData(HttpContent content) {
+    if (ended) {
+      content.release();
+      return;
+    }
+    request.onUpstreamData(this, content);
+  }
+
+  @Override
+  public void onReset(String reason) {
+    if (!ended) {
+      request.onUpstreamReset(this, reason);
+    }
+  }
+
+  @Override
+  public void onReadComplete() {
+    if (!ended) {
+      request.onUpstreamReadComplete();
+    }
+  }
+
+  @Override
+  public void onWritabilityChanged(boolean writable) {
+    if (!ended) {
+      request.onUpstreamWritability(writable);
+    }
+  }
+
+  /** The exchange completed normally; the stream goes back to its pool by itself. */
+  void complete(boolean success) {
+    end(success);
+  }
+
+  /** Abandons the try: cancels a pending stream request or resets the stream. */
+  void cancel() {
+    if (ended) {
+      return;
+    }
+    end(false);
+    pending.cancel();
+    pending = HostPool.Pending.NONE;
+    if (stream != null) {
+      cluster.stats().upstreamRqTxReset.inc();
+      stream.reset();
+    }
+  }
+
+  /** The try failed on its own (reset by the peer, pool failure): give back what it holds. */
+  void failed() {
+    end(false);
+  }
+
+  private void end(boolean success) {
+    if (ended) {
+      return;
+    }
+    ended = true;
+    if (perTryTimer != null) {
+      perTryTimer.cancel(false);
+      perTryTimer = null;
+    }
+    cluster.limits().releaseRequest();
+    cluster.stats().upstreamRqActive.dec();
+    cluster.stats().upstreamRqCompleted.inc();
+    request.hostFinished(host, success);
+  }
+}

@@ -1,0 +1,187 @@
+package io.spillway.edge.listener;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.spillway.edge.config.HttpConnectionManagerConfig.CodecType;
+import io.spillway.edge.config.ListenerConfig;
+import io.spillway.edge.http.DownstreamEvents;
+import io.spillway.edge.http.HttpConnectionManager;
+import io.spillway.edge.http.HttpPipelines;
+import io.spillway.edge.upstream.Worker;
+import java.io.File;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import javax.net.ssl.SSLException;
+
+/**
+ * One listener at run time: its bound socket, the initializer every accepted connection goes
+ * through (accounting → TLS → protocol selection → HTTP pipeline), and the set of its open
+ * connections for draining. A connection is served by the worker loop it was accepted onto, for
+ * its whole life.
+ */
+public final class Listener {
+  static final AttributeKey<Long> ACCEPTED_AT = AttributeKey.valueOf("spillway.acceptedAt");
+
+  private final ListenerConfig config;
+  private final HttpConnectionManager hcm;
+  private final ListenerStats stats;
+  private final Map<EventLoop, Worker> workers;
+  private final SslContext ssl;
+  private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+  private Channel serverChannel;
+
+  public Listener(ListenerConfig config, HttpConnectionManager hcm, ListenerStats stats, Map<EventLoop, Worker> workers)
+      throws SSLException {
+    this.config = config;
+    this.hcm = hcm;
+    this.stats = stats;
+    this.workers = Map.copyOf(workers);
+    this.ssl = config.tls().isPresent() ? sslContext(config.tls().get()) : null;
+  }
+
+  public ListenerConfig config() {
+    return config;
+  }
+
+  public HttpConnectionManager hcm() {
+    return hcm;
+  }
+
+  /** The bound address (the actual port when the config asked for port 0). */
+  public InetSocketAddress localAddress() {
+    return serverChannel == null ? null : (InetSocketAddress) serverChannel.localAddress();
+  }
+
+  public int connectionCount() {
+    return connections.size();
+  }
+
+  /** Envoy's stats name of a listener address: "0.0.0.0_10000". */
+  public static String statName(ListenerConfig config) {
+    return config.address().host() + "_" + config.address().port();
+  }
+
+  /** Binds the socket; blocking, called on the main thread at start-up. */
+  public void bind(EventLoopGroup acceptor, EventLoopGroup workerGroup,
+      Supplier<? extends ServerChannel> channelFactory, ByteBufAllocator allocator) throws InterruptedException {
+    int limit = Math.max(config.perConnectionBufferLimitBytes(), 1024);
+    ServerBootstrap b = new ServerBootstrap()
+        .group(acceptor, workerGroup)
+        .channelFactory(channelFactory::get)
+        .option(ChannelOption.SO_BACKLOG, 1024)
+        .option(ChannelOption.SO_REUSEADDR, true)
+        .option(ChannelOption.ALLOCATOR, allocator)
+        .childOption(ChannelOption.ALLOCATOR, allocator)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(limit / 2, limit))
+        .childHandler(new ChannelInitializer<>() {
+          @Override
+          protected void initChannel(Channel ch) {
+            initConnection(ch);
+          }
+        });
+    serverChannel = b.bind(config.address().host(), config.address().port()).sync().channel();
+  }
+
+  private void initConnection(Channel ch) {
+    connections.add(ch);
+    Worker worker = workers.get(ch.eventLoop());
+    ChannelPipeline p = ch.pipeline();
+    p.addLast("accounting", new ConnectionTracker(stats, hcm.stats()));
+    if (ssl != null) {
+      hcm.stats().downstreamCxSslTotal.inc();
+      p.addLast("tls", ssl.newHandler(ch.alloc()));
+      p.addLast("alpn", new ApplicationProtocolNegotiationHandler(ApplicationProtocolNames.HTTP_1_1) {
+        @Override
+        protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+          boolean h2 = ApplicationProtocolNames.HTTP_2.equals(protocol) && config.hcm().codecType() != CodecType.HTTP1;
+          install(ctx.pipeline(), h2, worker);
+        }
+
+        @Override
+        protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
+          stats.sslHandshakeError.inc();
+          ctx.close();
+        }
+      });
+      return;
+    }
+    switch (config.hcm().codecType()) {
+      case HTTP1 -> install(p, false, worker);
+      case HTTP2 -> install(p, true, worker);
+      case AUTO -> p.addLast("sniff", new ProtocolSniffer(new ProtocolSniffer.Choice() {
+        @Override
+        public void http1(ChannelHandlerContext ctx) {
+          install(ctx.pipeline(), false, worker);
+        }
+
+        @Override
+        public void http2(ChannelHandlerContext ctx) {
+          install(ctx.pipeline(), true, worker);
+        }
+      }));
+    }
+  }
+
+  private void install(ChannelPipeline p, boolean http2, Worker worker) {
+    if (http2) {
+      HttpPipelines.configureHttp2(p, hcm, worker);
+    } else {
+      HttpPipelines.configureHttp1(p, hcm, worker);
+    }
+  }
+
+  /** Stops accepting: closes the listening socket. Open connections are not touched. */
+  public void stopAccepting() {
+    if (serverChannel != null) {
+      serverChannel.close().syncUninterruptibly();
+    }
+  }
+
+  /** Asks every open connection to drain: HTTP/1 closes after its response, HTTP/2 sends GOAWAY. */
+  public void drainConnections() {
+    for (Channel ch : new ArrayList<>(connections)) {
+      ch.pipeline().fireUserEventTriggered(DownstreamEvents.Drain.INSTANCE);
+    }
+  }
+
+  /** Closes every connection still open. */
+  public void closeConnections() {
+    connections.close().awaitUninterruptibly();
+  }
+
+  private static SslContext sslContext(ListenerConfig.TlsContext tls) throws SSLException {
+    List<String> alpn = tls.alpnProtocols();
+    SslContextBuilder b = SslContextBuilder.forServer(new File(tls.certificateChainPath()), new File(tls.privateKeyPath()));
+    if (!alpn.isEmpty()) {
+      b.applicationProtocolConfig(new ApplicationProtocolConfig(
+          ApplicationProtocolConfig.Protocol.ALPN,
+          ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+          ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+          alpn));
+    }
+    return b.build();
+  }
+}

@@ -1,0 +1,21 @@
+package io.spillway.edge.router;
+
+/**
+ * What route matching reads from a request: the authority, the path split from the query, and
+ * header lookup. Implemented over Netty's headers by the HTTP layer; matching never allocates
+ * beyond the query parsing a query matcher needs.
+ */
+public interface RequestView {
+
+  /** Host or :authority, as received (may include a port); never null, may be empty. */
+  String authority();
+
+  /** The path without the query string. */
+  String path();
+
+  /** The raw query string without '?', or empty. */
+  String query();
+
+  /** The first value of a header (lower-case name; ":method", ":authority", ":path", ":scheme" work), or null. */
+  String header(String lowerCaseName);
+}

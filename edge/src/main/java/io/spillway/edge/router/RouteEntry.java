@@ -1,0 +1,53 @@
+package io.spillway.edge.router;
+
+import io.spillway.edge.config.HeaderMutations;
+import io.spillway.edge.config.RetryPolicy;
+import io.spillway.edge.config.Route;
+import java.util.List;
+import java.util.random.RandomGenerator;
+
+/**
+ * A route ready for the hot path: its action plus everything inherited from the virtual host and
+ * the route configuration, merged once when the table is compiled.
+ *
+ * @param route the configured route
+ * @param virtualHostName for stats and access logs
+ * @param requestHeaders route, then virtual host, then route-configuration mutations (Envoy's order)
+ * @param responseHeaders same order, for the response
+ * @param retryPolicy the route's policy, else the virtual host's
+ * @param cumulativeWeights for weighted clusters: running sums of the weights (empty otherwise)
+ */
+public record RouteEntry(
+    Route route,
+    String virtualHostName,
+    List<HeaderMutations> requestHeaders,
+    List<HeaderMutations> responseHeaders,
+    RetryPolicy retryPolicy,
+    int[] cumulativeWeights) {
+
+  /** The route's forwarding action, or null for direct responses and redirects. */
+  public Route.RouteAction routeAction() {
+    return route.action() instanceof Route.RouteAction a ? a : null;
+  }
+
+  /** Picks a cluster name of a forwarding route: the only one, or one by weight. */
+  public String pickCluster(RandomGenerator random) {
+    List<Route.WeightedCluster> clusters = routeAction().clusters();
+    if (clusters.size() == 1) {
+      return clusters.get(0).name();
+    }
+    int total = cumulativeWeights[cumulativeWeights.length - 1];
+    int r = random.nextInt(total);
+    for (int i = 0; i < cumulativeWeights.length; i++) {
+      if (r < cumulativeWeights[i]) {
+        return clusters.get(i).name();
+      }
+    }
+    return clusters.get(clusters.size() - 1).name();
+  }
+
+  /** The admission tier from route metadata ({@code spillway.admission.tier}), or null. */
+  public String metadata(String key) {
+    return route.metadata().get(key);
+  }
+}

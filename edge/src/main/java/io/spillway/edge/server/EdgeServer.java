@@ -1,0 +1,317 @@
+package io.spillway.edge.server;
+
+import io.envoyproxy.envoy.config.bootstrap.v3.Bootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
+import io.spillway.edge.admin.AdminContext;
+import io.spillway.edge.admin.AdminServer;
+import io.spillway.edge.config.EdgeConfig;
+import io.spillway.edge.config.ListenerConfig;
+import io.spillway.edge.http.DrainSignal;
+import io.spillway.edge.http.HcmStats;
+import io.spillway.edge.http.HttpConnectionManager;
+import io.spillway.edge.listener.Listener;
+import io.spillway.edge.listener.ListenerStats;
+import io.spillway.edge.router.RouteTable;
+import io.spillway.edge.stats.Scope;
+import io.spillway.edge.stats.StatsStore;
+import io.spillway.edge.upstream.ClusterManager;
+import io.spillway.edge.upstream.Worker;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
+import java.util.random.RandomGeneratorFactory;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The edge process's server: the main (control) thread's services, N worker event loops, the
+ * cluster manager, the listeners and the admin listener; start-up, drain and shutdown.
+ */
+public final class EdgeServer implements AdminContext {
+  private static final Logger log = LoggerFactory.getLogger(EdgeServer.class);
+
+  private final EdgeConfig config;
+  private final Bootstrap bootstrap;
+  private final ServerOptions options;
+  private final StatsStore stats;
+  private final Clock clock;
+  private final Instant startedAt;
+  private final DrainSignal drain = new DrainSignal();
+  private final CountDownLatch terminated = new CountDownLatch(1);
+  private final List<Listener> listeners = new ArrayList<>();
+  private final List<HttpConnectionManager> connectionManagers = new ArrayList<>();
+  private ScheduledExecutorService control;
+  private Transport transport;
+  private EventLoopGroup acceptors;
+  private EventLoopGroup workerGroup;
+  private EventLoopGroup adminGroup;
+  private ClusterManager clusters;
+  private AdminServer admin;
+  private volatile boolean ready;
+  private volatile boolean healthCheckFailed;
+  private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+
+  public EdgeServer(EdgeConfig config, Bootstrap bootstrap, ServerOptions options, StatsStore stats, Clock clock) {
+    this.config = config;
+    this.bootstrap = bootstrap;
+    this.options = options;
+    this.stats = stats;
+    this.clock = clock;
+    this.startedAt = clock.instant();
+  }
+
+  /** Starts everything and returns once every listener is bound and the edge is ready. */
+  public void start() throws InterruptedException, SSLException {
+    StringBuilder why = new StringBuilder();
+    transport = Transport.choose(options.transport(), why);
+    if (!why.isEmpty()) {
+      log.warn("transport {}: {}", transport, why);
+    }
+    ByteBufAllocator allocator = PooledByteBufAllocator.DEFAULT;
+    control = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "spillway-main");
+      t.setDaemon(true);
+      return t;
+    });
+    acceptors = transport.newGroup(1, "spillway-accept");
+    workerGroup = transport.newGroup(options.concurrency(), "spillway-worker");
+    Map<EventLoop, Worker> workers = new HashMap<>();
+    RandomGenerator.SplittableGenerator seeds =
+        RandomGeneratorFactory.<RandomGenerator.SplittableGenerator>of("L64X128MixRandom").create(options.seed());
+    int index = 0;
+    for (EventExecutor e : workerGroup) {
+      EventLoop loop = (EventLoop) e;
+      workers.put(loop, new Worker(index++, loop, seeds.split(), transport.clientChannels(), allocator));
+    }
+    Scope root = stats.rootScope();
+    registerServerStats(root);
+    clusters = new ClusterManager(root, options.concurrency(), control, ClusterManager.Resolver.SYSTEM, options.seed());
+    clusters.initialize(config.clusters());
+    for (ListenerConfig lc : config.listeners()) {
+      HcmStats hcmStats = new HcmStats(root.taggedScope("http", lc.hcm().statPrefix(), "envoy_http_conn_manager_prefix"));
+      HttpConnectionManager hcm = new HttpConnectionManager(lc.hcm(), hcmStats,
+          RouteTable.compile(lc.hcm().routeConfig()), clusters, drain, lc.tls().isPresent(),
+          lc.perConnectionBufferLimitBytes(), clock);
+      ListenerStats listenerStats = new ListenerStats(root.taggedScope("listener", Listener.statName(lc),
+          "envoy_listener_address"));
+      Listener listener = new Listener(lc, hcm, listenerStats, workers);
+      listener.bind(acceptors, workerGroup, transport.serverChannels(), allocator);
+      listeners.add(listener);
+      connectionManagers.add(hcm);
+      log.info("listener {} on {} ({})", lc.name(), listener.localAddress(), lc.hcm().codecType());
+    }
+    if (config.admin().isPresent()) {
+      adminGroup = Transport.NIO.newGroup(1, "spillway-admin");
+      admin = new AdminServer(this);
+      admin.bind(adminGroup, config.admin().get().address());
+      log.info("admin listener on {}", admin.localAddress());
+    }
+    ready = true;
+    log.info("edge ready: {} workers on {}, {} listeners, {} clusters", options.concurrency(), transport,
+        listeners.size(), config.clusters().size());
+  }
+
+  private void registerServerStats(Scope root) {
+    Scope server = root.scope("server");
+    Runtime rt = Runtime.getRuntime();
+    server.gauge("live", () -> ready && !drain.isDraining() ? 1 : 0);
+    server.gauge("state", () -> drain.isDraining() ? 1 : ready ? 0 : 2);
+    server.gauge("uptime", () -> Duration.between(startedAt, clock.instant()).toSeconds());
+    server.gauge("concurrency", options::concurrency);
+    server.gauge("memory_heap_size", rt::totalMemory);
+    server.gauge("memory_allocated", () -> rt.totalMemory() - rt.freeMemory());
+    server.gauge("memory_physical_size", rt::totalMemory);
+    server.gauge("total_connections", () -> {
+      long n = 0;
+      for (Listener l : listeners) {
+        n += l.connectionCount();
+      }
+      return n;
+    });
+  }
+
+  /**
+   * Drains and stops: stop accepting, ask connections to finish (HTTP/1 close after the response
+   * in flight, HTTP/2 GOAWAY), wait up to {@code drainTime} for in-flight requests, then close
+   * everything. Safe to call more than once.
+   */
+  public void shutdown(Duration drainTime) {
+    if (!stopping.compareAndSet(false, true)) {
+      return;
+    }
+    log.info("draining for up to {} s", drainTime.toSeconds());
+    drain.startDraining();
+    for (Listener l : listeners) {
+      l.stopAccepting();
+      l.drainConnections();
+    }
+    long deadline = System.nanoTime() + drainTime.toNanos();
+    while (System.nanoTime() < deadline && (activeRequests() > 0 || openConnections() > 0)) {
+      sleepQuietly(20);
+    }
+    long left = activeRequests();
+    if (left > 0) {
+      log.warn("drain time over with {} requests in flight; closing", left);
+    }
+    for (Listener l : listeners) {
+      l.closeConnections();
+    }
+    if (admin != null) {
+      admin.close();
+    }
+    shutdownGroup(acceptors);
+    shutdownGroup(workerGroup);
+    shutdownGroup(adminGroup);
+    if (control != null) {
+      control.shutdownNow();
+    }
+    log.info("edge stopped");
+    terminated.countDown();
+  }
+
+  private static void shutdownGroup(EventLoopGroup g) {
+    if (g != null) {
+      g.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+  }
+
+  private static void sleepQuietly(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Stops listeners from accepting and drains connections, without exiting (admin /drain_listeners). */
+  @Override
+  public void drainListeners(boolean graceful) {
+    drain.startDraining();
+    for (Listener l : listeners) {
+      l.stopAccepting();
+      if (graceful) {
+        l.drainConnections();
+      }
+    }
+  }
+
+  public void awaitTermination() throws InterruptedException {
+    terminated.await();
+  }
+
+  @Override
+  public long activeRequests() {
+    long n = 0;
+    for (HttpConnectionManager hcm : connectionManagers) {
+      n += hcm.stats().downstreamRqActive.value();
+    }
+    return n;
+  }
+
+  private long openConnections() {
+    long n = 0;
+    for (Listener l : listeners) {
+      n += l.connectionCount();
+    }
+    return n;
+  }
+
+  @Override
+  public EdgeConfig config() {
+    return config;
+  }
+
+  @Override
+  public Bootstrap bootstrap() {
+    return bootstrap;
+  }
+
+  public ServerOptions options() {
+    return options;
+  }
+
+  @Override
+  public StatsStore stats() {
+    return stats;
+  }
+
+  @Override
+  public ClusterManager clusters() {
+    return clusters;
+  }
+
+  @Override
+  public List<Listener> listeners() {
+    return List.copyOf(listeners);
+  }
+
+  @Override
+  public Instant startedAt() {
+    return startedAt;
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  @Override
+  public int concurrency() {
+    return options.concurrency();
+  }
+
+  @Override
+  public void exitAfterDrain(Duration drainTime) {
+    Thread t = new Thread(() -> shutdown(drainTime), "spillway-exit");
+    t.setDaemon(false);
+    t.start();
+  }
+
+  @Override
+  public String transportName() {
+    return transport == null ? "" : transport.name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  @Override
+  public boolean isReady() {
+    return ready && !drain.isDraining() && !healthCheckFailed;
+  }
+
+  @Override
+  public boolean isDraining() {
+    return drain.isDraining();
+  }
+
+  @Override
+  public boolean healthCheckFailed() {
+    return healthCheckFailed;
+  }
+
+  @Override
+  public void setHealthCheckFailed(boolean failed) {
+    healthCheckFailed = failed;
+  }
+
+  /** The admin listener's bound address, or null without one. */
+  public java.net.InetSocketAddress adminAddress() {
+    return admin == null ? null : admin.localAddress();
+  }
+
+  /** Runs a control-path task on the main thread (never an event loop). */
+  public void runOnMain(Runnable task) {
+    control.execute(task);
+  }
+}

@@ -1,0 +1,76 @@
+package io.spillway.edge.upstream;
+
+import io.spillway.edge.config.ClusterConfig;
+import java.util.random.RandomGenerator;
+import java.util.random.RandomGeneratorFactory;
+
+/**
+ * A cluster at run time: its configuration, stats, circuit breakers, the published host set and
+ * one load balancer per worker.
+ */
+public final class Cluster {
+  private final ClusterConfig config;
+  private final ClusterStats stats;
+  private final ResourceLimits limits;
+  private final LoadBalancer[] balancers;
+  private volatile HostSet hosts = HostSet.EMPTY;
+
+  static Cluster create(ClusterConfig config, ClusterStats stats, int workers, long seed) {
+    return new Cluster(config, stats, workers,
+        RandomGeneratorFactory.<RandomGenerator.SplittableGenerator>of("L64X128MixRandom").create(seed));
+  }
+
+  private Cluster(ClusterConfig config, ClusterStats stats, int workers,
+      RandomGenerator.SplittableGenerator seeds) {
+    this.config = config;
+    this.stats = stats;
+    this.limits = new ResourceLimits(config.thresholds());
+    this.balancers = new LoadBalancer[workers];
+    for (int i = 0; i < workers; i++) {
+      balancers[i] = LoadBalancer.create(config, seeds.split());
+    }
+  }
+
+  public String name() {
+    return config.name();
+  }
+
+  public ClusterConfig config() {
+    return config;
+  }
+
+  public ClusterStats stats() {
+    return stats;
+  }
+
+  public ResourceLimits limits() {
+    return limits;
+  }
+
+  public HostSet hosts() {
+    return hosts;
+  }
+
+  void setHosts(HostSet hosts) {
+    this.hosts = hosts;
+    stats.membershipTotal.set(hosts.hosts().size());
+    stats.membershipHealthy.set(hosts.hosts().size());
+  }
+
+  /** Picks a host with this worker's balancer, or null when the cluster has none. */
+  public Host pickHost(Worker worker) {
+    return balancers[worker.index()].pick(hosts);
+  }
+
+  /** This worker's connection pool for the host, created on first use. */
+  public HostPool pool(Host host, Worker worker) {
+    HostPool pool = host.pool(worker.index());
+    if (pool == null) {
+      pool = config.protocol() == ClusterConfig.UpstreamProtocol.HTTP2
+          ? new Http2Pool(this, host, worker)
+          : new Http1Pool(this, host, worker);
+      host.setPool(worker.index(), pool);
+    }
+    return pool;
+  }
+}

@@ -1,0 +1,80 @@
+package io.spillway.edge.upstream;
+
+import io.spillway.edge.stats.Counter;
+import io.spillway.edge.stats.Gauge;
+import io.spillway.edge.stats.Histogram;
+import io.spillway.edge.stats.Scope;
+
+/** A cluster's stats under {@code cluster.<name>.*}, with Envoy's names, created once per cluster. */
+public final class ClusterStats {
+  public final Counter upstreamCxTotal;
+  public final Gauge upstreamCxActive;
+  public final Counter upstreamCxConnectFail;
+  public final Counter upstreamCxConnectTimeout;
+  public final Counter upstreamCxDestroy;
+  public final Counter upstreamCxOverflow;
+  public final Counter upstreamCxNoneHealthy;
+  public final Counter upstreamCxHttp1Total;
+  public final Counter upstreamCxHttp2Total;
+  public final Counter upstreamRqTotal;
+  public final Gauge upstreamRqActive;
+  public final Counter upstreamRqPendingTotal;
+  public final Gauge upstreamRqPendingActive;
+  public final Counter upstreamRqPendingOverflow;
+  public final Counter upstreamRqPendingFailureEject;
+  public final Counter upstreamRqTimeout;
+  public final Counter upstreamRqPerTryTimeout;
+  public final Counter upstreamRqRxReset;
+  public final Counter upstreamRqTxReset;
+  public final Counter upstreamRqRetry;
+  public final Counter upstreamRqRetrySuccess;
+  public final Counter upstreamRqRetryOverflow;
+  public final Counter upstreamRqCompleted;
+  public final Counter[] upstreamRqClass;
+  public final Histogram upstreamRqTime;
+  public final Histogram upstreamCxConnectMs;
+  public final Gauge membershipTotal;
+  public final Gauge membershipHealthy;
+
+  public ClusterStats(Scope scope) {
+    upstreamCxTotal = scope.counter("upstream_cx_total");
+    upstreamCxActive = scope.gauge("upstream_cx_active");
+    upstreamCxConnectFail = scope.counter("upstream_cx_connect_fail");
+    upstreamCxConnectTimeout = scope.counter("upstream_cx_connect_timeout");
+    upstreamCxDestroy = scope.counter("upstream_cx_destroy");
+    upstreamCxOverflow = scope.counter("upstream_cx_overflow");
+    upstreamCxNoneHealthy = scope.counter("upstream_cx_none_healthy");
+    upstreamCxHttp1Total = scope.counter("upstream_cx_http1_total");
+    upstreamCxHttp2Total = scope.counter("upstream_cx_http2_total");
+    upstreamRqTotal = scope.counter("upstream_rq_total");
+    upstreamRqActive = scope.gauge("upstream_rq_active");
+    upstreamRqPendingTotal = scope.counter("upstream_rq_pending_total");
+    upstreamRqPendingActive = scope.gauge("upstream_rq_pending_active");
+    upstreamRqPendingOverflow = scope.counter("upstream_rq_pending_overflow");
+    upstreamRqPendingFailureEject = scope.counter("upstream_rq_pending_failure_eject");
+    upstreamRqTimeout = scope.counter("upstream_rq_timeout");
+    upstreamRqPerTryTimeout = scope.counter("upstream_rq_per_try_timeout");
+    upstreamRqRxReset = scope.counter("upstream_rq_rx_reset");
+    upstreamRqTxReset = scope.counter("upstream_rq_tx_reset");
+    upstreamRqRetry = scope.counter("upstream_rq_retry");
+    upstreamRqRetrySuccess = scope.counter("upstream_rq_retry_success");
+    upstreamRqRetryOverflow = scope.counter("upstream_rq_retry_overflow");
+    upstreamRqCompleted = scope.counter("upstream_rq_completed");
+    upstreamRqClass = new Counter[6];
+    for (int c = 1; c <= 5; c++) {
+      upstreamRqClass[c] = scope.responseCodeClassCounter("upstream_rq", c);
+    }
+    upstreamRqTime = scope.histogram("upstream_rq_time", Histogram.Unit.MILLISECONDS);
+    upstreamCxConnectMs = scope.histogram("upstream_cx_connect_ms", Histogram.Unit.MILLISECONDS);
+    membershipTotal = scope.gauge("membership_total");
+    membershipHealthy = scope.gauge("membership_healthy");
+  }
+
+  /** Counts a completed upstream response by status class. */
+  public void responseCode(int status) {
+    int c = status / 100;
+    if (c >= 1 && c <= 5) {
+      upstreamRqClass[c].inc();
+    }
+  }
+}

@@ -1,0 +1,63 @@
+package io.spillway.edge.upstream;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.WriteBufferWaterMark;
+
+/**
+ * One worker's connections to one host. Lives on the worker's loop; all methods must be called
+ * there.
+ */
+public abstract sealed class HostPool permits Http1Pool, Http2Pool {
+
+  /** Handle to cancel a request still waiting for a stream. */
+  public interface Pending {
+    Pending NONE = () -> {};
+
+    void cancel();
+  }
+
+  protected final Cluster cluster;
+  protected final Host host;
+  protected final Worker worker;
+
+  HostPool(Cluster cluster, Host host, Worker worker) {
+    this.cluster = cluster;
+    this.host = host;
+    this.worker = worker;
+  }
+
+  /** Asks for a stream: served now, or later when a connection is ready, or refused. */
+  public abstract Pending newStream(StreamCallbacks callbacks);
+
+  /** Stops handing out connections and closes them as they become idle. Thread-safe. */
+  abstract void drain();
+
+  /** A client bootstrap on this worker's loop with the cluster's connect timeout and buffer limit. */
+  protected Bootstrap bootstrap() {
+    int limit = Math.max(cluster.config().perConnectionBufferLimitBytes(), 1024);
+    return new Bootstrap()
+        .group(worker.loop())
+        .channelFactory(worker.channelFactory()::get)
+        .option(ChannelOption.ALLOCATOR, worker.allocator())
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+            (int) Math.min(Integer.MAX_VALUE, Math.max(1, cluster.config().connectTimeout().toMillis())))
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(limit / 2, limit))
+        .remoteAddress(host.address());
+  }
+
+  protected void countConnectFailure(Throwable cause) {
+    cluster.stats().upstreamCxConnectFail.inc();
+    host.cxConnectFail.increment();
+    if (cause instanceof io.netty.channel.ConnectTimeoutException) {
+      cluster.stats().upstreamCxConnectTimeout.inc();
+    }
+  }
+
+  protected static StreamCallbacks.PoolFailure failureOf(Throwable cause) {
+    return cause instanceof io.netty.channel.ConnectTimeoutException
+        ? StreamCallbacks.PoolFailure.CONNECT_TIMEOUT
+        : StreamCallbacks.PoolFailure.CONNECT_FAILURE;
+  }
+}

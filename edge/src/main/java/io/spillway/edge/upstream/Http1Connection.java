@@ -1,0 +1,222 @@
+package io.spillway.edge.upstream;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+
+/**
+ * One pooled HTTP/1.1 upstream connection; the last handler of its pipeline (after
+ * {@code HttpClientCodec}). Lent to one exchange at a time; returns itself to the pool once the
+ * request has been written whole and the response has arrived whole, unless either side asked to
+ * close (RFC 9112 §9.6) or the exchange was reset.
+ */
+final class Http1Connection extends ChannelInboundHandlerAdapter implements UpstreamStream {
+
+  private final Http1Pool pool;
+  private ChannelHandlerContext ctx;
+  private UpstreamResponseListener listener;
+  private boolean lent;
+  private boolean requestDone;
+  private boolean responseDone;
+  private boolean keepAlive = true;
+  private boolean closed;
+  private boolean skipInformational;
+
+  Http1Connection(Http1Pool pool) {
+    this.pool = pool;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
+  }
+
+  boolean isUsable() {
+    return !closed && ctx != null && ctx.channel().isActive() && keepAlive;
+  }
+
+  void lend() {
+    lent = true;
+    requestDone = false;
+    responseDone = false;
+    listener = null;
+    ctx.channel().config().setAutoRead(true);
+  }
+
+  void close() {
+    if (ctx != null) {
+      ctx.close();
+    }
+  }
+
+  @Override
+  public Host host() {
+    return pool.host();
+  }
+
+  @Override
+  public void bind(UpstreamResponseListener listener) {
+    this.listener = listener;
+  }
+
+  @Override
+  public void write(HttpObject part, boolean flush) {
+    if (part instanceof io.netty.handler.codec.http.HttpRequest req && !io.netty.handler.codec.http.HttpUtil.isKeepAlive(req)) {
+      keepAlive = false;
+    }
+    if (part instanceof LastHttpContent) {
+      requestDone = true;
+    }
+    if (flush) {
+      ctx.writeAndFlush(part, ctx.voidPromise());
+    } else {
+      ctx.write(part, ctx.voidPromise());
+    }
+    if (requestDone && responseDone) {
+      finish();
+    }
+  }
+
+  @Override
+  public void flush() {
+    ctx.flush();
+  }
+
+  @Override
+  public boolean isWritable() {
+    return ctx.channel().isWritable();
+  }
+
+  @Override
+  public void pauseReading(boolean paused) {
+    ctx.channel().config().setAutoRead(!paused);
+  }
+
+  @Override
+  public void reset() {
+    if (lent) {
+      lent = false;
+      listener = null;
+      keepAlive = false;
+      ctx.close();
+    }
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    UpstreamResponseListener l = lent ? listener : null;
+    if (l == null) {
+      // A response nobody asked for: the connection is out of sync, drop it.
+      ReferenceCountUtil.release(msg);
+      keepAlive = false;
+      ctx.close();
+      return;
+    }
+    if (msg instanceof HttpResponse response) {
+      if (response.status().codeClass() == io.netty.handler.codec.http.HttpStatusClass.INFORMATIONAL
+          && response.status().code() != HttpResponseStatus.SWITCHING_PROTOCOLS.code()) {
+        // 100 Continue and friends are consumed here; their empty LastHttpContent follows.
+        skipInformational = true;
+        ReferenceCountUtil.release(msg);
+        return;
+      }
+      if (!isKeepAlive(response)) {
+        keepAlive = false;
+      }
+      if (response.decoderResult().isFailure()) {
+        keepAlive = false;
+        ReferenceCountUtil.release(msg);
+        lent = false;
+        listener = null;
+        ctx.close();
+        l.onReset("protocol error: " + response.decoderResult().cause().getMessage());
+        return;
+      }
+      l.onResponseHeaders(response);
+      return;
+    }
+    if (msg instanceof HttpContent content) {
+      if (skipInformational) {
+        if (content instanceof LastHttpContent) {
+          skipInformational = false;
+        }
+        content.release();
+        return;
+      }
+      boolean last = content instanceof LastHttpContent;
+      if (last) {
+        responseDone = true;
+      }
+      l.onResponseData(content);
+      if (last) {
+        if (requestDone) {
+          finish();
+        } else {
+          // The response ended before the request did: the connection cannot be reused.
+          keepAlive = false;
+        }
+      }
+    }
+  }
+
+  private static boolean isKeepAlive(HttpResponse response) {
+    String connection = response.headers().get(HttpHeaderNames.CONNECTION);
+    if (connection != null && connection.equalsIgnoreCase(HttpHeaderValues.CLOSE.toString())) {
+      return false;
+    }
+    return response.protocolVersion() != HttpVersion.HTTP_1_0
+        || (connection != null && connection.equalsIgnoreCase(HttpHeaderValues.KEEP_ALIVE.toString()));
+  }
+
+  private void finish() {
+    if (!lent) {
+      return;
+    }
+    lent = false;
+    listener = null;
+    pool.release(this);
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    UpstreamResponseListener l = lent ? listener : null;
+    if (l != null) {
+      l.onReadComplete();
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    UpstreamResponseListener l = lent ? listener : null;
+    if (l != null) {
+      l.onWritabilityChanged(ctx.channel().isWritable());
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    closed = true;
+    UpstreamResponseListener l = lent ? listener : null;
+    lent = false;
+    listener = null;
+    pool.closed(this);
+    if (l != null && !responseDone) {
+      l.onReset("connection termination");
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    keepAlive = false;
+    ctx.close();
+  }
+}

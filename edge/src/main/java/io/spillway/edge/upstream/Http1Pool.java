@@ -1,0 +1,182 @@
+package io.spillway.edge.upstream;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import java.util.ArrayDeque;
+
+/**
+ * HTTP/1.1 connections to one host from one worker: idle connections are reused (most recently
+ * used first, so surplus connections age out), requests wait in a pending queue bounded by the
+ * cluster's {@code max_pending_requests}, new connections are bounded by {@code max_connections}.
+ */
+final class Http1Pool extends HostPool {
+
+  private final ArrayDeque<Http1Connection> idle = new ArrayDeque<>();
+  private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
+  private int connecting;
+  private volatile boolean draining;
+
+  Http1Pool(Cluster cluster, Host host, Worker worker) {
+    super(cluster, host, worker);
+  }
+
+  @Override
+  public Pending newStream(StreamCallbacks callbacks) {
+    Http1Connection conn = pollIdle();
+    if (conn != null) {
+      conn.lend();
+      callbacks.onStreamReady(conn);
+      return Pending.NONE;
+    }
+    if (!cluster.limits().tryAcquirePending()) {
+      cluster.stats().upstreamRqPendingOverflow.inc();
+      callbacks.onStreamFailure(StreamCallbacks.PoolFailure.OVERFLOW, "pending requests overflow");
+      return Pending.NONE;
+    }
+    Waiter waiter = new Waiter(callbacks);
+    waiting.add(waiter);
+    cluster.stats().upstreamRqPendingTotal.inc();
+    cluster.stats().upstreamRqPendingActive.inc();
+    if (connecting < waiting.size()) {
+      connect();
+    }
+    return waiter;
+  }
+
+  private Http1Connection pollIdle() {
+    Http1Connection conn;
+    while ((conn = idle.pollFirst()) != null) {
+      if (conn.isUsable()) {
+        return conn;
+      }
+    }
+    return null;
+  }
+
+  private void connect() {
+    if (draining) {
+      return;
+    }
+    if (!cluster.limits().tryAcquireConnection()) {
+      cluster.stats().upstreamCxOverflow.inc();
+      return; // waiters are served when a connection is released
+    }
+    connecting++;
+    long started = System.nanoTime();
+    Http1Connection conn = new Http1Connection(this);
+    ChannelFuture f = bootstrap().handler(new ChannelInitializer<Channel>() {
+      @Override
+      protected void initChannel(Channel ch) {
+        ch.pipeline().addLast("codec", new HttpClientCodec(new HttpDecoderConfig()
+            .setMaxInitialLineLength(8192)
+            .setMaxHeaderSize(96 * 1024)
+            .setMaxChunkSize(64 * 1024), false, false));
+        ch.pipeline().addLast("upstream", conn);
+      }
+    }).connect();
+    f.addListener(done -> {
+      connecting--;
+      if (done.isSuccess()) {
+        cluster.stats().upstreamCxTotal.inc();
+        cluster.stats().upstreamCxHttp1Total.inc();
+        cluster.stats().upstreamCxActive.inc();
+        cluster.stats().upstreamCxConnectMs.record((System.nanoTime() - started) / 1_000_000);
+        host.cxTotal.increment();
+        host.cxActive.incrementAndGet();
+        release(conn);
+      } else {
+        cluster.limits().releaseConnection();
+        countConnectFailure(done.cause());
+        Waiter w = pollWaiter();
+        if (w != null) {
+          w.callbacks.onStreamFailure(failureOf(done.cause()), String.valueOf(done.cause().getMessage()));
+        }
+        if (connecting < waiting.size()) {
+          connect();
+        }
+      }
+    });
+  }
+
+  private Waiter pollWaiter() {
+    Waiter w = waiting.pollFirst();
+    if (w != null) {
+      w.done();
+    }
+    return w;
+  }
+
+  /** A connection is free again: serve the oldest waiter or park it as idle. */
+  void release(Http1Connection conn) {
+    if (draining || !conn.isUsable()) {
+      conn.close();
+      return;
+    }
+    Waiter w = pollWaiter();
+    if (w != null) {
+      conn.lend();
+      w.callbacks.onStreamReady(conn);
+    } else {
+      idle.addFirst(conn);
+    }
+  }
+
+  /** A connection closed: forget it and, if requests wait, open another. */
+  void closed(Http1Connection conn) {
+    idle.remove(conn);
+    cluster.limits().releaseConnection();
+    cluster.stats().upstreamCxActive.dec();
+    cluster.stats().upstreamCxDestroy.inc();
+    host.cxActive.decrementAndGet();
+    if (!waiting.isEmpty() && connecting < waiting.size()) {
+      connect();
+    }
+  }
+
+  @Override
+  void drain() {
+    draining = true;
+    worker.loop().execute(() -> {
+      Http1Connection c;
+      while ((c = idle.pollFirst()) != null) {
+        c.close();
+      }
+    });
+  }
+
+  Cluster cluster() {
+    return cluster;
+  }
+
+  Host host() {
+    return host;
+  }
+
+  private final class Waiter implements Pending {
+    final StreamCallbacks callbacks;
+    boolean finished;
+
+    Waiter(StreamCallbacks callbacks) {
+      this.callbacks = callbacks;
+    }
+
+    void done() {
+      if (!finished) {
+        finished = true;
+        cluster.limits().releasePending();
+        cluster.stats().upstreamRqPendingActive.dec();
+      }
+    }
+
+    @Override
+    public void cancel() {
+      if (!finished) {
+        waiting.remove(this);
+        done();
+      }
+    }
+  }
+}

@@ -1,0 +1,251 @@
+package io.spillway.edge.upstream;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2GoAwayFrame;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * HTTP/2 (prior knowledge, cleartext) connections to one host from one worker. Requests become
+ * streams on the first connection with room under the peer's SETTINGS_MAX_CONCURRENT_STREAMS; a
+ * new connection is opened (within {@code max_connections}) when none has room. A connection that
+ * received GOAWAY takes no new streams and closes once its streams are done.
+ */
+final class Http2Pool extends HostPool {
+
+  private final List<Connection> connections = new ArrayList<>();
+  private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
+  private int connecting;
+  private volatile boolean draining;
+
+  Http2Pool(Cluster cluster, Host host, Worker worker) {
+    super(cluster, host, worker);
+  }
+
+  @Override
+  public Pending newStream(StreamCallbacks callbacks) {
+    Connection conn = available();
+    if (conn != null) {
+      open(conn, callbacks);
+      return Pending.NONE;
+    }
+    if (!cluster.limits().tryAcquirePending()) {
+      cluster.stats().upstreamRqPendingOverflow.inc();
+      callbacks.onStreamFailure(StreamCallbacks.PoolFailure.OVERFLOW, "pending requests overflow");
+      return Pending.NONE;
+    }
+    Waiter w = new Waiter(callbacks);
+    waiting.add(w);
+    cluster.stats().upstreamRqPendingTotal.inc();
+    cluster.stats().upstreamRqPendingActive.inc();
+    if (connecting == 0) {
+      connect();
+    }
+    return w;
+  }
+
+  private Connection available() {
+    for (int i = 0; i < connections.size(); i++) {
+      Connection c = connections.get(i);
+      if (c.hasRoom()) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  private void open(Connection conn, StreamCallbacks callbacks) {
+    conn.reserved++;
+    Http2StreamHandler handler = new Http2StreamHandler(host, cluster);
+    new Http2StreamChannelBootstrap(conn.channel)
+        .handler(new ChannelInitializer<Http2StreamChannel>() {
+          @Override
+          protected void initChannel(Http2StreamChannel ch) {
+            ch.pipeline().addLast("codec", new Http2StreamFrameToHttpObjectCodec(false));
+            ch.pipeline().addLast("upstream", handler);
+          }
+        })
+        .open()
+        .addListener(f -> {
+          conn.reserved--;
+          if (f.isSuccess()) {
+            callbacks.onStreamReady(handler);
+          } else {
+            callbacks.onStreamFailure(StreamCallbacks.PoolFailure.CONNECTION_TERMINATED,
+                "stream open failed: " + f.cause().getMessage());
+          }
+        });
+  }
+
+  private void connect() {
+    if (draining) {
+      return;
+    }
+    if (!cluster.limits().tryAcquireConnection()) {
+      cluster.stats().upstreamCxOverflow.inc();
+      return;
+    }
+    connecting++;
+    long started = System.nanoTime();
+    Http2FrameCodec codec = Http2FrameCodecBuilder.forClient()
+        .initialSettings(Http2Settings.defaultSettings().pushEnabled(false)
+            .initialWindowSize(cluster.config().perConnectionBufferLimitBytes() > 0
+                ? Math.max(65535, cluster.config().perConnectionBufferLimitBytes()) : 65535))
+        .validateHeaders(true)
+        .build();
+    Connection conn = new Connection(codec);
+    bootstrap().handler(new ChannelInitializer<Channel>() {
+      @Override
+      protected void initChannel(Channel ch) {
+        ch.pipeline().addLast("h2", codec);
+        ch.pipeline().addLast("mux", new Http2MultiplexHandler(new RefusePushHandler()));
+        ch.pipeline().addLast("lifecycle", conn);
+      }
+    }).connect().addListener(done -> {
+      connecting--;
+      if (done.isSuccess()) {
+        cluster.stats().upstreamCxTotal.inc();
+        cluster.stats().upstreamCxHttp2Total.inc();
+        cluster.stats().upstreamCxActive.inc();
+        cluster.stats().upstreamCxConnectMs.record((System.nanoTime() - started) / 1_000_000);
+        host.cxTotal.increment();
+        host.cxActive.incrementAndGet();
+        conn.channel = ((io.netty.channel.ChannelFuture) done).channel();
+        connections.add(conn);
+        serveWaiters();
+      } else {
+        cluster.limits().releaseConnection();
+        countConnectFailure(done.cause());
+        // Every waiter was counting on this connection.
+        Waiter w;
+        while ((w = pollWaiter()) != null) {
+          w.callbacks.onStreamFailure(failureOf(done.cause()), String.valueOf(done.cause().getMessage()));
+        }
+      }
+    });
+  }
+
+  private void serveWaiters() {
+    while (!waiting.isEmpty()) {
+      Connection c = available();
+      if (c == null) {
+        if (connecting == 0) {
+          connect();
+        }
+        return;
+      }
+      open(c, pollWaiter().callbacks);
+    }
+  }
+
+  private Waiter pollWaiter() {
+    Waiter w = waiting.pollFirst();
+    if (w != null) {
+      w.done();
+    }
+    return w;
+  }
+
+  @Override
+  void drain() {
+    draining = true;
+    worker.loop().execute(() -> {
+      for (Connection c : new ArrayList<>(connections)) {
+        c.goingAway = true;
+        c.channel.close();
+      }
+    });
+  }
+
+  /** Lifecycle of one HTTP/2 connection: GOAWAY and close remove it from the pool. */
+  private final class Connection extends ChannelInboundHandlerAdapter {
+    final Http2FrameCodec codec;
+    Channel channel;
+    int reserved;
+    boolean goingAway;
+
+    Connection(Http2FrameCodec codec) {
+      this.codec = codec;
+    }
+
+    boolean hasRoom() {
+      if (goingAway || channel == null || !channel.isActive()) {
+        return false;
+      }
+      var local = codec.connection().local();
+      return local.numActiveStreams() + reserved < local.maxActiveStreams() && local.canOpenStream();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof Http2GoAwayFrame) {
+        goingAway = true;
+      }
+      ReferenceCountUtil.release(msg);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      if (connections.remove(this)) {
+        cluster.limits().releaseConnection();
+        cluster.stats().upstreamCxActive.dec();
+        cluster.stats().upstreamCxDestroy.inc();
+        host.cxActive.decrementAndGet();
+      }
+      if (!waiting.isEmpty()) {
+        serveWaiters();
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      ctx.close();
+    }
+  }
+
+  /** Server push is disabled in our SETTINGS; anything pushed anyway is dropped. */
+  private static final class RefusePushHandler extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      ReferenceCountUtil.release(msg);
+      ctx.close();
+    }
+  }
+
+  private final class Waiter implements Pending {
+    final StreamCallbacks callbacks;
+    boolean finished;
+
+    Waiter(StreamCallbacks callbacks) {
+      this.callbacks = callbacks;
+    }
+
+    void done() {
+      if (!finished) {
+        finished = true;
+        cluster.limits().releasePending();
+        cluster.stats().upstreamRqPendingActive.dec();
+      }
+    }
+
+    @Override
+    public void cancel() {
+      if (!finished) {
+        waiting.remove(this);
+        done();
+      }
+    }
+  }
+}
