@@ -10,8 +10,8 @@ import java.util.Map;
 /**
  * Finds the virtual host for an authority with Envoy's precedence: exact domain, then the longest
  * suffix wildcard ({@code *.example.com}), then the longest prefix wildcard ({@code api.*}), then
- * {@code *}. A domain entry with a port matches only that authority including its port; otherwise
- * the port of the authority is ignored.
+ * {@code *}. As in Envoy (without {@code strip_any_host_port}), the authority is matched as sent,
+ * port included: {@code api.example.com:8443} does not match the domain {@code api.example.com}.
  *
  * @param <T> the virtual host type
  */
@@ -37,17 +37,7 @@ final class DomainIndex<T> {
   T find(String authority) {
     String host = authority.toLowerCase(Locale.ROOT);
     T found = findHost(host);
-    if (found != null) {
-      return found;
-    }
-    String withoutPort = stripPort(host);
-    if (withoutPort != host) {
-      found = findHost(withoutPort);
-      if (found != null) {
-        return found;
-      }
-    }
-    return any;
+    return found != null ? found : any;
   }
 
   private T findHost(String host) {
@@ -69,19 +59,6 @@ final class DomainIndex<T> {
       }
     }
     return null;
-  }
-
-  /** Strips ":port" from "host:port" and "[v6]:port"; returns the same instance when there is none. */
-  static String stripPort(String host) {
-    int colon = host.lastIndexOf(':');
-    if (colon < 0) {
-      return host;
-    }
-    if (host.charAt(0) == '[') {
-      int close = host.indexOf(']');
-      return close > 0 && close < colon ? host.substring(0, colon) : host;
-    }
-    return host.indexOf(':') == colon ? host.substring(0, colon) : host;
   }
 
   static final class Builder<T> {

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# The demo behind `bin/spillway demo`: two sample backends and an edge in front of them, all on
+# 127.0.0.1, until Ctrl-C. Called by bin/spillway with JAVA_HOME and JAVA_FLAGS_STR set.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+STATE="$ROOT/.spillway/demo"
+mkdir -p "$STATE"
+JAVA="$JAVA_HOME/bin/java"
+read -r -a JAVA_FLAGS <<< "${JAVA_FLAGS_STR:-}"
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+pick_port() { # preferred port if free, else a free one from a high range
+  local p="$1"
+  if port_free "$p"; then echo "$p"; return; fi
+  for _ in $(seq 1 200); do
+    p=$(( 20000 + RANDOM % 20000 ))
+    if port_free "$p"; then echo "$p"; return; fi
+  done
+  echo "demo: no free port found" >&2; exit 1
+}
+
+EDGE_PORT=$(pick_port "${SPILLWAY_DEMO_PORT:-10000}")
+ADMIN_PORT=$(pick_port 9901)
+B1_PORT=$(pick_port 18081)
+B2_PORT=$(pick_port 18082)
+
+PIDS=()
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 0' INT TERM
+
+"$JAVA" "${JAVA_FLAGS[@]}" -cp "$ROOT/testkit/target/spillway-testkit-all.jar" io.spillway.testkit.SampleBackend \
+  --port "$B1_PORT" --name backend-1 >"$STATE/backend-1.log" 2>&1 &
+PIDS+=($!)
+"$JAVA" "${JAVA_FLAGS[@]}" -cp "$ROOT/testkit/target/spillway-testkit-all.jar" io.spillway.testkit.SampleBackend \
+  --port "$B2_PORT" --name backend-2 >"$STATE/backend-2.log" 2>&1 &
+PIDS+=($!)
+
+cat >"$STATE/edge.yaml" <<YAML
+# Written by bin/spillway demo: an Envoy v3 bootstrap, as an Envoy user would write it.
+node: { id: demo-edge, cluster: demo }
+admin:
+  address: { socket_address: { address: 127.0.0.1, port_value: $ADMIN_PORT } }
+static_resources:
+  listeners:
+  - name: demo
+    address: { socket_address: { address: 127.0.0.1, port_value: $EDGE_PORT } }
+    filter_chains:
+    - filters:
+      - name: envoy.filters.network.http_connection_manager
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+          stat_prefix: demo
+          codec_type: AUTO
+          route_config:
+            name: demo
+            virtual_hosts:
+            - name: demo
+              domains: ["*"]
+              routes:
+              - match: { prefix: "/" }
+                route:
+                  cluster: backends
+                  timeout: 5s
+                  retry_policy: { retry_on: "connect-failure,reset", num_retries: 2 }
+          http_filters:
+          - name: envoy.filters.http.router
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+  clusters:
+  - name: backends
+    type: STATIC
+    connect_timeout: 1s
+    lb_policy: ROUND_ROBIN
+    load_assignment:
+      cluster_name: backends
+      endpoints:
+      - lb_endpoints:
+        - endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: $B1_PORT } } }
+        - endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: $B2_PORT } } }
+YAML
+
+"$JAVA" "${JAVA_FLAGS[@]}" ${SPILLWAY_JAVA_OPTS:-} -jar "$ROOT/edge/target/spillway-edge-all.jar" \
+  -c "$STATE/edge.yaml" --concurrency 2 --drain-time-s 5 >"$STATE/edge.log" 2>&1 &
+EDGE_PID=$!
+PIDS+=("$EDGE_PID")
+
+for _ in $(seq 1 300); do
+  if curl -fsS "http://127.0.0.1:$ADMIN_PORT/ready" >/dev/null 2>&1; then break; fi
+  if ! kill -0 "$EDGE_PID" 2>/dev/null; then
+    echo "demo: the edge exited; its log:" >&2; tail -n 40 "$STATE/edge.log" >&2; exit 1
+  fi
+  sleep 0.2
+done
+curl -fsS "http://127.0.0.1:$ADMIN_PORT/ready" >/dev/null || { echo "demo: edge not ready; see $STATE/edge.log" >&2; exit 1; }
+
+cat <<MSG
+
+Spillway demo is running: an edge on 127.0.0.1:$EDGE_PORT in front of two sample backends.
+
+  Through the edge (HTTP/1.1):   curl -i http://127.0.0.1:$EDGE_PORT/hello
+  Through the edge (HTTP/2):     curl -i --http2-prior-knowledge http://127.0.0.1:$EDGE_PORT/hello
+  Edge stats (Prometheus):       curl -s http://127.0.0.1:$ADMIN_PORT/stats/prometheus | grep upstream_rq_total
+  Edge clusters:                 curl -s http://127.0.0.1:$ADMIN_PORT/clusters
+
+Bootstrap: $STATE/edge.yaml   Logs: $STATE/*.log
+Press Ctrl-C to stop.
+MSG
+
+wait "$EDGE_PID"

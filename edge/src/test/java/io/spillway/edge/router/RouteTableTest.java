@@ -1,0 +1,205 @@
+package io.spillway.edge.router;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.spillway.edge.config.HeaderMutations;
+import io.spillway.edge.config.RetryPolicy;
+import io.spillway.edge.config.Route;
+import io.spillway.edge.config.Route.StringMatch;
+import io.spillway.edge.config.RouteConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+class RouteTableTest {
+
+  static Route route(String name, Route.PathMatch path, List<Route.HeaderMatch> headers,
+      List<Route.QueryParameterMatch> queries, String cluster) {
+    return new Route(name, new Route.Match(path, true, headers, queries), action(cluster),
+        HeaderMutations.NONE, HeaderMutations.NONE, Map.of());
+  }
+
+  static Route.RouteAction action(String cluster) {
+    return new Route.RouteAction(List.of(new Route.WeightedCluster(cluster, 1)), Optional.empty(), Optional.empty(),
+        Optional.empty(), false, Duration.ofSeconds(15), Optional.empty(), RetryPolicy.NONE);
+  }
+
+  static Route prefix(String prefix, String cluster) {
+    return route(prefix, new Route.PathMatch.Prefix(prefix), List.of(), List.of(), cluster);
+  }
+
+  static RouteConfig.VirtualHost vhost(String name, List<String> domains, Route... routes) {
+    return new RouteConfig.VirtualHost(name, domains, List.of(routes), HeaderMutations.NONE, HeaderMutations.NONE,
+        RetryPolicy.NONE);
+  }
+
+  static RouteTable table(RouteConfig.VirtualHost... vhosts) {
+    return RouteTable.compile(new RouteConfig("test", List.of(vhosts), HeaderMutations.NONE, HeaderMutations.NONE));
+  }
+
+  record Req(String authority, String path, String query, Map<String, String> headers) implements RequestView {
+    static Req of(String authority, String pathAndQuery) {
+      int q = pathAndQuery.indexOf('?');
+      return new Req(authority, q < 0 ? pathAndQuery : pathAndQuery.substring(0, q),
+          q < 0 ? "" : pathAndQuery.substring(q + 1), Map.of());
+    }
+
+    Req with(String name, String value) {
+      return new Req(authority, path, query, Map.of(name, value));
+    }
+
+    @Override
+    public String header(String name) {
+      return headers.get(name);
+    }
+  }
+
+  static String cluster(RouteEntry e) {
+    return e == null ? null : e.routeAction().clusters().get(0).name();
+  }
+
+  @Test
+  void domainsFollowEnvoyPrecedence() {
+    RouteTable t = table(
+        vhost("any", List.of("*"), prefix("/", "any")),
+        vhost("exact", List.of("api.example.com"), prefix("/", "exact")),
+        vhost("suffix", List.of("*.example.com"), prefix("/", "suffix")),
+        vhost("longer-suffix", List.of("*.api.example.com"), prefix("/", "longer-suffix")),
+        vhost("prefix", List.of("api.*"), prefix("/", "prefix")),
+        vhost("with-port", List.of("ported.example.org:8443"), prefix("/", "with-port")));
+    assertThat(cluster(t.match(Req.of("api.example.com", "/")))).isEqualTo("exact");
+    assertThat(cluster(t.match(Req.of("API.Example.com", "/")))).isEqualTo("exact");
+    // The port is part of the authority, as in Envoy: no exact match, the prefix wildcard takes it.
+    assertThat(cluster(t.match(Req.of("api.example.com:443", "/")))).isEqualTo("prefix");
+    assertThat(cluster(t.match(Req.of("www.example.com", "/")))).isEqualTo("suffix");
+    assertThat(cluster(t.match(Req.of("v1.api.example.com", "/")))).isEqualTo("longer-suffix");
+    assertThat(cluster(t.match(Req.of("api.other.net", "/")))).isEqualTo("prefix");
+    assertThat(cluster(t.match(Req.of("ported.example.org:8443", "/")))).isEqualTo("with-port");
+    assertThat(cluster(t.match(Req.of("ported.example.org", "/")))).isEqualTo("any");
+    assertThat(cluster(t.match(Req.of("example.com", "/")))).isEqualTo("any");
+  }
+
+  @Test
+  void noMatchingVirtualHostIsNoRoute() {
+    RouteTable t = table(vhost("only", List.of("a.example"), prefix("/", "a")));
+    assertThat(t.match(Req.of("b.example", "/"))).isNull();
+  }
+
+  @Test
+  void firstMatchingRouteWins() {
+    RouteTable t = table(vhost("v", List.of("*"),
+        prefix("/api/v2", "v2"),
+        prefix("/api", "api"),
+        route("exact", new Route.PathMatch.Exact("/health"), List.of(), List.of(), "health"),
+        route("regex", new Route.PathMatch.Regex(Pattern.compile("/users/[0-9]+")), List.of(), List.of(), "users")));
+    assertThat(cluster(t.match(Req.of("h", "/api/v2/x")))).isEqualTo("v2");
+    assertThat(cluster(t.match(Req.of("h", "/api/v1/x")))).isEqualTo("api");
+    assertThat(cluster(t.match(Req.of("h", "/health?verbose=1")))).isEqualTo("health");
+    assertThat(t.match(Req.of("h", "/health/x"))).isNull();
+    assertThat(cluster(t.match(Req.of("h", "/users/42")))).isEqualTo("users");
+    assertThat(t.match(Req.of("h", "/users/42/x"))).isNull();
+  }
+
+  @Test
+  void caseInsensitivePrefix() {
+    Route r = new Route("ci", new Route.Match(new Route.PathMatch.Prefix("/API"), false, List.of(), List.of()),
+        action("c"), HeaderMutations.NONE, HeaderMutations.NONE, Map.of());
+    RouteTable t = table(vhost("v", List.of("*"), r));
+    assertThat(cluster(t.match(Req.of("h", "/api/x")))).isEqualTo("c");
+  }
+
+  @Test
+  void headerMatchers() {
+    RouteTable t = table(vhost("v", List.of("*"),
+        route("exact", new Route.PathMatch.Prefix("/"),
+            List.of(new Route.HeaderMatch("x-env", new StringMatch.Exact("canary", false), false)), List.of(), "canary"),
+        route("present", new Route.PathMatch.Prefix("/"),
+            List.of(new Route.HeaderMatch("x-debug", new StringMatch.Present(true), false)), List.of(), "debug"),
+        route("inverted", new Route.PathMatch.Prefix("/"),
+            List.of(new Route.HeaderMatch("x-tenant", new StringMatch.Prefix("acme", true), true)), List.of(), "not-acme"),
+        prefix("/", "acme")));
+    Req base = Req.of("h", "/");
+    assertThat(cluster(t.match(base.with("x-env", "canary")))).isEqualTo("canary");
+    assertThat(cluster(t.match(base.with("x-env", "Canary")))).isEqualTo("not-acme");
+    assertThat(cluster(t.match(base.with("x-debug", "")))).isEqualTo("debug");
+    assertThat(cluster(t.match(base.with("x-tenant", "ACME-1")))).isEqualTo("acme");
+    assertThat(cluster(t.match(base))).isEqualTo("not-acme");
+  }
+
+  @Test
+  void stringMatchKinds() {
+    assertThat(RouteMatcher.matches(new StringMatch.Suffix(".json", false), "a.json")).isTrue();
+    assertThat(RouteMatcher.matches(new StringMatch.Suffix(".JSON", true), "a.json")).isTrue();
+    assertThat(RouteMatcher.matches(new StringMatch.Contains("mid", false), "amidst")).isTrue();
+    assertThat(RouteMatcher.matches(new StringMatch.Contains("MID", true), "amidst")).isTrue();
+    assertThat(RouteMatcher.matches(new StringMatch.Contains("MID", false), "amidst")).isFalse();
+    assertThat(RouteMatcher.matches(new StringMatch.Regex(Pattern.compile("v[0-9]")), "v1")).isTrue();
+    assertThat(RouteMatcher.matches(new StringMatch.Regex(Pattern.compile("v[0-9]")), "v1x")).isFalse();
+    assertThat(RouteMatcher.matches(new StringMatch.Exact("x", false), null)).isFalse();
+    assertThat(RouteMatcher.matches(new StringMatch.Present(false), null)).isTrue();
+  }
+
+  @Test
+  void queryParameterMatchers() {
+    RouteTable t = table(vhost("v", List.of("*"),
+        route("q", new Route.PathMatch.Prefix("/"), List.of(),
+            List.of(new Route.QueryParameterMatch("debug", new StringMatch.Exact("1", false))), "debug"),
+        route("p", new Route.PathMatch.Prefix("/"), List.of(),
+            List.of(new Route.QueryParameterMatch("flag", new StringMatch.Present(true))), "flag"),
+        prefix("/", "default")));
+    assertThat(cluster(t.match(Req.of("h", "/x?a=b&debug=1")))).isEqualTo("debug");
+    assertThat(cluster(t.match(Req.of("h", "/x?debug=2")))).isEqualTo("default");
+    assertThat(cluster(t.match(Req.of("h", "/x?flag")))).isEqualTo("flag");
+    assertThat(cluster(t.match(Req.of("h", "/x?flagged=1")))).isEqualTo("default");
+    assertThat(RouteMatcher.queryParameter("a=1&b=&c", "b")).isEqualTo("");
+    assertThat(RouteMatcher.queryParameter("a=1&b=&c", "c")).isEqualTo("");
+    assertThat(RouteMatcher.queryParameter("a=1&b=&c", "d")).isNull();
+  }
+
+  @Test
+  void weightedClustersFollowWeights() {
+    Route.RouteAction weighted = new Route.RouteAction(
+        List.of(new Route.WeightedCluster("a", 80), new Route.WeightedCluster("b", 20)), Optional.empty(),
+        Optional.empty(), Optional.empty(), false, Duration.ofSeconds(15), Optional.empty(), RetryPolicy.NONE);
+    Route r = new Route("w", new Route.Match(new Route.PathMatch.Prefix("/"), true, List.of(), List.of()), weighted,
+        HeaderMutations.NONE, HeaderMutations.NONE, Map.of());
+    RouteEntry e = table(vhost("v", List.of("*"), r)).match(Req.of("h", "/"));
+    SplittableRandom random = new SplittableRandom(7);
+    int a = 0;
+    int n = 10_000;
+    for (int i = 0; i < n; i++) {
+      if (e.pickCluster(random).equals("a")) {
+        a++;
+      }
+    }
+    // 80 % expected; 5 standard deviations of a binomial(10000, 0.8) is 200.
+    assertThat(a).isBetween(7_800, 8_200);
+  }
+
+  @Test
+  void headerMutationsMergeMostSpecificFirst() {
+    HeaderMutations routeLevel = new HeaderMutations(List.of(new HeaderMutations.HeaderValue("x-level", "route", true)), List.of());
+    HeaderMutations vhostLevel = new HeaderMutations(List.of(new HeaderMutations.HeaderValue("x-level", "vhost", true)), List.of("x-drop"));
+    Route r = new Route("r", new Route.Match(new Route.PathMatch.Prefix("/"), true, List.of(), List.of()), action("c"),
+        routeLevel, HeaderMutations.NONE, Map.of("spillway.admission.tier", "start"));
+    RouteConfig.VirtualHost vh = new RouteConfig.VirtualHost("v", List.of("*"), List.of(r), vhostLevel,
+        HeaderMutations.NONE, RetryPolicy.NONE);
+    RouteEntry e = table(vh).match(Req.of("h", "/"));
+    assertThat(e.requestHeaders()).containsExactly(routeLevel, vhostLevel);
+    assertThat(e.responseHeaders()).isEmpty();
+    assertThat(e.metadata("spillway.admission.tier")).isEqualTo("start");
+  }
+
+  @Test
+  void routeRetryPolicyOverridesVirtualHost() {
+    RetryPolicy vhostRetry = new RetryPolicy(java.util.Set.of(RetryPolicy.RetryOn.FIVE_XX), 2, Duration.ZERO,
+        java.util.Set.of(), Duration.ofMillis(25), Duration.ofMillis(250));
+    RouteConfig.VirtualHost vh = new RouteConfig.VirtualHost("v", List.of("*"), List.of(prefix("/", "c")),
+        HeaderMutations.NONE, HeaderMutations.NONE, vhostRetry);
+    assertThat(table(vh).match(Req.of("h", "/")).retryPolicy()).isEqualTo(vhostRetry);
+  }
+}

@@ -1,0 +1,123 @@
+package io.spillway.edge.upstream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.spillway.edge.config.ClusterConfig;
+import io.spillway.edge.config.SocketAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class LoadBalancerTest {
+
+  static ClusterConfig config(ClusterConfig.LbPolicy policy) {
+    return new ClusterConfig("c", ClusterConfig.DiscoveryType.STATIC, policy, 2, Duration.ofSeconds(1),
+        Duration.ofSeconds(5), List.of(new ClusterConfig.Endpoint(new SocketAddress("127.0.0.1", 1), 1)),
+        ClusterConfig.Thresholds.DEFAULTS, ClusterConfig.UpstreamProtocol.HTTP1, 1 << 20, 0, Duration.ofHours(1));
+  }
+
+  static HostSet hosts(int... weights) {
+    List<Host> hosts = new ArrayList<>();
+    for (int i = 0; i < weights.length; i++) {
+      hosts.add(new Host("c", new InetSocketAddress("127.0.0.1", 10_000 + i), "127.0.0.1", weights[i], 1));
+    }
+    return HostSet.of(hosts);
+  }
+
+  static Map<Host, Integer> picks(LoadBalancer lb, HostSet set, int n) {
+    Map<Host, Integer> counts = new HashMap<>();
+    for (int i = 0; i < n; i++) {
+      counts.merge(lb.pick(set), 1, Integer::sum);
+    }
+    return counts;
+  }
+
+  @Test
+  void roundRobinVisitsEveryHostInTurn() {
+    HostSet set = hosts(1, 1, 1);
+    LoadBalancer lb = LoadBalancer.create(config(ClusterConfig.LbPolicy.ROUND_ROBIN), new SplittableRandom(1));
+    Host first = lb.pick(set);
+    Host second = lb.pick(set);
+    Host third = lb.pick(set);
+    assertThat(List.of(first, second, third)).containsExactlyInAnyOrderElementsOf(set.hosts());
+    assertThat(lb.pick(set)).isSameAs(first);
+  }
+
+  @Test
+  void weightedRoundRobinIsExactAndSmooth() {
+    HostSet set = hosts(5, 1, 1);
+    LoadBalancer lb = LoadBalancer.create(config(ClusterConfig.LbPolicy.ROUND_ROBIN), new SplittableRandom(1));
+    Map<Host, Integer> counts = picks(lb, set, 700);
+    assertThat(counts.get(set.hosts().get(0))).isEqualTo(500);
+    assertThat(counts.get(set.hosts().get(1))).isEqualTo(100);
+    // Smooth: 5-1-1 interleaves as a a b a c a a, so never more than 4 in a row across cycles.
+    int run = 0;
+    int longest = 0;
+    for (int i = 0; i < 70; i++) {
+      run = lb.pick(set) == set.hosts().get(0) ? run + 1 : 0;
+      longest = Math.max(longest, run);
+    }
+    assertThat(longest).isLessThanOrEqualTo(4);
+  }
+
+  @Test
+  void leastRequestPrefersIdleHosts() {
+    HostSet set = hosts(1, 1);
+    Host busy = set.hosts().get(0);
+    for (int i = 0; i < 10; i++) {
+      busy.requestStarted();
+    }
+    LoadBalancer lb = LoadBalancer.create(config(ClusterConfig.LbPolicy.LEAST_REQUEST), new SplittableRandom(3));
+    Map<Host, Integer> counts = picks(lb, set, 1000);
+    // With two choices among two hosts the busy one wins only when both draws hit it (~25 %).
+    assertThat(counts.getOrDefault(busy, 0)).isBetween(180, 320);
+  }
+
+  @Test
+  void randomCoversHostsByWeight() {
+    HostSet set = hosts(3, 1);
+    LoadBalancer lb = LoadBalancer.create(config(ClusterConfig.LbPolicy.RANDOM), new SplittableRandom(5));
+    Map<Host, Integer> counts = picks(lb, set, 8000);
+    assertThat(counts.get(set.hosts().get(0))).isBetween(5700, 6300);
+  }
+
+  @Test
+  void emptySetPicksNothing() {
+    for (ClusterConfig.LbPolicy p : ClusterConfig.LbPolicy.values()) {
+      assertThat(LoadBalancer.create(config(p), new SplittableRandom(1)).pick(HostSet.EMPTY)).isNull();
+    }
+  }
+
+  @Test
+  void circuitBreakerCountersNeverPassTheirLimit() throws Exception {
+    ResourceLimits limits = new ResourceLimits(new ClusterConfig.Thresholds(1, 1, 50, 1));
+    int threads = 4;
+    var pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    var acquired = new java.util.concurrent.atomic.AtomicInteger();
+    var futures = new ArrayList<java.util.concurrent.Future<?>>();
+    for (int t = 0; t < threads; t++) {
+      futures.add(pool.submit(() -> {
+        for (int i = 0; i < 10_000; i++) {
+          if (limits.tryAcquireRequest()) {
+            acquired.incrementAndGet();
+            assertThat(limits.requests()).isLessThanOrEqualTo(50);
+            limits.releaseRequest();
+          }
+        }
+      }));
+    }
+    for (var f : futures) {
+      f.get();
+    }
+    pool.shutdown();
+    assertThat(limits.requests()).isZero();
+    assertThat(acquired.get()).isPositive();
+    assertThat(limits.tryAcquireRetry()).isTrue();
+    assertThat(limits.tryAcquireRetry()).isFalse();
+  }
+}
