@@ -5,6 +5,7 @@ import io.spillway.edge.config.EdgeConfig;
 import io.spillway.edge.listener.Listener;
 import io.spillway.edge.stats.StatsStore;
 import io.spillway.edge.upstream.ClusterManager;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -33,6 +34,9 @@ public interface AdminContext {
   List<Listener> listeners();
 
   Instant startedAt();
+
+  /** The clock {@link #startedAt()} was read from; uptime is measured with it. */
+  Clock clock();
 
   /** Worker event loops. */
   int concurrency();

@@ -1,33 +1,48 @@
 package io.spillway.edge.admin;
 
+import ch.qos.logback.classic.LoggerContext;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.spillway.edge.config.ExtensionRegistry;
+import java.nio.file.Path;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.slf4j.ILoggerFactory;
+import org.slf4j.LoggerFactory;
 
-/** The table of admin paths. */
+/** The table of admin paths, in the order {@code /help} lists them. */
 final class AdminEndpoints {
   private AdminEndpoints() {}
 
   static Map<String, AdminEndpoint> all(AdminContext context) {
     Map<String, AdminEndpoint> m = new LinkedHashMap<>();
-    m.put("/ready", new AdminEndpoint() {
-      @Override
-      public String help() {
-        return "print server state, return 200 if LIVE, otherwise return 503";
-      }
-
-      @Override
-      public boolean mutating() {
-        return false;
-      }
-
-      @Override
-      public AdminResponse handle(AdminRequest request) {
-        if (context.isReady()) {
-          return AdminResponse.text(200, "LIVE\n");
-        }
-        return AdminResponse.text(503, context.isDraining() ? "DRAINING\n" : "PRE_INITIALIZING\n");
-      }
-    });
-    return m;
+    Map<String, AdminEndpoint> table = Collections.unmodifiableMap(m);
+    HelpEndpoint help = new HelpEndpoint(table);
+    m.put("/", help);
+    m.put("/help", help);
+    m.put("/ready", new ReadyEndpoint(context));
+    m.put("/server_info", new ServerInfoEndpoint(context, ServerInfoEndpoint.implementationVersion()));
+    PrometheusStatsEndpoint prometheus = new PrometheusStatsEndpoint(context.stats());
+    m.put("/stats", new StatsEndpoint(context.stats(), prometheus));
+    m.put("/stats/prometheus", prometheus);
+    m.put("/reset_counters", new ResetCountersEndpoint(context.stats()));
+    m.put("/clusters", new ClustersEndpoint(context::clusters));
+    m.put("/listeners", new ListenersEndpoint(context::listeners));
+    m.put("/config_dump", new ConfigDumpEndpoint(context, ExtensionRegistry.standard()));
+    // The allocator every edge channel uses (EdgeServer passes PooledByteBufAllocator.DEFAULT).
+    m.put("/memory", new MemoryEndpoint(PooledByteBufAllocator.DEFAULT.metric()));
+    ILoggerFactory loggers = LoggerFactory.getILoggerFactory();
+    if (loggers instanceof LoggerContext logback) {
+      m.put("/logging", new LoggingEndpoint(logback));
+    }
+    m.put("/healthcheck/fail", new HealthCheckEndpoint(context, true));
+    m.put("/healthcheck/ok", new HealthCheckEndpoint(context, false));
+    m.put("/drain_listeners", new DrainListenersEndpoint(context));
+    m.put("/quitquitquit", new QuitEndpoint(context));
+    m.put("/runtime", new RuntimeEndpoint());
+    Path profiles = Path.of(System.getProperty("java.io.tmpdir"));
+    m.put("/cpuprofile", new ProfileEndpoint(ProfileEndpoint.Kind.CPU, profiles, context.clock()));
+    m.put("/memoryprofile", new ProfileEndpoint(ProfileEndpoint.Kind.MEMORY, profiles, context.clock()));
+    return table;
   }
 }

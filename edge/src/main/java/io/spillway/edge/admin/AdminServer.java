@@ -3,6 +3,7 @@ package io.spillway.edge.admin;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
@@ -20,7 +21,6 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerKeepAliveHandler;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.spillway.edge.config.SocketAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -33,12 +33,10 @@ import java.util.Map;
  */
 public final class AdminServer implements AutoCloseable {
 
-  private final AdminContext context;
   private final Map<String, AdminEndpoint> endpoints;
   private Channel channel;
 
   public AdminServer(AdminContext context) {
-    this.context = context;
     this.endpoints = AdminEndpoints.all(context);
   }
 
@@ -74,32 +72,23 @@ public final class AdminServer implements AutoCloseable {
   private final class Dispatcher extends SimpleChannelInboundHandler<FullHttpRequest> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-      QueryStringDecoder uri = new QueryStringDecoder(request.uri());
-      AdminEndpoint endpoint = endpoints.get(uri.path());
-      AdminResponse response;
-      if (endpoint == null) {
-        response = AdminResponse.text(404, "invalid path: " + uri.path() + "\n" + index());
-      } else if (endpoint.mutating() && !request.method().equals(HttpMethod.POST)) {
-        response = AdminResponse.text(405, "This endpoint requires POST\n");
-      } else {
-        try {
-          response = endpoint.handle(new AdminRequest(request.method().name(), uri.path(), uri.parameters(),
-              request.content().toString(StandardCharsets.UTF_8)));
-        } catch (RuntimeException e) {
-          response = AdminResponse.text(500, "error: " + e.getMessage() + "\n");
-        }
-      }
+      AdminRequest adminRequest = AdminRequest.of(request.method().name(), request.uri(),
+          request.content().toString(StandardCharsets.UTF_8));
+      AdminResponse response = dispatch(adminRequest);
       FullHttpResponse out = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
           HttpResponseStatus.valueOf(response.status()), Unpooled.wrappedBuffer(response.body()));
       out.headers().set(HttpHeaderNames.CONTENT_TYPE, response.contentType());
       out.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, response.body().length);
       out.headers().set("cache-control", "no-cache, max-age=0");
       out.headers().set("x-content-type-options", "nosniff");
-      HttpUtil.setKeepAlive(out, HttpUtil.isKeepAlive(request));
-      if (HttpUtil.isKeepAlive(request)) {
-        ctx.writeAndFlush(out);
-      } else {
-        ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+      boolean keepAlive = HttpUtil.isKeepAlive(request);
+      HttpUtil.setKeepAlive(out, keepAlive);
+      ChannelFuture written = ctx.writeAndFlush(out);
+      if (response.afterSent() != null) {
+        written.addListener(f -> response.afterSent().run());
+      }
+      if (!keepAlive) {
+        written.addListener(ChannelFutureListener.CLOSE);
       }
     }
 
@@ -109,12 +98,18 @@ public final class AdminServer implements AutoCloseable {
     }
   }
 
-  private String index() {
-    StringBuilder sb = new StringBuilder("admin commands are:\n");
-    for (Map.Entry<String, AdminEndpoint> e : endpoints.entrySet()) {
-      sb.append("  ").append(e.getKey()).append(e.getValue().mutating() ? " (POST)" : "").append(": ")
-          .append(e.getValue().help()).append('\n');
+  private AdminResponse dispatch(AdminRequest request) {
+    AdminEndpoint endpoint = endpoints.get(request.path());
+    if (endpoint == null) {
+      return AdminResponse.text(404, "invalid path: " + request.path() + "\n" + HelpEndpoint.index(endpoints));
     }
-    return sb.toString();
+    if (endpoint.mutating() && !request.method().equals(HttpMethod.POST.name())) {
+      return AdminResponse.text(405, "This endpoint requires POST\n");
+    }
+    try {
+      return endpoint.handle(request);
+    } catch (RuntimeException e) {
+      return AdminResponse.text(500, "error: " + e.getMessage() + "\n");
+    }
   }
 }

@@ -20,7 +20,8 @@ import java.util.Optional;
  * @param maxRequestHeadersBytes limit on the request headers' size (default 60 KiB)
  * @param maxRequestHeadersCount limit on the request header count (default 100)
  * @param maxRequestBodyBytes from the buffer filter when configured: larger bodies get 413
- * @param useRemoteAddress append the peer address to x-forwarded-for (else trust the header)
+ * @param useRemoteAddress append the peer address to x-forwarded-for and treat the client as external
+ *     (Envoy's default is false; an edge facing the internet sets it true)
  * @param xffNumTrustedHops trusted hops in x-forwarded-for
  * @param generateRequestId generate x-request-id when absent (default true)
  * @param preserveExternalRequestId keep an incoming x-request-id from an untrusted client
@@ -60,7 +61,7 @@ public record HttpConnectionManagerConfig(
   public static HttpConnectionManagerConfig defaults(String statPrefix, CodecType codec, RouteConfig routes) {
     return new HttpConnectionManagerConfig(statPrefix, codec, routes,
         Duration.ofHours(1), Duration.ofMinutes(5), Duration.ZERO, Duration.ZERO, Duration.ZERO,
-        Duration.ofSeconds(5), 60 * 1024, 100, Optional.empty(), true, 0, true, false, false,
+        Duration.ofSeconds(5), 60 * 1024, 100, Optional.empty(), false, 0, true, false, false,
         "spillway", List.of("envoy.filters.http.router"));
   }
 }

@@ -1,0 +1,161 @@
+package io.spillway.edge.admin;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.UInt32Value;
+import com.google.protobuf.util.JsonFormat;
+import io.envoyproxy.envoy.admin.v3.ClusterStatus;
+import io.envoyproxy.envoy.admin.v3.Clusters;
+import io.envoyproxy.envoy.admin.v3.HostHealthStatus;
+import io.envoyproxy.envoy.admin.v3.HostStatus;
+import io.envoyproxy.envoy.admin.v3.SimpleMetric;
+import io.envoyproxy.envoy.config.cluster.v3.CircuitBreakers;
+import io.envoyproxy.envoy.config.core.v3.HealthStatus;
+import io.envoyproxy.envoy.config.core.v3.RoutingPriority;
+import io.spillway.edge.config.ClusterConfig;
+import io.spillway.edge.upstream.Cluster;
+import io.spillway.edge.upstream.ClusterManager;
+import io.spillway.edge.upstream.Host;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * {@code /clusters}: every cluster's circuit-breaker thresholds and every host's counters, in
+ * Envoy's text form ({@code <cluster>::<ip:port>::<stat>::<value>} lines) or, with
+ * {@code ?format=json}, as Envoy's {@code envoy.admin.v3.Clusters}.
+ *
+ * <p>Only what Spillway tracks is shown: no outlier detection or active health checking exists
+ * yet, so every host is healthy, in priority 0, with no success rate ({@code -1}, as Envoy prints
+ * it without an outlier detector); only the default priority's thresholds are configurable.
+ */
+final class ClustersEndpoint implements AdminEndpoint {
+  private static final JsonFormat.Printer PRINTER = JsonFormat.printer()
+      .preservingProtoFieldNames()
+      // A stat reads {"name":"rq_total","value":"0","type":"COUNTER"} even when zero.
+      .includingDefaultValueFields(Set.of(
+          SimpleMetric.getDescriptor().findFieldByName("value"),
+          SimpleMetric.getDescriptor().findFieldByName("type")));
+
+  private final Supplier<ClusterManager> clusters;
+
+  /** @param clusters the cluster manager, read on every request */
+  ClustersEndpoint(Supplier<ClusterManager> clusters) {
+    this.clusters = clusters;
+  }
+
+  @Override
+  public String help() {
+    return "upstream cluster status; ?format=json";
+  }
+
+  @Override
+  public boolean mutating() {
+    return false;
+  }
+
+  @Override
+  public AdminResponse handle(AdminRequest request) {
+    String format = request.param("format");
+    if (format == null || format.isEmpty() || format.equals("text")) {
+      return AdminResponse.text(200, text());
+    }
+    if (format.equals("json")) {
+      return AdminResponse.json(200, json());
+    }
+    return AdminResponse.badRequest("invalid format '" + format + "': use text or json");
+  }
+
+  private List<Cluster> all() {
+    ClusterManager manager = clusters.get();
+    return manager == null ? List.of() : List.copyOf(manager.all().values());
+  }
+
+  private String text() {
+    StringBuilder out = new StringBuilder();
+    for (Cluster cluster : all()) {
+      String name = cluster.name();
+      line(out, name, "observability_name", name);
+      ClusterConfig.Thresholds t = cluster.limits().thresholds();
+      line(out, name, "default_priority::max_connections", t.maxConnections());
+      line(out, name, "default_priority::max_pending_requests", t.maxPendingRequests());
+      line(out, name, "default_priority::max_requests", t.maxRequests());
+      line(out, name, "default_priority::max_retries", t.maxRetries());
+      line(out, name, "added_via_api", false);
+      for (Host host : cluster.hosts().hosts()) {
+        String prefix = name + "::" + EnvoyAddresses.text(host.address());
+        Host.HostCounters c = host.counters();
+        // Counters and gauges sorted by name, as Envoy writes them.
+        line(out, prefix, "cx_active", c.cxActive());
+        line(out, prefix, "cx_connect_fail", c.cxConnectFail());
+        line(out, prefix, "cx_total", c.cxTotal());
+        line(out, prefix, "rq_active", c.rqActive());
+        line(out, prefix, "rq_error", c.rqError());
+        line(out, prefix, "rq_success", c.rqSuccess());
+        line(out, prefix, "rq_timeout", c.rqTimeout());
+        line(out, prefix, "rq_total", c.rqTotal());
+        line(out, prefix, "hostname", host.hostname());
+        line(out, prefix, "health_flags", "healthy");
+        line(out, prefix, "weight", host.weight());
+        line(out, prefix, "region", "");
+        line(out, prefix, "zone", "");
+        line(out, prefix, "sub_zone", "");
+        line(out, prefix, "canary", false);
+        line(out, prefix, "priority", 0);
+        line(out, prefix, "success_rate", -1);
+        line(out, prefix, "local_origin_success_rate", -1);
+      }
+    }
+    return out.toString();
+  }
+
+  private static void line(StringBuilder out, String prefix, String stat, Object value) {
+    out.append(prefix).append("::").append(stat).append("::").append(value).append('\n');
+  }
+
+  private String json() {
+    Clusters.Builder doc = Clusters.newBuilder();
+    for (Cluster cluster : all()) {
+      ClusterConfig.Thresholds t = cluster.limits().thresholds();
+      ClusterStatus.Builder status = ClusterStatus.newBuilder()
+          .setName(cluster.name())
+          .setObservabilityName(cluster.name())
+          .setCircuitBreakers(CircuitBreakers.newBuilder().addThresholds(CircuitBreakers.Thresholds.newBuilder()
+              .setPriority(RoutingPriority.DEFAULT)
+              .setMaxConnections(UInt32Value.of(t.maxConnections()))
+              .setMaxPendingRequests(UInt32Value.of(t.maxPendingRequests()))
+              .setMaxRequests(UInt32Value.of(t.maxRequests()))
+              .setMaxRetries(UInt32Value.of(t.maxRetries()))));
+      for (Host host : cluster.hosts().hosts()) {
+        Host.HostCounters c = host.counters();
+        status.addHostStatuses(HostStatus.newBuilder()
+            .setAddress(EnvoyAddresses.proto(host.address()))
+            .addStats(counter("cx_connect_fail", c.cxConnectFail()))
+            .addStats(counter("cx_total", c.cxTotal()))
+            .addStats(counter("rq_error", c.rqError()))
+            .addStats(counter("rq_success", c.rqSuccess()))
+            .addStats(counter("rq_timeout", c.rqTimeout()))
+            .addStats(counter("rq_total", c.rqTotal()))
+            .addStats(gauge("cx_active", c.cxActive()))
+            .addStats(gauge("rq_active", c.rqActive()))
+            .setHealthStatus(HostHealthStatus.newBuilder().setEdsHealthStatus(HealthStatus.HEALTHY))
+            .setWeight(host.weight())
+            .setHostname(host.hostname()));
+      }
+      doc.addClusterStatuses(status);
+    }
+    try {
+      return PRINTER.print(doc) + "\n";
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("cannot print clusters: " + e.getMessage(), e);
+    }
+  }
+
+  private static SimpleMetric counter(String name, long value) {
+    return SimpleMetric.newBuilder().setName(name).setType(SimpleMetric.Type.COUNTER).setValue(value).build();
+  }
+
+  private static SimpleMetric gauge(String name, long value) {
+    return SimpleMetric.newBuilder().setName(name).setType(SimpleMetric.Type.GAUGE).setValue(Math.max(0, value))
+        .build();
+  }
+}

@@ -1,0 +1,290 @@
+package io.spillway.edge.config;
+
+import com.google.protobuf.Any;
+import io.envoyproxy.envoy.config.cluster.v3.CircuitBreakers;
+import io.envoyproxy.envoy.config.cluster.v3.Cluster;
+import io.envoyproxy.envoy.config.core.v3.Http1ProtocolOptions;
+import io.envoyproxy.envoy.config.core.v3.Http2ProtocolOptions;
+import io.envoyproxy.envoy.config.core.v3.RoutingPriority;
+import io.envoyproxy.envoy.config.endpoint.v3.ClusterLoadAssignment;
+import io.envoyproxy.envoy.config.endpoint.v3.Endpoint;
+import io.envoyproxy.envoy.config.endpoint.v3.LbEndpoint;
+import io.envoyproxy.envoy.config.endpoint.v3.LocalityLbEndpoints;
+import io.envoyproxy.envoy.extensions.upstreams.http.v3.HttpProtocolOptions;
+import io.spillway.edge.config.AddressTranslator.HostKind;
+import io.spillway.edge.config.ClusterConfig.DiscoveryType;
+import io.spillway.edge.config.ClusterConfig.LbPolicy;
+import io.spillway.edge.config.ClusterConfig.Thresholds;
+import io.spillway.edge.config.ClusterConfig.UpstreamProtocol;
+import io.spillway.edge.config.ExtensionRegistry.Category;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code static_resources.clusters} → {@link ClusterConfig}s: STATIC and STRICT_DNS clusters with
+ * ROUND_ROBIN, LEAST_REQUEST or RANDOM balancing, DEFAULT-priority circuit breakers and HTTP/1.1 or
+ * HTTP/2 towards the upstream.
+ */
+final class ClusterTranslator {
+
+  static final int DEFAULT_BUFFER_LIMIT = 1024 * 1024;
+  private static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
+  private static final Duration DEFAULT_DNS_REFRESH_RATE = Duration.ofSeconds(5);
+  private static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofHours(1);
+  private static final int DEFAULT_CHOICE_COUNT = 2;
+
+  private static final SupportedFields CLUSTER = SupportedFields.of(Cluster.getDescriptor(),
+          "name", "type", "connect_timeout", "per_connection_buffer_limit_bytes", "lb_policy", "load_assignment",
+          "max_requests_per_connection", "circuit_breakers", "common_http_protocol_options", "http_protocol_options",
+          "http2_protocol_options", "typed_extension_protocol_options", "dns_refresh_rate", "dns_lookup_family",
+          "least_request_lb_config", "metadata")
+      .later("transport_socket", "health_checks", "outlier_detection", "eds_cluster_config");
+  private static final SupportedFields LEAST_REQUEST = SupportedFields.of(
+      Cluster.LeastRequestLbConfig.getDescriptor(), "choice_count");
+  private static final SupportedFields LOAD_ASSIGNMENT = SupportedFields.of(
+      ClusterLoadAssignment.getDescriptor(), "cluster_name", "endpoints");
+  private static final SupportedFields LOCALITY_ENDPOINTS = SupportedFields.of(
+      LocalityLbEndpoints.getDescriptor(), "locality", "metadata", "lb_endpoints", "load_balancing_weight");
+  private static final SupportedFields LB_ENDPOINT = SupportedFields.of(
+      LbEndpoint.getDescriptor(), "endpoint", "metadata", "load_balancing_weight");
+  private static final SupportedFields ENDPOINT = SupportedFields.of(Endpoint.getDescriptor(), "address");
+  private static final SupportedFields CIRCUIT_BREAKERS = SupportedFields.of(
+      CircuitBreakers.getDescriptor(), "thresholds");
+  private static final SupportedFields THRESHOLDS = SupportedFields.of(CircuitBreakers.Thresholds.getDescriptor(),
+      "priority", "max_connections", "max_pending_requests", "max_requests", "max_retries", "track_remaining");
+  private static final SupportedFields HTTP_PROTOCOL_OPTIONS = SupportedFields.of(
+      HttpProtocolOptions.getDescriptor(), "common_http_protocol_options", "explicit_http_config");
+  private static final SupportedFields EXPLICIT_HTTP_CONFIG = SupportedFields.of(
+      HttpProtocolOptions.ExplicitHttpConfig.getDescriptor(), "http_protocol_options", "http2_protocol_options");
+  private static final SupportedFields COMMON_HTTP_OPTIONS = SupportedFields.of(
+      io.envoyproxy.envoy.config.core.v3.HttpProtocolOptions.getDescriptor(),
+      "idle_timeout", "max_requests_per_connection");
+  private static final SupportedFields HTTP1_OPTIONS = SupportedFields.of(Http1ProtocolOptions.getDescriptor());
+  private static final SupportedFields HTTP2_OPTIONS = SupportedFields.of(Http2ProtocolOptions.getDescriptor());
+
+  private final ExtensionRegistry registry;
+
+  ClusterTranslator(ExtensionRegistry registry) {
+    this.registry = registry;
+  }
+
+  /** Translates every cluster; names must be unique. */
+  Map<String, ClusterConfig> translate(List<Cluster> clusters, FieldPath path) throws ConfigException {
+    Map<String, ClusterConfig> byName = new LinkedHashMap<>();
+    Map<String, Integer> indexByName = new LinkedHashMap<>();
+    for (int i = 0; i < clusters.size(); i++) {
+      FieldPath clusterPath = path.index(i);
+      ClusterConfig cluster = cluster(clusters.get(i), clusterPath);
+      Integer first = indexByName.putIfAbsent(cluster.name(), i);
+      if (first != null) {
+        throw new ConfigException(clusterPath.field("name"), "duplicate cluster name \"" + cluster.name()
+            + "\" (also " + path.index(first) + ")");
+      }
+      byName.put(cluster.name(), cluster);
+    }
+    return byName;
+  }
+
+  @SuppressWarnings("deprecation") // dns_refresh_rate: deprecated in Envoy, still accepted by it
+  private ClusterConfig cluster(Cluster c, FieldPath path) throws ConfigException {
+    CLUSTER.check(c, path);
+    if (c.getName().isEmpty()) {
+      throw new ConfigException(path.field("name"), "name is required");
+    }
+    DiscoveryType discovery = discoveryType(c, path);
+    LbPolicy lbPolicy = switch (c.getLbPolicy()) {
+      case ROUND_ROBIN -> LbPolicy.ROUND_ROBIN;
+      case LEAST_REQUEST -> LbPolicy.LEAST_REQUEST;
+      case RANDOM -> LbPolicy.RANDOM;
+      default -> throw new ConfigException(path.field("lb_policy"), c.getLbPolicy() + " is not supported");
+    };
+    int choiceCount = DEFAULT_CHOICE_COUNT;
+    if (c.hasLeastRequestLbConfig()) {
+      FieldPath lrPath = path.field("least_request_lb_config");
+      Cluster.LeastRequestLbConfig lr = c.getLeastRequestLbConfig();
+      LEAST_REQUEST.check(lr, lrPath);
+      choiceCount = ProtoValues.uint32(lr.hasChoiceCount(), lr.getChoiceCount(), lrPath.field("choice_count"), 2,
+          DEFAULT_CHOICE_COUNT);
+    }
+    Duration connectTimeout = ProtoValues.positiveDuration(c.hasConnectTimeout(), c.getConnectTimeout(),
+        path.field("connect_timeout"), DEFAULT_CONNECT_TIMEOUT);
+    Duration dnsRefreshRate = ProtoValues.positiveDuration(c.hasDnsRefreshRate(), c.getDnsRefreshRate(),
+        path.field("dns_refresh_rate"), DEFAULT_DNS_REFRESH_RATE);
+    if (dnsRefreshRate.compareTo(Duration.ofMillis(1)) < 0) {
+      throw new ConfigException(path.field("dns_refresh_rate"), "must be at least 1ms");
+    }
+    List<ClusterConfig.Endpoint> endpoints = c.hasLoadAssignment()
+        ? endpoints(c.getLoadAssignment(), discovery, path.field("load_assignment"))
+        : List.of();
+    Thresholds thresholds = c.hasCircuitBreakers()
+        ? thresholds(c.getCircuitBreakers(), path.field("circuit_breakers"))
+        : Thresholds.DEFAULTS;
+    int bufferLimit = ProtoValues.uint32(c.hasPerConnectionBufferLimitBytes(), c.getPerConnectionBufferLimitBytes(),
+        path.field("per_connection_buffer_limit_bytes"), 0, DEFAULT_BUFFER_LIMIT);
+    HttpOptions http = httpOptions(c, path);
+    return new ClusterConfig(c.getName(), discovery, lbPolicy, choiceCount, connectTimeout, dnsRefreshRate,
+        endpoints, thresholds, http.protocol(), bufferLimit, http.maxRequestsPerConnection(), http.idleTimeout());
+  }
+
+  private static DiscoveryType discoveryType(Cluster c, FieldPath path) throws ConfigException {
+    return switch (c.getType()) {
+      case STATIC -> DiscoveryType.STATIC;
+      case STRICT_DNS -> DiscoveryType.STRICT_DNS;
+      case EDS -> throw new ConfigException(path.field("type"), "EDS is not supported yet");
+      default -> throw new ConfigException(path.field("type"), c.getType() + " is not supported");
+    };
+  }
+
+  private static List<ClusterConfig.Endpoint> endpoints(ClusterLoadAssignment assignment, DiscoveryType discovery,
+      FieldPath path) throws ConfigException {
+    LOAD_ASSIGNMENT.check(assignment, path);
+    List<ClusterConfig.Endpoint> endpoints = new ArrayList<>();
+    for (int l = 0; l < assignment.getEndpointsCount(); l++) {
+      FieldPath localityPath = path.field("endpoints").index(l);
+      LocalityLbEndpoints locality = assignment.getEndpoints(l);
+      LOCALITY_ENDPOINTS.check(locality, localityPath);
+      for (int e = 0; e < locality.getLbEndpointsCount(); e++) {
+        FieldPath endpointPath = localityPath.field("lb_endpoints").index(e);
+        LbEndpoint lbEndpoint = locality.getLbEndpoints(e);
+        LB_ENDPOINT.check(lbEndpoint, endpointPath);
+        if (!lbEndpoint.hasEndpoint()) {
+          throw new ConfigException(endpointPath.field("endpoint"), "endpoint is required");
+        }
+        Endpoint endpoint = lbEndpoint.getEndpoint();
+        ENDPOINT.check(endpoint, endpointPath.field("endpoint"));
+        FieldPath addressPath = endpointPath.field("endpoint").field("address");
+        if (!endpoint.hasAddress()) {
+          throw new ConfigException(addressPath, "address is required");
+        }
+        SocketAddress address = discovery == DiscoveryType.STATIC
+            ? AddressTranslator.translate(endpoint.getAddress(), addressPath, HostKind.IP_LITERAL,
+                " (a STATIC cluster needs IP addresses; use STRICT_DNS for names)", 1)
+            : AddressTranslator.translate(endpoint.getAddress(), addressPath, HostKind.IP_OR_NAME, "", 1);
+        int weight = ProtoValues.uint32(lbEndpoint.hasLoadBalancingWeight(), lbEndpoint.getLoadBalancingWeight(),
+            endpointPath.field("load_balancing_weight"), 1, 1);
+        endpoints.add(new ClusterConfig.Endpoint(address, weight));
+      }
+    }
+    return endpoints;
+  }
+
+  private static Thresholds thresholds(CircuitBreakers breakers, FieldPath path) throws ConfigException {
+    CIRCUIT_BREAKERS.check(breakers, path);
+    Thresholds result = Thresholds.DEFAULTS;
+    int defaultIndex = -1;
+    for (int i = 0; i < breakers.getThresholdsCount(); i++) {
+      FieldPath tPath = path.field("thresholds").index(i);
+      CircuitBreakers.Thresholds t = breakers.getThresholds(i);
+      THRESHOLDS.check(t, tPath);
+      if (t.getPriority() != RoutingPriority.DEFAULT) {
+        throw new ConfigException(tPath.field("priority"), t.getPriority() + " is not supported");
+      }
+      if (defaultIndex >= 0) {
+        throw new ConfigException(tPath.field("priority"), "DEFAULT is already configured by "
+            + path.field("thresholds").index(defaultIndex));
+      }
+      defaultIndex = i;
+      Thresholds d = Thresholds.DEFAULTS;
+      result = new Thresholds(
+          ProtoValues.uint32Clamped(t.hasMaxConnections(), t.getMaxConnections(), d.maxConnections()),
+          ProtoValues.uint32Clamped(t.hasMaxPendingRequests(), t.getMaxPendingRequests(), d.maxPendingRequests()),
+          ProtoValues.uint32Clamped(t.hasMaxRequests(), t.getMaxRequests(), d.maxRequests()),
+          ProtoValues.uint32Clamped(t.hasMaxRetries(), t.getMaxRetries(), d.maxRetries()));
+    }
+    return result;
+  }
+
+  /** The upstream HTTP settings, from the typed protocol options or the deprecated cluster fields. */
+  private record HttpOptions(UpstreamProtocol protocol, int maxRequestsPerConnection, Duration idleTimeout) {}
+
+  @SuppressWarnings("deprecation") // the cluster-level protocol fields: deprecated, still accepted by Envoy
+  private HttpOptions httpOptions(Cluster c, FieldPath path) throws ConfigException {
+    FieldPath optionsPath = path.field("typed_extension_protocol_options");
+    HttpProtocolOptions typed = null;
+    FieldPath typedPath = null;
+    for (Map.Entry<String, Any> e : c.getTypedExtensionProtocolOptionsMap().entrySet()) {
+      FieldPath entryPath = optionsPath.key(e.getKey());
+      if (!e.getKey().equals(ExtensionRegistry.UPSTREAM_HTTP_PROTOCOL_OPTIONS)) {
+        throw new ConfigException(entryPath, e.getKey() + " is not supported");
+      }
+      typed = registry.unpack(e.getValue(), HttpProtocolOptions.class, Category.UPSTREAM_PROTOCOL_OPTIONS, entryPath);
+      typedPath = entryPath;
+    }
+    if (typed != null) {
+      for (String deprecated : List.of("http_protocol_options", "http2_protocol_options",
+          "common_http_protocol_options", "max_requests_per_connection")) {
+        if (c.hasField(Cluster.getDescriptor().findFieldByName(deprecated))) {
+          throw new ConfigException(path.field(deprecated), deprecated + " cannot be combined with "
+              + typedPath + "; set it there");
+        }
+      }
+      return typedHttpOptions(typed, typedPath);
+    }
+    UpstreamProtocol protocol = UpstreamProtocol.HTTP1;
+    if (c.hasHttpProtocolOptions()) {
+      HTTP1_OPTIONS.check(c.getHttpProtocolOptions(), path.field("http_protocol_options"));
+    }
+    if (c.hasHttp2ProtocolOptions()) {
+      if (c.hasHttpProtocolOptions()) {
+        throw new ConfigException(path.field("http2_protocol_options"),
+            "http_protocol_options and http2_protocol_options cannot both be set");
+      }
+      HTTP2_OPTIONS.check(c.getHttp2ProtocolOptions(), path.field("http2_protocol_options"));
+      protocol = UpstreamProtocol.HTTP2;
+    }
+    int maxRequests = ProtoValues.uint32(c.hasMaxRequestsPerConnection(), c.getMaxRequestsPerConnection(),
+        path.field("max_requests_per_connection"), 0, 0);
+    Duration idle = DEFAULT_IDLE_TIMEOUT;
+    if (c.hasCommonHttpProtocolOptions()) {
+      FieldPath commonPath = path.field("common_http_protocol_options");
+      var common = c.getCommonHttpProtocolOptions();
+      COMMON_HTTP_OPTIONS.check(common, commonPath);
+      idle = ProtoValues.duration(common.hasIdleTimeout(), common.getIdleTimeout(), commonPath.field("idle_timeout"),
+          DEFAULT_IDLE_TIMEOUT);
+      if (common.hasMaxRequestsPerConnection()) {
+        if (c.hasMaxRequestsPerConnection()) {
+          throw new ConfigException(commonPath.field("max_requests_per_connection"),
+              "max_requests_per_connection is also set on the cluster; set it once");
+        }
+        maxRequests = ProtoValues.uint32(common.getMaxRequestsPerConnection().getValue(),
+            commonPath.field("max_requests_per_connection"), 0);
+      }
+    }
+    return new HttpOptions(protocol, maxRequests, idle);
+  }
+
+  private static HttpOptions typedHttpOptions(HttpProtocolOptions options, FieldPath path) throws ConfigException {
+    HTTP_PROTOCOL_OPTIONS.check(options, path);
+    FieldPath explicitPath = path.field("explicit_http_config");
+    if (!options.hasExplicitHttpConfig()) {
+      throw new ConfigException(explicitPath, "explicit_http_config is required");
+    }
+    HttpProtocolOptions.ExplicitHttpConfig explicit = options.getExplicitHttpConfig();
+    EXPLICIT_HTTP_CONFIG.check(explicit, explicitPath);
+    UpstreamProtocol protocol;
+    if (explicit.hasHttp2ProtocolOptions()) {
+      HTTP2_OPTIONS.check(explicit.getHttp2ProtocolOptions(), explicitPath.field("http2_protocol_options"));
+      protocol = UpstreamProtocol.HTTP2;
+    } else if (explicit.hasHttpProtocolOptions()) {
+      HTTP1_OPTIONS.check(explicit.getHttpProtocolOptions(), explicitPath.field("http_protocol_options"));
+      protocol = UpstreamProtocol.HTTP1;
+    } else {
+      throw new ConfigException(explicitPath, "one of http_protocol_options or http2_protocol_options is required");
+    }
+    int maxRequests = 0;
+    Duration idle = DEFAULT_IDLE_TIMEOUT;
+    if (options.hasCommonHttpProtocolOptions()) {
+      FieldPath commonPath = path.field("common_http_protocol_options");
+      var common = options.getCommonHttpProtocolOptions();
+      COMMON_HTTP_OPTIONS.check(common, commonPath);
+      idle = ProtoValues.duration(common.hasIdleTimeout(), common.getIdleTimeout(), commonPath.field("idle_timeout"),
+          DEFAULT_IDLE_TIMEOUT);
+      maxRequests = ProtoValues.uint32(common.hasMaxRequestsPerConnection(), common.getMaxRequestsPerConnection(),
+          commonPath.field("max_requests_per_connection"), 0, 0);
+    }
+    return new HttpOptions(protocol, maxRequests, idle);
+  }
+}

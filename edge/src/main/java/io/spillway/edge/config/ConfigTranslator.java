@@ -1,0 +1,85 @@
+package io.spillway.edge.config;
+
+import com.google.protobuf.Value;
+import io.envoyproxy.envoy.config.bootstrap.v3.Admin;
+import io.envoyproxy.envoy.config.bootstrap.v3.Bootstrap;
+import io.envoyproxy.envoy.config.core.v3.Node;
+import io.spillway.edge.config.AddressTranslator.HostKind;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Validates an Envoy v3 {@link Bootstrap} and translates it, once, into an {@link EdgeConfig}.
+ *
+ * <p>Only a documented subset of Envoy is supported. Any field outside it that is set is rejected
+ * with its full path ({@code <path>: <field> is not supported}); fields that cannot change the
+ * edge's behaviour (names, stat prefixes, metadata) are accepted. Translation stops at the first
+ * problem, reported as a {@link ConfigException}. Clusters are translated before listeners, since
+ * routes must name existing clusters.
+ */
+public final class ConfigTranslator {
+
+  private static final SupportedFields BOOTSTRAP = SupportedFields.of(Bootstrap.getDescriptor(),
+          "node", "static_resources", "admin")
+      .later("dynamic_resources", "stats_sinks")
+      .laterUnlessEmpty("overload_manager", "layered_runtime", "watchdogs", "watchdog", "cluster_manager");
+  private static final SupportedFields STATIC_RESOURCES = SupportedFields.of(
+      Bootstrap.StaticResources.getDescriptor(), "listeners", "clusters");
+  private static final SupportedFields NODE = SupportedFields.of(Node.getDescriptor(),
+      "id", "cluster", "metadata", "locality");
+  private static final SupportedFields ADMIN = SupportedFields.of(Admin.getDescriptor(),
+      "address", "access_log", "access_log_path", "profile_path", "ignore_global_conn_limit");
+
+  private ConfigTranslator() {}
+
+  /** Translates with the {@linkplain ExtensionRegistry#standard() standard} extensions. */
+  public static EdgeConfig translate(Bootstrap bootstrap) throws ConfigException {
+    return translate(bootstrap, ExtensionRegistry.standard());
+  }
+
+  /** Translates with the extensions of {@code registry}. */
+  public static EdgeConfig translate(Bootstrap bootstrap, ExtensionRegistry registry) throws ConfigException {
+    FieldPath root = FieldPath.ROOT;
+    BOOTSTRAP.check(bootstrap, root);
+    EdgeConfig.NodeInfo node = node(bootstrap.getNode(), root.field("node"));
+    Optional<EdgeConfig.AdminConfig> admin = bootstrap.hasAdmin()
+        ? admin(bootstrap.getAdmin(), root.field("admin"), registry)
+        : Optional.empty();
+    FieldPath staticPath = root.field("static_resources");
+    Bootstrap.StaticResources resources = bootstrap.getStaticResources();
+    STATIC_RESOURCES.check(resources, staticPath);
+    Map<String, ClusterConfig> clusters =
+        new ClusterTranslator(registry).translate(resources.getClustersList(), staticPath.field("clusters"));
+    RouteTranslator routes = new RouteTranslator(clusters.keySet());
+    ListenerTranslator listenerTranslator =
+        new ListenerTranslator(registry, new HttpConnectionManagerTranslator(registry, routes));
+    List<ListenerConfig> listeners =
+        listenerTranslator.translate(resources.getListenersList(), staticPath.field("listeners"));
+    return new EdgeConfig(node, admin, listeners, clusters);
+  }
+
+  private static EdgeConfig.NodeInfo node(Node node, FieldPath path) throws ConfigException {
+    NODE.check(node, path);
+    Map<String, String> metadata = new LinkedHashMap<>();
+    for (Map.Entry<String, Value> e : node.getMetadata().getFieldsMap().entrySet()) {
+      if (e.getValue().getKindCase() == Value.KindCase.STRING_VALUE) {
+        metadata.put(e.getKey(), e.getValue().getStringValue());
+      }
+    }
+    return new EdgeConfig.NodeInfo(node.getId(), node.getCluster(), metadata);
+  }
+
+  private static Optional<EdgeConfig.AdminConfig> admin(Admin admin, FieldPath path, ExtensionRegistry registry)
+      throws ConfigException {
+    ADMIN.check(admin, path);
+    // The admin access log comes with the access log issue; accepted and ignored until then.
+    AccessLogTranslator.checkAccepted(admin.getAccessLogList(), path.field("access_log"), registry);
+    if (!admin.hasAddress()) {
+      return Optional.empty();
+    }
+    return Optional.of(new EdgeConfig.AdminConfig(AddressTranslator.translate(admin.getAddress(),
+        path.field("address"), HostKind.IP_LITERAL, " (the admin listener binds to an IP address)", 0)));
+  }
+}

@@ -1,0 +1,238 @@
+package io.spillway.edge.config;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.util.JsonFormat;
+import io.envoyproxy.envoy.config.overload.v3.ScaleTimersOverloadActionConfig;
+import io.envoyproxy.envoy.extensions.access_loggers.file.v3.FileAccessLog;
+import io.envoyproxy.envoy.extensions.access_loggers.stream.v3.StderrAccessLog;
+import io.envoyproxy.envoy.extensions.access_loggers.stream.v3.StdoutAccessLog;
+import io.envoyproxy.envoy.extensions.filters.http.buffer.v3.Buffer;
+import io.envoyproxy.envoy.extensions.filters.http.router.v3.Router;
+import io.envoyproxy.envoy.extensions.filters.listener.http_inspector.v3.HttpInspector;
+import io.envoyproxy.envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector;
+import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager;
+import io.envoyproxy.envoy.extensions.resource_monitors.cpu_utilization.v3.CpuUtilizationConfig;
+import io.envoyproxy.envoy.extensions.resource_monitors.downstream_connections.v3.DownstreamConnectionsConfig;
+import io.envoyproxy.envoy.extensions.resource_monitors.fixed_heap.v3.FixedHeapConfig;
+import io.envoyproxy.envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig;
+import io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext;
+import io.envoyproxy.envoy.extensions.upstreams.http.v3.HttpProtocolOptions;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The {@code typed_config} types Spillway accepts, each under Envoy's extension name and with the
+ * slot ({@link Category}) it may fill. Immutable; {@link #standard()} is the registry the edge
+ * runs with. A {@code @type} that is not registered is a load-time error, and so is a registered
+ * type in the wrong slot (a router where the network filter belongs, say), both with the path of
+ * the {@code typed_config} field.
+ *
+ * <p>Accepted here does not always mean acted upon: access loggers, listener filters and the
+ * overload manager's monitors and actions are registered so that bootstraps using them parse; the
+ * translator says which of them it ignores or rejects.
+ */
+public final class ExtensionRegistry {
+
+  /** The slot an extension fills in the configuration. */
+  public enum Category {
+    NETWORK_FILTER,
+    HTTP_FILTER,
+    LISTENER_FILTER,
+    TRANSPORT_SOCKET,
+    UPSTREAM_PROTOCOL_OPTIONS,
+    ACCESS_LOGGER,
+    RESOURCE_MONITOR,
+    OVERLOAD_ACTION
+  }
+
+  /**
+   * One registered extension.
+   *
+   * @param name Envoy's extension name, e.g. {@code envoy.filters.http.router}
+   * @param category the slot it fills
+   * @param defaultInstance the default instance of its config message
+   */
+  public record Extension(String name, Category category, Message defaultInstance) {
+
+    /** The full proto name of the config message, which follows the last '/' of a type URL. */
+    public String typeName() {
+      return defaultInstance.getDescriptorForType().getFullName();
+    }
+
+    /** The canonical type URL, {@code type.googleapis.com/<typeName>}. */
+    public String typeUrl() {
+      return "type.googleapis.com/" + typeName();
+    }
+  }
+
+  /** Envoy's name of the HTTP connection manager network filter. */
+  public static final String HTTP_CONNECTION_MANAGER = "envoy.filters.network.http_connection_manager";
+  /** Envoy's name of the router HTTP filter. */
+  public static final String ROUTER = "envoy.filters.http.router";
+  /** Envoy's name of the buffer HTTP filter. */
+  public static final String BUFFER = "envoy.filters.http.buffer";
+  /** Envoy's name of the TLS transport socket. */
+  public static final String TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
+  /** The {@code typed_extension_protocol_options} key of upstream HTTP protocol options. */
+  public static final String UPSTREAM_HTTP_PROTOCOL_OPTIONS = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions";
+
+  private static final ExtensionRegistry STANDARD = builder()
+      .add(HTTP_CONNECTION_MANAGER, Category.NETWORK_FILTER, HttpConnectionManager.getDefaultInstance())
+      .add(ROUTER, Category.HTTP_FILTER, Router.getDefaultInstance())
+      .add(BUFFER, Category.HTTP_FILTER, Buffer.getDefaultInstance())
+      .add(TLS_TRANSPORT_SOCKET, Category.TRANSPORT_SOCKET, DownstreamTlsContext.getDefaultInstance())
+      .add(UPSTREAM_HTTP_PROTOCOL_OPTIONS, Category.UPSTREAM_PROTOCOL_OPTIONS,
+          HttpProtocolOptions.getDefaultInstance())
+      .add("envoy.filters.listener.tls_inspector", Category.LISTENER_FILTER, TlsInspector.getDefaultInstance())
+      .add("envoy.filters.listener.http_inspector", Category.LISTENER_FILTER, HttpInspector.getDefaultInstance())
+      .add("envoy.access_loggers.file", Category.ACCESS_LOGGER, FileAccessLog.getDefaultInstance())
+      .add("envoy.access_loggers.stdout", Category.ACCESS_LOGGER, StdoutAccessLog.getDefaultInstance())
+      .add("envoy.access_loggers.stderr", Category.ACCESS_LOGGER, StderrAccessLog.getDefaultInstance())
+      .add("envoy.resource_monitors.fixed_heap", Category.RESOURCE_MONITOR, FixedHeapConfig.getDefaultInstance())
+      .add("envoy.resource_monitors.injected_resource", Category.RESOURCE_MONITOR,
+          InjectedResourceConfig.getDefaultInstance())
+      .add("envoy.resource_monitors.global_downstream_max_connections", Category.RESOURCE_MONITOR,
+          DownstreamConnectionsConfig.getDefaultInstance())
+      .add("envoy.resource_monitors.cpu_utilization", Category.RESOURCE_MONITOR,
+          CpuUtilizationConfig.getDefaultInstance())
+      .add("envoy.overload_actions.reduce_timeouts", Category.OVERLOAD_ACTION,
+          ScaleTimersOverloadActionConfig.getDefaultInstance())
+      .build();
+
+  private final Map<String, Extension> byName;
+  private final Map<String, Extension> byTypeName;
+  private final JsonFormat.TypeRegistry typeRegistry;
+
+  private ExtensionRegistry(Map<String, Extension> byName, Map<String, Extension> byTypeName) {
+    this.byName = Collections.unmodifiableMap(byName);
+    this.byTypeName = Collections.unmodifiableMap(byTypeName);
+    JsonFormat.TypeRegistry.Builder types = JsonFormat.TypeRegistry.newBuilder();
+    for (Extension e : byName.values()) {
+      types.add(e.defaultInstance().getDescriptorForType());
+    }
+    this.typeRegistry = types.build();
+  }
+
+  /** The registry the edge runs with. */
+  public static ExtensionRegistry standard() {
+    return STANDARD;
+  }
+
+  /** An empty builder, for tests and for later issues that register more extensions. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Every registered extension, in registration order. */
+  public List<Extension> extensions() {
+    return List.copyOf(byName.values());
+  }
+
+  /** The extension registered under Envoy's name. */
+  public Optional<Extension> byName(String name) {
+    return Optional.ofNullable(byName.get(name));
+  }
+
+  /** The extension whose config message the type URL names (any prefix up to the last '/'). */
+  public Optional<Extension> byTypeUrl(String typeUrl) {
+    return Optional.ofNullable(byTypeName.get(typeNameOf(typeUrl)));
+  }
+
+  /** The protobuf type registry {@code JsonFormat} needs to read {@code typed_config} fields. */
+  public JsonFormat.TypeRegistry typeRegistry() {
+    return typeRegistry;
+  }
+
+  /** The descriptor of a registered type URL, or null. */
+  Descriptor descriptorForTypeUrl(String typeUrl) {
+    Extension e = byTypeName.get(typeNameOf(typeUrl));
+    return e == null ? null : e.defaultInstance().getDescriptorForType();
+  }
+
+  /**
+   * The registered extension an Any holds, checked against the slot it sits in.
+   *
+   * @param path the path of the Any field, used in errors
+   */
+  Extension resolve(Any any, Category category, FieldPath path) throws ConfigException {
+    Extension e = byTypeName.get(typeNameOf(any.getTypeUrl()));
+    if (e == null) {
+      throw new ConfigException(path, unknownTypeRule(any.getTypeUrl()));
+    }
+    if (e.category() != category) {
+      throw new ConfigException(path, e.typeName() + " (" + e.name() + ") cannot be used here: expected "
+          + describe(category));
+    }
+    return e;
+  }
+
+  /** Unpacks an Any that must hold exactly {@code type}. */
+  <T extends Message> T unpack(Any any, Class<T> type, Category category, FieldPath path) throws ConfigException {
+    Extension e = resolve(any, category, path);
+    try {
+      if (!any.is(type)) {
+        String expected = com.google.protobuf.Internal.getDefaultInstance(type).getDescriptorForType().getFullName();
+        throw new ConfigException(path, "expected " + expected + ", got " + e.typeName());
+      }
+      return any.unpack(type);
+    } catch (InvalidProtocolBufferException ex) {
+      throw new ConfigException(path, "cannot decode " + e.typeName() + ": " + ex.getMessage(), ex);
+    }
+  }
+
+  static String unknownTypeRule(String typeUrl) {
+    return "unknown @type \"" + typeUrl + "\" (not an extension Spillway supports)";
+  }
+
+  private static String typeNameOf(String typeUrl) {
+    return typeUrl.substring(typeUrl.lastIndexOf('/') + 1);
+  }
+
+  private static String describe(Category category) {
+    return switch (category) {
+      case NETWORK_FILTER -> "a network filter";
+      case HTTP_FILTER -> "an HTTP filter";
+      case LISTENER_FILTER -> "a listener filter";
+      case TRANSPORT_SOCKET -> "a downstream transport socket";
+      case UPSTREAM_PROTOCOL_OPTIONS -> "upstream protocol options";
+      case ACCESS_LOGGER -> "an access logger";
+      case RESOURCE_MONITOR -> "a resource monitor";
+      case OVERLOAD_ACTION -> "an overload action config";
+    };
+  }
+
+  /** Collects extensions; {@link #build()} rejects a name or type registered twice. */
+  public static final class Builder {
+    private final List<Extension> extensions = new ArrayList<>();
+
+    private Builder() {}
+
+    /** Registers {@code defaultInstance}'s message type under Envoy's {@code name}. */
+    public Builder add(String name, Category category, Message defaultInstance) {
+      extensions.add(new Extension(name, category, defaultInstance));
+      return this;
+    }
+
+    /** The immutable registry. */
+    public ExtensionRegistry build() {
+      Map<String, Extension> byName = new LinkedHashMap<>();
+      Map<String, Extension> byTypeName = new LinkedHashMap<>();
+      for (Extension e : extensions) {
+        if (byName.putIfAbsent(e.name(), e) != null) {
+          throw new IllegalStateException("extension " + e.name() + " registered twice");
+        }
+        if (byTypeName.putIfAbsent(e.typeName(), e) != null) {
+          throw new IllegalStateException("type " + e.typeName() + " registered twice");
+        }
+      }
+      return new ExtensionRegistry(byName, byTypeName);
+    }
+  }
+}

@@ -1,0 +1,132 @@
+package io.spillway.edge.config;
+
+import io.envoyproxy.envoy.config.core.v3.HeaderValue;
+import io.envoyproxy.envoy.config.core.v3.HeaderValueOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Envoy's {@code *_headers_to_add} / {@code *_headers_to_remove} → {@link HeaderMutations}, with
+ * Envoy's rules: names are lower-cased tokens, pseudo-headers ({@code :path}...) are never
+ * modified, nor is {@code host} on requests; {@code append} defaults to true.
+ *
+ * <p>Envoy expands {@code %COMMAND%} operators in added values; Spillway adds values literally, so
+ * a value using one is rejected rather than sent as written. {@code %%} stands for a literal
+ * {@code %}, as in Envoy.
+ */
+final class HeaderMutationTranslator {
+
+  private static final SupportedFields OPTION = SupportedFields.of(HeaderValueOption.getDescriptor(),
+      "header", "append", "append_action");
+  private static final SupportedFields VALUE = SupportedFields.of(HeaderValue.getDescriptor(), "key", "value");
+
+  /** Which message the mutations apply to. */
+  enum Direction { REQUEST, RESPONSE }
+
+  private HeaderMutationTranslator() {}
+
+  /**
+   * The mutations of {@code <prefix>_headers_to_add} and {@code <prefix>_headers_to_remove}.
+   *
+   * @param owner the path of the message holding both lists
+   */
+  static HeaderMutations translate(List<HeaderValueOption> add, List<String> remove, Direction direction,
+      FieldPath owner) throws ConfigException {
+    if (add.isEmpty() && remove.isEmpty()) {
+      return HeaderMutations.NONE;
+    }
+    String prefix = direction == Direction.REQUEST ? "request" : "response";
+    FieldPath addPath = owner.field(prefix + "_headers_to_add");
+    List<HeaderMutations.HeaderValue> adds = new ArrayList<>();
+    for (int i = 0; i < add.size(); i++) {
+      adds.add(option(add.get(i), direction, addPath.index(i)));
+    }
+    FieldPath removePath = owner.field(prefix + "_headers_to_remove");
+    List<String> removes = new ArrayList<>();
+    for (int i = 0; i < remove.size(); i++) {
+      removes.add(modifiableName(remove.get(i), direction, removePath.index(i), "removed"));
+    }
+    return new HeaderMutations(adds, removes);
+  }
+
+  @SuppressWarnings("deprecation") // append: deprecated for append_action, still accepted by Envoy
+  private static HeaderMutations.HeaderValue option(HeaderValueOption o, Direction direction, FieldPath path)
+      throws ConfigException {
+    OPTION.check(o, path);
+    FieldPath headerPath = path.field("header");
+    if (!o.hasHeader()) {
+      throw new ConfigException(headerPath, "header is required");
+    }
+    HeaderValue header = o.getHeader();
+    VALUE.check(header, headerPath);
+    String name = modifiableName(header.getKey(), direction, headerPath.field("key"), "modified");
+    String value = literalValue(header.getValue(), headerPath.field("value"));
+    boolean append = true;
+    if (o.hasAppend()) {
+      if (o.getAppendAction() != HeaderValueOption.HeaderAppendAction.APPEND_IF_EXISTS_OR_ADD) {
+        throw new ConfigException(path.field("append_action"), "append and append_action cannot both be set");
+      }
+      append = o.getAppend().getValue();
+    } else {
+      append = switch (o.getAppendAction()) {
+        case APPEND_IF_EXISTS_OR_ADD -> true;
+        case OVERWRITE_IF_EXISTS_OR_ADD -> false;
+        default -> throw new ConfigException(path.field("append_action"), o.getAppendAction() + " is not supported");
+      };
+    }
+    return new HeaderMutations.HeaderValue(name, value, append);
+  }
+
+  private static String modifiableName(String raw, Direction direction, FieldPath path, String verb)
+      throws ConfigException {
+    String name = headerName(raw, path);
+    if (name.startsWith(":") || (direction == Direction.REQUEST && name.equals("host"))) {
+      throw new ConfigException(path, "\"" + raw + "\" may not be " + verb + " (pseudo-headers"
+          + (direction == Direction.REQUEST ? " and host" : "") + " are protected)");
+    }
+    return name;
+  }
+
+  /** A header name, lower-cased: an RFC 9110 token, optionally after a ':' (pseudo-headers). */
+  static String headerName(String raw, FieldPath path) throws ConfigException {
+    if (raw.isEmpty()) {
+      throw new ConfigException(path, "a header name is required");
+    }
+    int start = raw.startsWith(":") ? 1 : 0;
+    if (start == raw.length()) {
+      throw new ConfigException(path, "\"" + raw + "\" is not a valid header name");
+    }
+    for (int i = start; i < raw.length(); i++) {
+      if (!isTokenChar(raw.charAt(i))) {
+        throw new ConfigException(path, "\"" + raw + "\" is not a valid header name");
+      }
+    }
+    return raw.toLowerCase(Locale.ROOT);
+  }
+
+  private static String literalValue(String raw, FieldPath path) throws ConfigException {
+    StringBuilder value = new StringBuilder(raw.length());
+    for (int i = 0; i < raw.length(); i++) {
+      char c = raw.charAt(i);
+      if (c == '\r' || c == '\n' || c == 0) {
+        throw new ConfigException(path, "a header value may not contain CR, LF or NUL");
+      }
+      if (c == '%') {
+        if (i + 1 < raw.length() && raw.charAt(i + 1) == '%') {
+          value.append('%');
+          i++;
+          continue;
+        }
+        throw new ConfigException(path, "%...% substitutions are not supported (write %% for a literal %)");
+      }
+      value.append(c);
+    }
+    return value.toString();
+  }
+
+  private static boolean isTokenChar(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+        || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+  }
+}

@@ -1,0 +1,185 @@
+package io.spillway.edge.config;
+
+import io.envoyproxy.envoy.config.core.v3.HttpProtocolOptions;
+import io.envoyproxy.envoy.extensions.filters.http.buffer.v3.Buffer;
+import io.envoyproxy.envoy.extensions.filters.http.router.v3.Router;
+import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager;
+import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter;
+import io.spillway.edge.config.ExtensionRegistry.Category;
+import io.spillway.edge.config.ExtensionRegistry.Extension;
+import io.spillway.edge.config.HttpConnectionManagerConfig.CodecType;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
+ * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
+ * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer filter and must end with the router.
+ */
+final class HttpConnectionManagerTranslator {
+
+  /** Envoy's upper bound on {@code max_request_headers_kb}. */
+  static final int MAX_REQUEST_HEADERS_KB = 8192;
+
+  private static final SupportedFields HCM = SupportedFields.of(HttpConnectionManager.getDescriptor(),
+          "codec_type", "stat_prefix", "route_config", "http_filters", "common_http_protocol_options", "server_name",
+          "max_request_headers_kb", "stream_idle_timeout", "request_timeout", "request_headers_timeout",
+          "drain_timeout", "access_log", "use_remote_address", "xff_num_trusted_hops", "generate_request_id",
+          "preserve_external_request_id", "append_local_overload", "normalize_path", "merge_slashes")
+      .later("rds");
+  private static final SupportedFields COMMON_HTTP_OPTIONS = SupportedFields.of(HttpProtocolOptions.getDescriptor(),
+      "idle_timeout", "max_connection_duration", "max_headers_count", "headers_with_underscores_action");
+  private static final SupportedFields HTTP_FILTER = SupportedFields.of(HttpFilter.getDescriptor(),
+      "name", "typed_config");
+  private static final SupportedFields ROUTER = SupportedFields.of(Router.getDescriptor(), "dynamic_stats");
+  private static final SupportedFields BUFFER = SupportedFields.of(Buffer.getDescriptor(), "max_request_bytes");
+
+  private final ExtensionRegistry registry;
+  private final RouteTranslator routes;
+
+  HttpConnectionManagerTranslator(ExtensionRegistry registry, RouteTranslator routes) {
+    this.registry = registry;
+    this.routes = routes;
+  }
+
+  HttpConnectionManagerConfig translate(HttpConnectionManager hcm, FieldPath path) throws ConfigException {
+    HCM.check(hcm, path);
+    if (hcm.getStatPrefix().isEmpty()) {
+      throw new ConfigException(path.field("stat_prefix"), "stat_prefix is required");
+    }
+    CodecType codec = switch (hcm.getCodecType()) {
+      case AUTO -> CodecType.AUTO;
+      case HTTP1 -> CodecType.HTTP1;
+      case HTTP2 -> CodecType.HTTP2;
+      default -> throw new ConfigException(path.field("codec_type"), hcm.getCodecType() + " is not supported");
+    };
+    if (!hcm.hasRouteConfig()) {
+      throw new ConfigException(path.field("route_config"), "route_config is required (rds is not supported yet)");
+    }
+    RouteConfig routeConfig = routes.translate(hcm.getRouteConfig(), path.field("route_config"));
+    HttpConnectionManagerConfig defaults =
+        HttpConnectionManagerConfig.defaults(hcm.getStatPrefix(), codec, routeConfig);
+
+    Duration idle = defaults.idleTimeout();
+    Duration maxConnectionDuration = defaults.maxConnectionDuration();
+    int maxHeadersCount = defaults.maxRequestHeadersCount();
+    if (hcm.hasCommonHttpProtocolOptions()) {
+      FieldPath commonPath = path.field("common_http_protocol_options");
+      HttpProtocolOptions common = hcm.getCommonHttpProtocolOptions();
+      COMMON_HTTP_OPTIONS.check(common, commonPath);
+      idle = ProtoValues.duration(common.hasIdleTimeout(), common.getIdleTimeout(), commonPath.field("idle_timeout"),
+          defaults.idleTimeout());
+      maxConnectionDuration = ProtoValues.duration(common.hasMaxConnectionDuration(),
+          common.getMaxConnectionDuration(), commonPath.field("max_connection_duration"),
+          defaults.maxConnectionDuration());
+      maxHeadersCount = ProtoValues.uint32(common.hasMaxHeadersCount(), common.getMaxHeadersCount(),
+          commonPath.field("max_headers_count"), 1, defaults.maxRequestHeadersCount());
+      if (common.getHeadersWithUnderscoresAction() != HttpProtocolOptions.HeadersWithUnderscoresAction.ALLOW) {
+        throw new ConfigException(commonPath.field("headers_with_underscores_action"),
+            common.getHeadersWithUnderscoresAction() + " is not supported (only ALLOW)");
+      }
+    }
+    Duration streamIdle = ProtoValues.duration(hcm.hasStreamIdleTimeout(), hcm.getStreamIdleTimeout(),
+        path.field("stream_idle_timeout"), defaults.streamIdleTimeout());
+    Duration requestTimeout = ProtoValues.duration(hcm.hasRequestTimeout(), hcm.getRequestTimeout(),
+        path.field("request_timeout"), defaults.requestTimeout());
+    Duration requestHeadersTimeout = ProtoValues.duration(hcm.hasRequestHeadersTimeout(),
+        hcm.getRequestHeadersTimeout(), path.field("request_headers_timeout"), defaults.requestHeadersTimeout());
+    Duration drain = ProtoValues.duration(hcm.hasDrainTimeout(), hcm.getDrainTimeout(), path.field("drain_timeout"),
+        defaults.drainTimeout());
+    int headersBytes = defaults.maxRequestHeadersBytes();
+    if (hcm.hasMaxRequestHeadersKb()) {
+      int kb = ProtoValues.uint32(hcm.getMaxRequestHeadersKb().getValue(), path.field("max_request_headers_kb"), 1);
+      if (kb > MAX_REQUEST_HEADERS_KB) {
+        throw new ConfigException(path.field("max_request_headers_kb"), "must be at most " + MAX_REQUEST_HEADERS_KB);
+      }
+      headersBytes = kb * 1024;
+    }
+    if (hcm.hasNormalizePath() && hcm.getNormalizePath().getValue()) {
+      throw new ConfigException(path.field("normalize_path"), "normalize_path: true is not supported yet");
+    }
+    if (hcm.getMergeSlashes()) {
+      throw new ConfigException(path.field("merge_slashes"), "merge_slashes: true is not supported yet");
+    }
+    AccessLogTranslator.checkAccepted(hcm.getAccessLogList(), path.field("access_log"), registry);
+    HttpFilters filters = httpFilters(hcm.getHttpFiltersList(), path.field("http_filters"));
+    int xffHops = ProtoValues.uint32(hcm.getXffNumTrustedHops(), path.field("xff_num_trusted_hops"), 0);
+    boolean useRemoteAddress = hcm.hasUseRemoteAddress()
+        ? hcm.getUseRemoteAddress().getValue() : defaults.useRemoteAddress();
+    boolean generateRequestId = hcm.hasGenerateRequestId()
+        ? hcm.getGenerateRequestId().getValue() : defaults.generateRequestId();
+    String serverName = hcm.getServerName().isEmpty() ? defaults.serverName() : hcm.getServerName();
+    return new HttpConnectionManagerConfig(hcm.getStatPrefix(), codec, routeConfig, idle, streamIdle,
+        requestTimeout, requestHeadersTimeout, maxConnectionDuration, drain, headersBytes, maxHeadersCount,
+        filters.maxRequestBodyBytes(), useRemoteAddress, xffHops, generateRequestId,
+        hcm.getPreserveExternalRequestId(), hcm.getAppendLocalOverload(), serverName, filters.names());
+  }
+
+  /** The HTTP filter chain: Envoy's canonical names in order, and the buffer filter's limit. */
+  private record HttpFilters(List<String> names, Optional<Long> maxRequestBodyBytes) {}
+
+  private HttpFilters httpFilters(List<HttpFilter> filters, FieldPath path) throws ConfigException {
+    List<String> names = new ArrayList<>();
+    Optional<Long> maxBody = Optional.empty();
+    for (int i = 0; i < filters.size(); i++) {
+      FieldPath filterPath = path.index(i);
+      HttpFilter filter = filters.get(i);
+      HTTP_FILTER.check(filter, filterPath);
+      String name = extensionName(filter, filterPath);
+      if (!names.isEmpty() && names.get(names.size() - 1).equals(ExtensionRegistry.ROUTER)) {
+        throw new ConfigException(filterPath, name + " comes after " + ExtensionRegistry.ROUTER
+            + ", which must be the last filter");
+      }
+      if (names.contains(name)) {
+        throw new ConfigException(filterPath, name + " appears twice");
+      }
+      FieldPath configPath = filterPath.field("typed_config");
+      switch (name) {
+        case ExtensionRegistry.ROUTER -> {
+          if (filter.hasTypedConfig()) {
+            ROUTER.check(registry.unpack(filter.getTypedConfig(), Router.class, Category.HTTP_FILTER, configPath),
+                configPath);
+          }
+        }
+        case ExtensionRegistry.BUFFER -> {
+          Buffer buffer = registry.unpack(filter.getTypedConfig(), Buffer.class, Category.HTTP_FILTER, configPath);
+          BUFFER.check(buffer, configPath);
+          if (!buffer.hasMaxRequestBytes()) {
+            throw new ConfigException(configPath.field("max_request_bytes"), "max_request_bytes is required");
+          }
+          maxBody = Optional.of(Integer.toUnsignedLong(ProtoValues.uint32(buffer.getMaxRequestBytes().getValue(),
+              configPath.field("max_request_bytes"), 1)));
+        }
+        default -> throw new ConfigException(filterPath, name + " is not supported");
+      }
+      names.add(name);
+    }
+    if (names.isEmpty() || !names.get(names.size() - 1).equals(ExtensionRegistry.ROUTER)) {
+      throw new ConfigException(path, ExtensionRegistry.ROUTER + " is required as the last filter");
+    }
+    return new HttpFilters(names, maxBody);
+  }
+
+  /**
+   * The extension a filter entry names: its {@code typed_config}'s type decides, as in Envoy; a
+   * router may be given by name alone, as Envoy accepts.
+   */
+  private String extensionName(HttpFilter filter, FieldPath path) throws ConfigException {
+    if (filter.hasTypedConfig()) {
+      Extension e = registry.resolve(filter.getTypedConfig(), Category.HTTP_FILTER, path.field("typed_config"));
+      return e.name();
+    }
+    if (filter.getName().equals(ExtensionRegistry.ROUTER)) {
+      return ExtensionRegistry.ROUTER;
+    }
+    if (filter.getName().isEmpty()) {
+      throw new ConfigException(path.field("name"), "name is required");
+    }
+    if (registry.byName(filter.getName()).filter(e -> e.category() == Category.HTTP_FILTER).isPresent()) {
+      throw new ConfigException(path.field("typed_config"), "typed_config is required for " + filter.getName());
+    }
+    throw new ConfigException(path, filter.getName() + " is not supported");
+  }
+}

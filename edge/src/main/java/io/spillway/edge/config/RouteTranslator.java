@@ -1,0 +1,319 @@
+package io.spillway.edge.config;
+
+import com.google.protobuf.Struct;
+import com.google.protobuf.Value;
+import io.envoyproxy.envoy.config.core.v3.DataSource;
+import io.envoyproxy.envoy.config.core.v3.Metadata;
+import io.envoyproxy.envoy.config.route.v3.DirectResponseAction;
+import io.envoyproxy.envoy.config.route.v3.RedirectAction;
+import io.envoyproxy.envoy.config.route.v3.RouteAction;
+import io.envoyproxy.envoy.config.route.v3.RouteConfiguration;
+import io.envoyproxy.envoy.config.route.v3.VirtualHost;
+import io.envoyproxy.envoy.config.route.v3.WeightedCluster;
+import io.spillway.edge.config.HeaderMutationTranslator.Direction;
+import io.spillway.edge.config.Route.PathMatch;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * An inline {@code RouteConfiguration} → {@link RouteConfig}: virtual hosts with unique domains,
+ * routes with their matches, actions, header mutations and metadata. Every cluster a route names
+ * must be one of the static clusters (Envoy's {@code validate_clusters}, on by default for inline
+ * route configurations).
+ */
+final class RouteTranslator {
+
+  private static final Duration DEFAULT_ROUTE_TIMEOUT = Duration.ofSeconds(15);
+  /** Envoy's default {@code max_direct_response_body_size_bytes}. */
+  private static final int MAX_DIRECT_RESPONSE_BODY = 4096;
+
+  private static final SupportedFields ROUTE_CONFIGURATION = SupportedFields.of(RouteConfiguration.getDescriptor(),
+      "name", "virtual_hosts", "request_headers_to_add", "request_headers_to_remove", "response_headers_to_add",
+      "response_headers_to_remove", "validate_clusters");
+  private static final SupportedFields VIRTUAL_HOST = SupportedFields.of(VirtualHost.getDescriptor(),
+      "name", "domains", "routes", "request_headers_to_add", "request_headers_to_remove", "response_headers_to_add",
+      "response_headers_to_remove", "retry_policy");
+  private static final SupportedFields ROUTE = SupportedFields.of(
+      io.envoyproxy.envoy.config.route.v3.Route.getDescriptor(),
+      "name", "match", "route", "redirect", "direct_response", "metadata", "request_headers_to_add",
+      "request_headers_to_remove", "response_headers_to_add", "response_headers_to_remove");
+  private static final SupportedFields ROUTE_ACTION = SupportedFields.of(RouteAction.getDescriptor(),
+      "cluster", "cluster_header", "weighted_clusters", "prefix_rewrite", "host_rewrite_literal", "auto_host_rewrite",
+      "timeout", "idle_timeout", "retry_policy");
+  private static final SupportedFields WEIGHTED_CLUSTER = SupportedFields.of(WeightedCluster.getDescriptor(),
+      "clusters", "total_weight");
+  private static final SupportedFields CLUSTER_WEIGHT = SupportedFields.of(
+      WeightedCluster.ClusterWeight.getDescriptor(), "name", "weight");
+  private static final SupportedFields REDIRECT = SupportedFields.of(RedirectAction.getDescriptor(),
+      "https_redirect", "scheme_redirect", "host_redirect", "port_redirect", "path_redirect", "prefix_rewrite",
+      "response_code", "strip_query");
+  private static final SupportedFields DIRECT_RESPONSE = SupportedFields.of(DirectResponseAction.getDescriptor(),
+      "status", "body");
+  private static final SupportedFields BODY = SupportedFields.of(DataSource.getDescriptor(), "inline_string");
+  private static final SupportedFields METADATA = SupportedFields.of(Metadata.getDescriptor(), "filter_metadata");
+
+  private final Set<String> clusterNames;
+
+  /** @param clusterNames the static clusters routes may name */
+  RouteTranslator(Set<String> clusterNames) {
+    this.clusterNames = Set.copyOf(clusterNames);
+  }
+
+  RouteConfig translate(RouteConfiguration rc, FieldPath path) throws ConfigException {
+    ROUTE_CONFIGURATION.check(rc, path);
+    boolean validateClusters = !rc.hasValidateClusters() || rc.getValidateClusters().getValue();
+    Map<String, FieldPath> domains = new HashMap<>();
+    List<RouteConfig.VirtualHost> hosts = new ArrayList<>();
+    for (int i = 0; i < rc.getVirtualHostsCount(); i++) {
+      hosts.add(virtualHost(rc.getVirtualHosts(i), path.field("virtual_hosts").index(i), domains, validateClusters));
+    }
+    return new RouteConfig(rc.getName(), hosts,
+        HeaderMutationTranslator.translate(rc.getRequestHeadersToAddList(), rc.getRequestHeadersToRemoveList(),
+            Direction.REQUEST, path),
+        HeaderMutationTranslator.translate(rc.getResponseHeadersToAddList(), rc.getResponseHeadersToRemoveList(),
+            Direction.RESPONSE, path));
+  }
+
+  private RouteConfig.VirtualHost virtualHost(VirtualHost vh, FieldPath path, Map<String, FieldPath> seenDomains,
+      boolean validateClusters) throws ConfigException {
+    VIRTUAL_HOST.check(vh, path);
+    if (vh.getName().isEmpty()) {
+      throw new ConfigException(path.field("name"), "name is required");
+    }
+    if (vh.getDomainsCount() == 0) {
+      throw new ConfigException(path.field("domains"), "at least one domain is required");
+    }
+    List<String> domains = new ArrayList<>();
+    for (int i = 0; i < vh.getDomainsCount(); i++) {
+      FieldPath domainPath = path.field("domains").index(i);
+      String domain = domain(vh.getDomains(i), domainPath);
+      FieldPath first = seenDomains.putIfAbsent(domain, domainPath);
+      if (first != null) {
+        throw new ConfigException(domainPath, "duplicate domain \"" + domain + "\" (also " + first + ")");
+      }
+      domains.add(domain);
+    }
+    RetryPolicy hostRetry = vh.hasRetryPolicy()
+        ? RetryPolicyTranslator.translate(vh.getRetryPolicy(), path.field("retry_policy"))
+        : RetryPolicy.NONE;
+    List<Route> routes = new ArrayList<>();
+    for (int i = 0; i < vh.getRoutesCount(); i++) {
+      routes.add(route(vh.getRoutes(i), path.field("routes").index(i), hostRetry, validateClusters));
+    }
+    return new RouteConfig.VirtualHost(vh.getName(), domains, routes,
+        HeaderMutationTranslator.translate(vh.getRequestHeadersToAddList(), vh.getRequestHeadersToRemoveList(),
+            Direction.REQUEST, path),
+        HeaderMutationTranslator.translate(vh.getResponseHeadersToAddList(), vh.getResponseHeadersToRemoveList(),
+            Direction.RESPONSE, path),
+        hostRetry);
+  }
+
+  /**
+   * A domain, lower-cased (host matching is case-insensitive): {@code *}, an exact name, a suffix
+   * wildcard {@code *.example.com} / {@code *-bar.example.com} or a prefix wildcard
+   * {@code example.*}; one {@code *} at most, at either end.
+   */
+  private static String domain(String raw, FieldPath path) throws ConfigException {
+    String domain = raw.trim().toLowerCase(Locale.ROOT);
+    if (domain.isEmpty()) {
+      throw new ConfigException(path, "a domain must not be empty");
+    }
+    int star = domain.indexOf('*');
+    if (star >= 0 && domain.length() > 1
+        && (domain.indexOf('*', star + 1) >= 0 || (star != 0 && star != domain.length() - 1))) {
+      throw new ConfigException(path, "\"" + raw + "\" is not a valid domain: a wildcard may only be the whole"
+          + " domain or its first or last character");
+    }
+    for (int i = 0; i < domain.length(); i++) {
+      char c = domain.charAt(i);
+      if (c <= ' ' || c >= 127 || c == '/' || c == '"') {
+        throw new ConfigException(path, "\"" + raw + "\" is not a valid domain");
+      }
+    }
+    return domain;
+  }
+
+  private Route route(io.envoyproxy.envoy.config.route.v3.Route r, FieldPath path, RetryPolicy hostRetry,
+      boolean validateClusters) throws ConfigException {
+    ROUTE.check(r, path);
+    FieldPath matchPath = path.field("match");
+    if (!r.hasMatch()) {
+      throw new ConfigException(matchPath, "match is required");
+    }
+    Route.Match match = MatchTranslator.translate(r.getMatch(), matchPath);
+    Route.Action action = switch (r.getActionCase()) {
+      case ROUTE -> routeAction(r.getRoute(), path.field("route"), match, hostRetry, validateClusters);
+      case REDIRECT -> redirect(r.getRedirect(), path.field("redirect"));
+      case DIRECT_RESPONSE -> directResponse(r.getDirectResponse(), path.field("direct_response"));
+      default -> throw new ConfigException(path, "one of route, redirect or direct_response is required");
+    };
+    return new Route(r.getName(), match, action,
+        HeaderMutationTranslator.translate(r.getRequestHeadersToAddList(), r.getRequestHeadersToRemoveList(),
+            Direction.REQUEST, path),
+        HeaderMutationTranslator.translate(r.getResponseHeadersToAddList(), r.getResponseHeadersToRemoveList(),
+            Direction.RESPONSE, path),
+        r.hasMetadata() ? metadata(r.getMetadata(), path.field("metadata")) : Map.of());
+  }
+
+  private Route.RouteAction routeAction(RouteAction a, FieldPath path, Route.Match match, RetryPolicy hostRetry,
+      boolean validateClusters) throws ConfigException {
+    ROUTE_ACTION.check(a, path);
+    List<Route.WeightedCluster> clusters = new ArrayList<>();
+    Optional<String> clusterHeader = Optional.empty();
+    switch (a.getClusterSpecifierCase()) {
+      case CLUSTER -> clusters.add(new Route.WeightedCluster(
+          cluster(a.getCluster(), path.field("cluster"), validateClusters), 1));
+      case CLUSTER_HEADER -> clusterHeader = Optional.of(
+          HeaderMutationTranslator.headerName(a.getClusterHeader(), path.field("cluster_header")));
+      case WEIGHTED_CLUSTERS -> clusters.addAll(
+          weightedClusters(a.getWeightedClusters(), path.field("weighted_clusters"), validateClusters));
+      default -> throw new ConfigException(path, "one of cluster, cluster_header or weighted_clusters is required");
+    }
+    Optional<String> prefixRewrite = Optional.empty();
+    if (!a.getPrefixRewrite().isEmpty()) {
+      if (match.path() instanceof PathMatch.Regex) {
+        throw new ConfigException(path.field("prefix_rewrite"), "prefix_rewrite cannot be used with a safe_regex match");
+      }
+      prefixRewrite = Optional.of(a.getPrefixRewrite());
+    }
+    Optional<String> hostRewrite = Optional.empty();
+    boolean autoHostRewrite = false;
+    switch (a.getHostRewriteSpecifierCase()) {
+      case HOST_REWRITE_LITERAL -> {
+        if (a.getHostRewriteLiteral().isEmpty()) {
+          throw new ConfigException(path.field("host_rewrite_literal"), "must not be empty");
+        }
+        hostRewrite = Optional.of(a.getHostRewriteLiteral());
+      }
+      case AUTO_HOST_REWRITE -> autoHostRewrite = a.getAutoHostRewrite().getValue();
+      default -> { }
+    }
+    Duration timeout = ProtoValues.duration(a.hasTimeout(), a.getTimeout(), path.field("timeout"),
+        DEFAULT_ROUTE_TIMEOUT);
+    Optional<Duration> idleTimeout = a.hasIdleTimeout()
+        ? Optional.of(ProtoValues.duration(true, a.getIdleTimeout(), path.field("idle_timeout"), Duration.ZERO))
+        : Optional.empty();
+    // The route's policy replaces the virtual host's, as in Envoy; resolved here, once.
+    RetryPolicy retry = a.hasRetryPolicy()
+        ? RetryPolicyTranslator.translate(a.getRetryPolicy(), path.field("retry_policy"))
+        : hostRetry;
+    return new Route.RouteAction(clusters, clusterHeader, prefixRewrite, hostRewrite, autoHostRewrite, timeout,
+        idleTimeout, retry);
+  }
+
+  @SuppressWarnings("deprecation") // total_weight: deprecated, still accepted (and checked) by Envoy
+  private List<Route.WeightedCluster> weightedClusters(WeightedCluster w, FieldPath path, boolean validateClusters)
+      throws ConfigException {
+    WEIGHTED_CLUSTER.check(w, path);
+    if (w.getClustersCount() == 0) {
+      throw new ConfigException(path.field("clusters"), "at least one cluster is required");
+    }
+    List<Route.WeightedCluster> result = new ArrayList<>();
+    long total = 0;
+    for (int i = 0; i < w.getClustersCount(); i++) {
+      FieldPath cwPath = path.field("clusters").index(i);
+      WeightedCluster.ClusterWeight cw = w.getClusters(i);
+      CLUSTER_WEIGHT.check(cw, cwPath);
+      String name = cluster(cw.getName(), cwPath.field("name"), validateClusters);
+      int weight = ProtoValues.uint32(cw.hasWeight(), cw.getWeight(), cwPath.field("weight"), 0, 0);
+      total += weight;
+      result.add(new Route.WeightedCluster(name, weight));
+    }
+    if (total == 0) {
+      throw new ConfigException(path, "the sum of the cluster weights must be greater than 0");
+    }
+    if (total > Integer.MAX_VALUE) {
+      throw new ConfigException(path, "the sum of the cluster weights (" + total + ") is larger than "
+          + Integer.MAX_VALUE);
+    }
+    if (w.hasTotalWeight() && Integer.toUnsignedLong(w.getTotalWeight().getValue()) != total) {
+      throw new ConfigException(path.field("total_weight"), "is " + Integer.toUnsignedLong(w.getTotalWeight()
+          .getValue()) + " but the cluster weights add up to " + total);
+    }
+    return result;
+  }
+
+  private String cluster(String name, FieldPath path, boolean validateClusters) throws ConfigException {
+    if (name.isEmpty()) {
+      throw new ConfigException(path, "a cluster name is required");
+    }
+    if (validateClusters && !clusterNames.contains(name)) {
+      throw new ConfigException(path, "unknown cluster \"" + name + "\" (not in static_resources.clusters)");
+    }
+    return name;
+  }
+
+  private static Route.Redirect redirect(RedirectAction r, FieldPath path) throws ConfigException {
+    REDIRECT.check(r, path);
+    Optional<String> scheme = switch (r.getSchemeRewriteSpecifierCase()) {
+      case HTTPS_REDIRECT -> r.getHttpsRedirect() ? Optional.of("https") : Optional.empty();
+      case SCHEME_REDIRECT -> Optional.of(r.getSchemeRedirect().toLowerCase(Locale.ROOT));
+      default -> Optional.empty();
+    };
+    Optional<String> host = r.getHostRedirect().isEmpty() ? Optional.empty() : Optional.of(r.getHostRedirect());
+    Optional<Integer> port = r.getPortRedirect() == 0
+        ? Optional.empty()
+        : Optional.of(ProtoValues.port(r.getPortRedirect(), path.field("port_redirect"), 1));
+    Optional<String> redirectPath = Optional.empty();
+    Optional<String> prefixRewrite = Optional.empty();
+    switch (r.getPathRewriteSpecifierCase()) {
+      case PATH_REDIRECT -> redirectPath = Optional.of(r.getPathRedirect());
+      case PREFIX_REWRITE -> prefixRewrite = Optional.of(r.getPrefixRewrite());
+      default -> { }
+    }
+    int code = switch (r.getResponseCode()) {
+      case MOVED_PERMANENTLY -> 301;
+      case FOUND -> 302;
+      case SEE_OTHER -> 303;
+      case TEMPORARY_REDIRECT -> 307;
+      case PERMANENT_REDIRECT -> 308;
+      default -> throw new ConfigException(path.field("response_code"), r.getResponseCode() + " is not supported");
+    };
+    return new Route.Redirect(scheme, host, port, redirectPath, prefixRewrite, r.getStripQuery(), code);
+  }
+
+  private static Route.DirectResponse directResponse(DirectResponseAction d, FieldPath path) throws ConfigException {
+    DIRECT_RESPONSE.check(d, path);
+    long status = Integer.toUnsignedLong(d.getStatus());
+    if (status < 200 || status > 599) {
+      throw new ConfigException(path.field("status"), status + " is not between 200 and 599");
+    }
+    Optional<String> body = Optional.empty();
+    if (d.hasBody()) {
+      FieldPath bodyPath = path.field("body");
+      BODY.check(d.getBody(), bodyPath);
+      String text = d.getBody().getInlineString();
+      if (text.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_DIRECT_RESPONSE_BODY) {
+        throw new ConfigException(bodyPath.field("inline_string"), "the body is larger than "
+            + MAX_DIRECT_RESPONSE_BODY + " bytes");
+      }
+      body = text.isEmpty() ? Optional.empty() : Optional.of(text);
+    }
+    return new Route.DirectResponse((int) status, body);
+  }
+
+  /** The string values of {@code filter_metadata}, keyed {@code <filter>.<key>}; other values are not kept. */
+  static Map<String, String> metadata(Metadata m, FieldPath path) throws ConfigException {
+    METADATA.check(m, path);
+    Map<String, String> flat = new LinkedHashMap<>();
+    for (Map.Entry<String, Struct> filter : new java.util.TreeMap<>(m.getFilterMetadataMap()).entrySet()) {
+      for (Map.Entry<String, Value> e : new java.util.TreeMap<>(filter.getValue().getFieldsMap()).entrySet()) {
+        if (e.getValue().getKindCase() == Value.KindCase.STRING_VALUE) {
+          String key = filter.getKey() + "." + e.getKey();
+          if (flat.put(key, e.getValue().getStringValue()) != null) {
+            throw new ConfigException(path.field("filter_metadata").key(filter.getKey()),
+                "the flattened key \"" + key + "\" is defined twice");
+          }
+        }
+      }
+    }
+    return flat;
+  }
+}

@@ -1,0 +1,81 @@
+package io.spillway.edge.stats;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A monotonically increasing count, such as {@code cluster.backend.upstream_rq_total}.
+ *
+ * <p><b>Cost.</b> Built once with the config that owns it and held by reference; {@link #inc()} is one
+ * {@link LongAdder#increment()} (a CAS on the base cell when uncontended, otherwise on one of the
+ * adder's striped, cache-line-padded cells picked by the thread's probe, so event loops do not
+ * bounce a shared line) plus a read of the {@code used} flag, which is written once. No lock, no
+ * allocation once the adder has grown its cells, no name lookup. A JMH benchmark should compare
+ * {@code inc()} from one and from N threads against {@code AtomicLong.incrementAndGet()}; expect a
+ * few nanoseconds and flat scaling. Reading ({@link #value()}) sums the cells and is meant for the
+ * admin and flush paths only.
+ *
+ * <p>{@code /reset_counters} does not touch the cells: it records the current sum as a baseline
+ * that {@link #value()} subtracts, so increments racing with a reset are never lost.
+ */
+public final class Counter implements Stat {
+
+  private final StatName statName;
+  private final LongAdder total = new LongAdder();
+  private volatile long resetBaseline;
+  private volatile boolean used;
+
+  Counter(StatName statName) {
+    this.statName = statName;
+  }
+
+  /** Adds one. Hot path. */
+  public void inc() {
+    total.increment();
+    markUsed();
+  }
+
+  /**
+   * Adds {@code amount}. Hot path.
+   *
+   * @throws IllegalArgumentException if {@code amount} is negative: counters only go up
+   */
+  public void add(long amount) {
+    if (amount < 0) {
+      throw new IllegalArgumentException("counter " + statName.name() + " cannot go down by " + amount);
+    }
+    total.add(amount);
+    markUsed();
+  }
+
+  /** The count since creation or the last reset. Sums the striped cells: not for the hot path. */
+  public long value() {
+    // Baseline first: it is a past sum, and the cells only grow, so the difference is never negative.
+    long baseline = resetBaseline;
+    return total.sum() - baseline;
+  }
+
+  @Override
+  public StatName statName() {
+    return statName;
+  }
+
+  @Override
+  public boolean used() {
+    return used;
+  }
+
+  void reset() {
+    resetBaseline = total.sum();
+  }
+
+  private void markUsed() {
+    if (!used) {
+      used = true;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return statName.name() + ": " + value();
+  }
+}

@@ -1,0 +1,118 @@
+package io.spillway.edge.stats;
+
+import java.util.concurrent.locks.ReentrantLock;
+import org.HdrHistogram.Recorder;
+
+/**
+ * A distribution of values, such as {@code cluster.backend.upstream_rq_time} in milliseconds.
+ *
+ * <p><b>Writer side (hot path).</b> {@link #record(long)} goes into an HdrHistogram {@link Recorder}:
+ * wait-free (an atomic increment to enter the writer phase and one on the value's bucket), no lock,
+ * no allocation unless a value beyond every earlier one makes the counts array grow. Two significant
+ * digits, like Envoy's log-linear histograms: values below 256 are exact, larger ones within 1%.
+ *
+ * <p><b>Reader side (admin threads).</b> {@link #snapshot()} swaps out the values recorded since the
+ * previous snapshot (the <em>interval</em>), merges them into a <em>cumulative</em> histogram owned by
+ * the reader side, and computes quantiles and Prometheus buckets from both. Readers serialize on a
+ * lock that {@link #record(long)} never takes. Every rendering takes a snapshot, so the interval is
+ * "since the previous rendering of any kind" (Envoy's is "since the previous stats flush").
+ */
+public final class Histogram implements Stat {
+
+  /** The unit recorded values are in; quantiles, sums and Prometheus buckets are in the same unit. */
+  public enum Unit {
+    UNSPECIFIED(1),
+    BYTES(1),
+    MICROSECONDS(1),
+    MILLISECONDS(1),
+    /**
+     * A fraction recorded in fixed point: record {@code fraction * PERCENT_SCALE} (so 1.0, i.e.
+     * 100%, is {@value Histogram#PERCENT_SCALE}); renderings divide by the scale, as Envoy does.
+     */
+    PERCENT(PERCENT_SCALE);
+
+    private final long scale;
+
+    Unit(long scale) {
+      this.scale = scale;
+    }
+
+    /** Recorded values are divided by this to render them. */
+    public long scale() {
+      return scale;
+    }
+  }
+
+  /** Fixed-point scale of {@link Unit#PERCENT} values, as Envoy's {@code Histogram::PercentScale}. */
+  public static final long PERCENT_SCALE = 1_000_000;
+
+  private static final int SIGNIFICANT_DIGITS = 2;
+
+  private final StatName statName;
+  private final Unit unit;
+  private final Recorder recorder = new Recorder(SIGNIFICANT_DIGITS);
+  private volatile boolean used;
+
+  private final ReentrantLock readerLock = new ReentrantLock();
+  // Guarded by readerLock.
+  private final org.HdrHistogram.Histogram cumulative = new org.HdrHistogram.Histogram(SIGNIFICANT_DIGITS);
+  private org.HdrHistogram.Histogram recycledInterval;
+
+  Histogram(StatName statName, Unit unit) {
+    this.statName = statName;
+    this.unit = unit;
+  }
+
+  /** Records one value in this histogram's {@link #unit()}; negative values count as 0. Hot path. */
+  public void record(long value) {
+    recorder.recordValue(value < 0 ? 0 : value);
+    if (!used) {
+      used = true;
+    }
+  }
+
+  public Unit unit() {
+    return unit;
+  }
+
+  /**
+   * Takes the values recorded since the previous snapshot, merges them into the cumulative
+   * histogram and returns both summarized. Reader side: may be called from several admin threads.
+   */
+  public HistogramSnapshot snapshot() {
+    readerLock.lock();
+    try {
+      org.HdrHistogram.Histogram interval = recorder.getIntervalHistogram(recycledInterval);
+      cumulative.add(interval);
+      recycledInterval = interval;
+      return HistogramSnapshot.of(unit, interval, cumulative);
+    } finally {
+      readerLock.unlock();
+    }
+  }
+
+  @Override
+  public StatName statName() {
+    return statName;
+  }
+
+  @Override
+  public boolean used() {
+    return used;
+  }
+
+  void reset() {
+    readerLock.lock();
+    try {
+      recorder.reset();
+      cumulative.reset();
+    } finally {
+      readerLock.unlock();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return statName.name() + " (" + unit + ")";
+  }
+}

@@ -1,0 +1,579 @@
+package io.spillway.edge.config;
+
+import static io.spillway.edge.config.BootstrapYaml.HCM;
+import static io.spillway.edge.config.BootstrapYaml.ROUTE;
+import static io.spillway.edge.config.BootstrapYaml.VHOST;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.Any;
+import io.envoyproxy.envoy.config.bootstrap.v3.Bootstrap;
+import io.envoyproxy.envoy.config.listener.v3.Filter;
+import io.envoyproxy.envoy.extensions.filters.http.router.v3.Router;
+import org.junit.jupiter.api.Test;
+
+/** Every rejection names the offending field's full path, and the first problem wins. */
+class ConfigRejectionTest {
+
+  private static final String CLUSTER_0 = "static_resources.clusters[0]";
+  private static final String LISTENER_0 = "static_resources.listeners[0]";
+
+  // --- bootstrap ---------------------------------------------------------------------------
+
+  @Test
+  void rejectsDynamicResourcesAsNotSupportedYet() {
+    BootstrapYaml.minimal().top("dynamic_resources: {ads_config: {api_type: GRPC}}\n")
+        .rejects("dynamic_resources: dynamic_resources is not supported yet");
+  }
+
+  @Test
+  void toleratesLaterSectionsOnlyWhileEmpty() throws ConfigException {
+    BootstrapYaml.minimal().top("overload_manager: {}\nwatchdogs: {}\ncluster_manager: {}\n").translate();
+
+    BootstrapYaml.minimal().top("overload_manager: {refresh_interval: 0.25s}\n")
+        .rejects("overload_manager: overload_manager is not supported yet");
+    BootstrapYaml.minimal().top("layered_runtime: {layers: [{name: static, static_layer: {}}]}\n")
+        .rejects("layered_runtime: layered_runtime is not supported yet");
+    BootstrapYaml.minimal().top("stats_sinks: [{name: envoy.stat_sinks.statsd}]\n")
+        .rejects("stats_sinks: stats_sinks is not supported yet");
+  }
+
+  @Test
+  void rejectsAnyOtherBootstrapField() {
+    BootstrapYaml.minimal().top("stats_flush_interval: 5s\n")
+        .rejects("stats_flush_interval: stats_flush_interval is not supported");
+    BootstrapYaml.minimal().top("node: {id: a, user_agent_name: x}\n")
+        .rejects("node.user_agent_name: user_agent_name is not supported");
+    BootstrapYaml.minimal().top("admin: {address: {socket_address: {address: localhost, port_value: 9901}}}\n")
+        .rejects("admin.address.socket_address.address: \"localhost\" is not an IP address"
+            + " (the admin listener binds to an IP address)");
+  }
+
+  // --- listeners ---------------------------------------------------------------------------
+
+  @Test
+  void rejectsDuplicateListenerNamesAndAddresses() {
+    String listener = """
+        static_resources:
+          listeners:
+          - name: a
+            address: {socket_address: {address: 0.0.0.0, port_value: 80}}
+            filter_chains: [{filters: [{name: hcm, typed_config: {
+              "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager,
+              stat_prefix: a, http_filters: [{name: envoy.filters.http.router}], route_config: {}}}]}]
+          - name: %s
+            address: {socket_address: {address: 0.0.0.0, port_value: %d}}
+            filter_chains: [{filters: [{name: hcm, typed_config: {
+              "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager,
+              stat_prefix: b, http_filters: [{name: envoy.filters.http.router}], route_config: {}}}]}]
+        """;
+
+    assertRejects(listener.formatted("a", 81),
+        "static_resources.listeners[1].name: duplicate listener name \"a\" (also static_resources.listeners[0])");
+    assertRejects(listener.formatted("b", 80),
+        "static_resources.listeners[1].address: duplicate address 0.0.0.0:80 (also static_resources.listeners[0])");
+  }
+
+  @Test
+  void rejectsListenerFeaturesOutsideTheSubset() {
+    BootstrapYaml.minimal().listener("enable_reuse_port: false")
+        .rejects(LISTENER_0 + ".enable_reuse_port: enable_reuse_port is not supported");
+    BootstrapYaml.minimal().chain("filter_chain_match: {server_names: [a.example.com]}")
+        .rejects(LISTENER_0 + ".filter_chains[0].filter_chain_match: filter_chain_match is not supported");
+    BootstrapYaml.minimal().listener("connection_balance_config: {exact_balance: {}}")
+        .rejects(LISTENER_0 + ".connection_balance_config: connection_balance_config is not supported");
+    assertRejects(BootstrapYaml.minimal().yaml().replace("port_value: 10000}", "named_port: http}"),
+        LISTENER_0 + ".address.socket_address.named_port: named_port is not supported");
+    assertRejects(BootstrapYaml.minimal().yaml().replace("{address: 0.0.0.0, port_value: 10000}",
+            "{protocol: UDP, address: 0.0.0.0, port_value: 10000}"),
+        LISTENER_0 + ".address.socket_address.protocol: UDP is not supported");
+    assertRejects(BootstrapYaml.minimal().yaml().replace("port_value: 10000}", "port_value: 70000}"),
+        LISTENER_0 + ".address.socket_address.port_value: 70000 is not a valid port (0-65535)");
+  }
+
+  @Test
+  void rejectsAWrongTypeInTheNetworkFilterSlot() throws ConfigException {
+    Bootstrap valid = BootstrapYaml.minimal().parse();
+    Bootstrap.Builder b = valid.toBuilder();
+    b.getStaticResourcesBuilder().getListenersBuilder(0).getFilterChainsBuilder(0)
+        .setFilters(0, Filter.newBuilder().setName("envoy.filters.network.http_connection_manager")
+            .setTypedConfig(Any.pack(Router.getDefaultInstance())));
+
+    assertThatThrownBy(() -> ConfigTranslator.translate(b.build()))
+        .hasMessage(HCM + ": envoy.extensions.filters.http.router.v3.Router (envoy.filters.http.router)"
+            + " cannot be used here: expected a network filter");
+  }
+
+  @Test
+  void rejectsAnUnknownTypeInAProgrammaticBootstrapToo() throws ConfigException {
+    Bootstrap valid = BootstrapYaml.minimal().parse();
+    Bootstrap.Builder b = valid.toBuilder();
+    b.getStaticResourcesBuilder().getListenersBuilder(0).getFilterChainsBuilder(0)
+        .setFilters(0, Filter.newBuilder().setTypedConfig(
+            Any.newBuilder().setTypeUrl("type.googleapis.com/acme.Filter").build()));
+
+    assertThatThrownBy(() -> ConfigTranslator.translate(b.build()))
+        .hasMessage(HCM + ": unknown @type \"type.googleapis.com/acme.Filter\" (not an extension Spillway supports)");
+  }
+
+  // --- connection manager --------------------------------------------------------------------
+
+  @Test
+  void rejectsConnectionManagerSettingsOutsideTheSubset() {
+    BootstrapYaml.minimal().hcm("codec_type: HTTP3").rejects(HCM + ".codec_type: HTTP3 is not supported");
+    BootstrapYaml.minimal().hcm("normalize_path: true")
+        .rejects(HCM + ".normalize_path: normalize_path: true is not supported yet");
+    BootstrapYaml.minimal().hcm("merge_slashes: true")
+        .rejects(HCM + ".merge_slashes: merge_slashes: true is not supported yet");
+    BootstrapYaml.minimal().hcm("common_http_protocol_options: {headers_with_underscores_action: DROP_HEADER}")
+        .rejects(HCM + ".common_http_protocol_options.headers_with_underscores_action: DROP_HEADER is not supported"
+            + " (only ALLOW)");
+    BootstrapYaml.minimal().hcm("tracing: {}").rejects(HCM + ".tracing: tracing is not supported");
+    BootstrapYaml.minimal().hcm("max_request_headers_kb: 9000")
+        .rejects(HCM + ".max_request_headers_kb: must be at most 8192");
+  }
+
+  @Test
+  void rejectsRdsAsNotSupportedYet() {
+    assertRejects(BootstrapYaml.minimal().yaml().replace("          route_config:\n            name: local_route\n",
+            "          rds: {route_config_name: r, config_source: {ads: {}}}\n          route_config_x:\n"),
+        HCM + ".route_config_x: unknown field (not in"
+            + " envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager)");
+    String yaml = BootstrapYaml.minimal().yaml();
+    String rds = yaml.substring(0, yaml.indexOf("          route_config:"))
+        + "          rds: {route_config_name: r, config_source: {ads: {}}}\n"
+        + yaml.substring(yaml.indexOf("  clusters:"));
+    assertRejects(rds, HCM + ".rds: rds is not supported yet");
+  }
+
+  @Test
+  void requiresAStatPrefix() {
+    assertRejects(BootstrapYaml.minimal().yaml().replace("stat_prefix: ingress_http", "stat_prefix: \"\""),
+        HCM + ".stat_prefix: stat_prefix is required");
+  }
+
+  @Test
+  void rejectsUnsupportedHttpFiltersAndABadFilterOrder() {
+    BootstrapYaml.minimal()
+        .httpFilters("""
+            - name: envoy.filters.http.fault
+            - name: envoy.filters.http.router
+            """)
+        .rejects(HCM + ".http_filters[0]: envoy.filters.http.fault is not supported");
+    BootstrapYaml.minimal()
+        .httpFilters("""
+            - name: envoy.filters.http.router
+            - name: envoy.filters.http.buffer
+              typed_config:
+                "@type": type.googleapis.com/envoy.extensions.filters.http.buffer.v3.Buffer
+                max_request_bytes: 1024
+            """)
+        .rejects(HCM + ".http_filters[1]: envoy.filters.http.buffer comes after envoy.filters.http.router,"
+            + " which must be the last filter");
+    BootstrapYaml.minimal()
+        .httpFilters("""
+            - name: envoy.filters.http.buffer
+              typed_config:
+                "@type": type.googleapis.com/envoy.extensions.filters.http.buffer.v3.Buffer
+                max_request_bytes: 1024
+            """)
+        .rejects(HCM + ".http_filters: envoy.filters.http.router is required as the last filter");
+    BootstrapYaml.minimal()
+        .httpFilters("""
+            - name: envoy.filters.http.buffer
+            - name: envoy.filters.http.router
+            """)
+        .rejects(HCM + ".http_filters[0].typed_config: typed_config is required for envoy.filters.http.buffer");
+    BootstrapYaml.minimal()
+        .httpFilters("""
+            - name: envoy.filters.http.buffer
+              typed_config: {"@type": type.googleapis.com/envoy.extensions.filters.http.buffer.v3.Buffer}
+            - name: envoy.filters.http.router
+            """)
+        .rejects(HCM + ".http_filters[0].typed_config.max_request_bytes: max_request_bytes is required");
+    BootstrapYaml.minimal()
+        .httpFilters("""
+            - name: envoy.filters.http.router
+              typed_config:
+                "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+                suppress_envoy_headers: true
+            """)
+        .rejects(HCM + ".http_filters[0].typed_config.suppress_envoy_headers: suppress_envoy_headers is not"
+            + " supported");
+  }
+
+  // --- routes --------------------------------------------------------------------------------
+
+  @Test
+  void rejectsABadRegexNamingTheField() {
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {safe_regex: {regex: "/items/(["}}
+              route: {cluster: backend}
+            """)
+        .rejects(ROUTE + ".match.safe_regex.regex: invalid regular expression \"/items/([\": Unclosed character"
+            + " class near index 8");
+    BootstrapYaml.minimal()
+        .routes("""
+            - match:
+                prefix: /
+                headers: [{name: x-v, string_match: {safe_regex: {regex: "*"}}}]
+              route: {cluster: backend}
+            """)
+        .rejects(ROUTE + ".match.headers[0].string_match.safe_regex.regex: invalid regular expression \"*\":"
+            + " Dangling meta character '*' near index 0");
+  }
+
+  @Test
+  void rejectsARouteToAMissingCluster() {
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              route: {cluster: nope}
+            """)
+        .rejects(ROUTE + ".route.cluster: unknown cluster \"nope\" (not in static_resources.clusters)");
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              route: {weighted_clusters: {clusters: [{name: backend, weight: 1}, {name: gone, weight: 1}]}}
+            """)
+        .rejects(ROUTE + ".route.weighted_clusters.clusters[1].name: unknown cluster \"gone\""
+            + " (not in static_resources.clusters)");
+  }
+
+  @Test
+  void rejectsWeightedClustersWhoseWeightsAddUpToZero() {
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              route: {weighted_clusters: {clusters: [{name: backend, weight: 0}, {name: backend}]}}
+            """)
+        .rejects(ROUTE + ".route.weighted_clusters: the sum of the cluster weights must be greater than 0");
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              route: {weighted_clusters: {clusters: [{name: backend, weight: 3}], total_weight: 100}}
+            """)
+        .rejects(ROUTE + ".route.weighted_clusters.total_weight: is 100 but the cluster weights add up to 3");
+  }
+
+  @Test
+  void rejectsDuplicateAndMalformedDomains() {
+    BootstrapYaml.minimal()
+        .virtualHosts("""
+            - name: a
+              domains: [example.com]
+              routes: [{match: {prefix: /}, route: {cluster: backend}}]
+            - name: b
+              domains: [Example.com]
+              routes: [{match: {prefix: /}, route: {cluster: backend}}]
+            """)
+        .rejects(HCM + ".route_config.virtual_hosts[1].domains[0]: duplicate domain \"example.com\" (also "
+            + VHOST + ".domains[0])");
+    BootstrapYaml.minimal()
+        .virtualHosts("""
+            - name: a
+              domains: ["*foo.*"]
+              routes: []
+            """)
+        .rejects(VHOST + ".domains[0]: \"*foo.*\" is not a valid domain: a wildcard may only be the whole domain or"
+            + " its first or last character");
+    BootstrapYaml.minimal()
+        .virtualHosts("""
+            - name: a
+              domains: ["foo.*.com"]
+            """)
+        .rejects(VHOST + ".domains[0]: \"foo.*.com\" is not a valid domain: a wildcard may only be the whole domain"
+            + " or its first or last character");
+    BootstrapYaml.minimal().virtualHosts("- name: a\n")
+        .rejects(VHOST + ".domains: at least one domain is required");
+  }
+
+  @Test
+  void rejectsUnknownRetryConditions() {
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              route: {cluster: backend, retry_policy: {retry_on: "5xx,refused-stream"}}
+            """)
+        .rejects(ROUTE + ".route.retry_policy.retry_on: refused-stream is not supported");
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              route:
+                cluster: backend
+                retry_policy: {retry_on: 5xx, retry_back_off: {base_interval: 1s, max_interval: 0.5s}}
+            """)
+        .rejects(ROUTE + ".route.retry_policy.retry_back_off.max_interval: must be at least base_interval");
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              route: {cluster: backend, retry_policy: {retry_on: 5xx, retry_host_predicate: [{name: x}]}}
+            """)
+        .rejects(ROUTE + ".route.retry_policy.retry_host_predicate: retry_host_predicate is not supported");
+  }
+
+  @Test
+  void rejectsRouteFeaturesOutsideTheSubset() {
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              route: {cluster: backend, hash_policy: [{header: {header_name: x-user}}]}
+            """)
+        .rejects(ROUTE + ".route.hash_policy: hash_policy is not supported");
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /, runtime_fraction: {default_value: {numerator: 50}}}
+              route: {cluster: backend}
+            """)
+        .rejects(ROUTE + ".match.runtime_fraction: runtime_fraction is not supported");
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {safe_regex: {regex: "/a.*"}}
+              route: {cluster: backend, prefix_rewrite: /b}
+            """)
+        .rejects(ROUTE + ".route.prefix_rewrite: prefix_rewrite cannot be used with a safe_regex match");
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              direct_response: {status: 99}
+            """)
+        .rejects(ROUTE + ".direct_response.status: 99 is not between 200 and 599");
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              direct_response: {status: 200, body: {filename: /tmp/body}}
+            """)
+        .rejects(ROUTE + ".direct_response.body.filename: filename is not supported");
+    BootstrapYaml.minimal()
+        .routes("- match: {prefix: /}\n")
+        .rejects(ROUTE + ": one of route, redirect or direct_response is required");
+    BootstrapYaml.minimal()
+        .routes("- route: {cluster: backend}\n")
+        .rejects(ROUTE + ".match: match is required");
+  }
+
+  @Test
+  void rejectsHeaderMutationsEnvoyWouldRejectOrSpillwayCannotExpress() {
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              route: {cluster: backend}
+              request_headers_to_add: [{header: {key: x-client, value: "%DOWNSTREAM_REMOTE_ADDRESS%"}}]
+            """)
+        .rejects(ROUTE + ".request_headers_to_add[0].header.value: %...% substitutions are not supported (write %%"
+            + " for a literal %)");
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              route: {cluster: backend}
+              request_headers_to_add: [{header: {key: Host, value: x}}]
+            """)
+        .rejects(ROUTE + ".request_headers_to_add[0].header.key: \"Host\" may not be modified (pseudo-headers and"
+            + " host are protected)");
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              route: {cluster: backend}
+              response_headers_to_remove: [":status"]
+            """)
+        .rejects(ROUTE + ".response_headers_to_remove[0]: \":status\" may not be removed (pseudo-headers are"
+            + " protected)");
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              route: {cluster: backend}
+              request_headers_to_add: [{header: {key: x-a, value: b}, append_action: ADD_IF_ABSENT}]
+            """)
+        .rejects(ROUTE + ".request_headers_to_add[0].append_action: ADD_IF_ABSENT is not supported");
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              route: {cluster: backend}
+              request_headers_to_add:
+              - {header: {key: x-a, value: b}, append: false, append_action: OVERWRITE_IF_EXISTS_OR_ADD}
+            """)
+        .rejects(ROUTE + ".request_headers_to_add[0].append_action: append and append_action cannot both be set");
+    BootstrapYaml.minimal()
+        .routes("""
+            - match: {prefix: /}
+              route: {cluster: backend}
+              request_headers_to_add: [{header: {key: "bad header", value: b}}]
+            """)
+        .rejects(ROUTE + ".request_headers_to_add[0].header.key: \"bad header\" is not a valid header name");
+  }
+
+  // --- clusters ------------------------------------------------------------------------------
+
+  @Test
+  void rejectsUnsupportedLoadBalancers() {
+    BootstrapYaml.minimal().clusters("- {name: backend, lb_policy: MAGLEV}\n")
+        .rejects(CLUSTER_0 + ".lb_policy: MAGLEV is not supported");
+    BootstrapYaml.minimal().clusters("- {name: backend, lb_policy: RING_HASH}\n")
+        .rejects(CLUSTER_0 + ".lb_policy: RING_HASH is not supported");
+    BootstrapYaml.minimal()
+        .clusters("- {name: backend, lb_policy: LEAST_REQUEST, least_request_lb_config: {choice_count: 1}}\n")
+        .rejects(CLUSTER_0 + ".least_request_lb_config.choice_count: must be at least 2");
+  }
+
+  @Test
+  void rejectsUnsupportedDiscoveryTypes() {
+    BootstrapYaml.minimal().clusters("- {name: backend, type: LOGICAL_DNS}\n")
+        .rejects(CLUSTER_0 + ".type: LOGICAL_DNS is not supported");
+    BootstrapYaml.minimal().clusters("- {name: backend, type: ORIGINAL_DST}\n")
+        .rejects(CLUSTER_0 + ".type: ORIGINAL_DST is not supported");
+    BootstrapYaml.minimal().clusters("- {name: backend, type: EDS}\n")
+        .rejects(CLUSTER_0 + ".type: EDS is not supported yet");
+  }
+
+  @Test
+  void rejectsAStaticClusterWithADnsName() {
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              type: STATIC
+              load_assignment:
+                endpoints:
+                - lb_endpoints:
+                  - endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: 80}}}
+                  - endpoint: {address: {socket_address: {address: backend.internal, port_value: 80}}}
+            """)
+        .rejects(CLUSTER_0 + ".load_assignment.endpoints[0].lb_endpoints[1].endpoint.address.socket_address.address:"
+            + " \"backend.internal\" is not an IP address (a STATIC cluster needs IP addresses; use STRICT_DNS for"
+            + " names)");
+  }
+
+  @Test
+  void rejectsBadEndpoints() {
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              type: STRICT_DNS
+              load_assignment:
+                endpoints:
+                - lb_endpoints:
+                  - endpoint: {address: {socket_address: {address: "bad host", port_value: 80}}}
+            """)
+        .rejects(CLUSTER_0 + ".load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address.address:"
+            + " \"bad host\" is neither an IP address nor a DNS name");
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              load_assignment:
+                endpoints:
+                - lb_endpoints:
+                  - endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: 0}}}
+            """)
+        .rejects(CLUSTER_0 + ".load_assignment.endpoints[0].lb_endpoints[0].endpoint.address.socket_address"
+            + ".port_value: 0 is not a valid port (1-65535)");
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              load_assignment:
+                endpoints:
+                - priority: 1
+                  lb_endpoints: []
+            """)
+        .rejects(CLUSTER_0 + ".load_assignment.endpoints[0].priority: priority is not supported");
+  }
+
+  @Test
+  void rejectsAHighPriorityThreshold() {
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              circuit_breakers:
+                thresholds:
+                - {priority: DEFAULT, max_connections: 10}
+                - {priority: HIGH, max_connections: 20}
+            """)
+        .rejects(CLUSTER_0 + ".circuit_breakers.thresholds[1].priority: HIGH is not supported");
+  }
+
+  @Test
+  void rejectsDuplicateClusterNames() {
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+            - name: other
+            - name: backend
+            """)
+        .rejects("static_resources.clusters[2].name: duplicate cluster name \"backend\" (also"
+            + " static_resources.clusters[0])");
+  }
+
+  @Test
+  void rejectsClusterFeaturesPlannedForLater() {
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              transport_socket:
+                name: envoy.transport_sockets.tls
+                typed_config:
+                  "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext
+            """)
+        .rejects(CLUSTER_0 + ".transport_socket: transport_socket is not supported yet");
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              health_checks: [{timeout: 1s, interval: 5s, http_health_check: {path: /healthz}}]
+            """)
+        .rejects(CLUSTER_0 + ".health_checks: health_checks is not supported yet");
+    BootstrapYaml.minimal().clusters("- {name: backend, outlier_detection: {}}\n")
+        .rejects(CLUSTER_0 + ".outlier_detection: outlier_detection is not supported yet");
+  }
+
+  @Test
+  void rejectsConflictingOrUnsupportedProtocolOptions() {
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              http2_protocol_options: {}
+              typed_extension_protocol_options:
+                envoy.extensions.upstreams.http.v3.HttpProtocolOptions:
+                  "@type": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions
+                  explicit_http_config: {http2_protocol_options: {}}
+            """)
+        .rejects(CLUSTER_0 + ".http2_protocol_options: http2_protocol_options cannot be combined with " + CLUSTER_0
+            + ".typed_extension_protocol_options[\"envoy.extensions.upstreams.http.v3.HttpProtocolOptions\"]; set it"
+            + " there");
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              typed_extension_protocol_options:
+                envoy.extensions.upstreams.http.v3.HttpProtocolOptions:
+                  "@type": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions
+                  explicit_http_config: {http2_protocol_options: {max_concurrent_streams: 10}}
+            """)
+        .rejects(CLUSTER_0 + ".typed_extension_protocol_options[\"envoy.extensions.upstreams.http.v3"
+            + ".HttpProtocolOptions\"].explicit_http_config.http2_protocol_options.max_concurrent_streams:"
+            + " max_concurrent_streams is not supported");
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              typed_extension_protocol_options:
+                envoy.extensions.upstreams.http.v3.HttpProtocolOptions:
+                  "@type": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions
+                  auto_config: {}
+            """)
+        .rejects(CLUSTER_0 + ".typed_extension_protocol_options[\"envoy.extensions.upstreams.http.v3"
+            + ".HttpProtocolOptions\"].auto_config: auto_config is not supported");
+  }
+
+  @Test
+  void reportsTheFirstProblemOnly() {
+    ConfigException e = org.assertj.core.api.Assertions.catchThrowableOfType(ConfigException.class,
+        () -> BootstrapYaml.minimal()
+            .clusters("- {name: backend, lb_policy: MAGLEV, type: LOGICAL_DNS}\n")
+            .translate());
+
+    assertThat(e.path()).isEqualTo(CLUSTER_0 + ".type");
+    assertThat(e.rule()).isEqualTo("LOGICAL_DNS is not supported");
+  }
+
+  private static void assertRejects(String yaml, String message) {
+    assertThatThrownBy(() -> ConfigTranslator.translate(BootstrapLoader.parse(yaml, BootstrapLoader.Format.YAML)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(message);
+  }
+}
