@@ -165,8 +165,9 @@ final class ActiveRequest implements RequestView {
     if (HttpUtil.is100ContinueExpected(req)) {
       headers.remove(HttpHeaderNames.EXPECT);
       if (!endStream) {
-        downstream.sendHeaders(new io.netty.handler.codec.http.DefaultHttpResponse(
-            HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE), false);
+        // A complete 1xx message: the encoders then expect the real response head next.
+        downstream.sendHeaders(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE,
+            Unpooled.EMPTY_BUFFER), true);
       }
     }
     entry = hcm.routes().match(this);

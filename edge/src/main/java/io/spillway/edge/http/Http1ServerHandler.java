@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
  * for it (RFC 9112 §9.6) — and its idle and request-header timeouts.
  */
 final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements Downstream {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http1ServerHandler.class);
 
   private static final int PAUSE_BACKPRESSURE = 1;
   private static final int PAUSE_PIPELINING = 2;
@@ -179,6 +180,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    log.debug("downstream HTTP/1 connection error on {}: {}", ctx.channel(), cause.toString());
     ctx.close();
   }
 

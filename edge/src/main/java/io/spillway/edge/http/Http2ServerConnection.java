@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
  * the open streams finish or the drain timeout passes (RFC 9113 §6.8).
  */
 final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http2ServerConnection.class);
 
   private final HttpConnectionManager hcm;
   private final Http2FrameCodec codec;
@@ -85,6 +86,7 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    log.debug("downstream HTTP/2 connection error on {}: {}", ctx.channel(), cause.toString());
     ctx.close();
   }
 

@@ -19,6 +19,7 @@ import io.spillway.edge.upstream.Worker;
  * response that ends before the request is followed by RST_STREAM(NO_ERROR) (RFC 9113 §8.1).
  */
 final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implements Downstream {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http2StreamServerHandler.class);
 
   private final HttpConnectionManager hcm;
   private final Worker worker;
@@ -89,6 +90,7 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implem
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    log.debug("downstream HTTP/2 stream error on {}: {}", ctx.channel(), cause.toString());
     ctx.close();
   }
 

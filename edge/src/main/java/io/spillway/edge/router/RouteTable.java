@@ -63,8 +63,8 @@ public final class RouteTable {
     RetryPolicy retry = vh.retryPolicy();
     int[] cumulative = new int[0];
     if (route.action() instanceof Route.RouteAction action) {
-      if (action.retryPolicy().enabled()) {
-        retry = action.retryPolicy();
+      if (action.retryPolicy() != RetryPolicy.NONE) {
+        retry = action.retryPolicy(); // a route's own policy replaces the virtual host's, even with 0 retries
       }
       if (action.clusters().size() > 1) {
         cumulative = new int[action.clusters().size()];

@@ -264,6 +264,7 @@ public final class EdgeServer implements AdminContext {
     return startedAt;
   }
 
+  @Override
   public Clock clock() {
     return clock;
   }

@@ -19,6 +19,7 @@ import io.netty.util.ReferenceCountUtil;
  * close (RFC 9112 §9.6) or the exchange was reset.
  */
 final class Http1Connection extends ChannelInboundHandlerAdapter implements UpstreamStream {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http1Connection.class);
 
   private final Http1Pool pool;
   private ChannelHandlerContext ctx;
@@ -216,6 +217,7 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    log.debug("upstream HTTP/1 connection error on {}: {}", ctx.channel(), cause.toString());
     keepAlive = false;
     ctx.close();
   }

@@ -24,6 +24,7 @@ import java.util.List;
  * received GOAWAY takes no new streams and closes once its streams are done.
  */
 final class Http2Pool extends HostPool {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http2Pool.class);
 
   private final List<Connection> connections = new ArrayList<>();
   private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
@@ -211,6 +212,7 @@ final class Http2Pool extends HostPool {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      log.debug("upstream HTTP/2 connection error on {}: {}", ctx.channel(), cause.toString());
       ctx.close();
     }
   }

@@ -18,6 +18,7 @@ import io.netty.util.ReferenceCountUtil;
  * directions have ended; a reset sends RST_STREAM(CANCEL).
  */
 final class Http2StreamHandler extends ChannelInboundHandlerAdapter implements UpstreamStream {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http2StreamHandler.class);
 
   private final Host host;
   private final Cluster cluster;
@@ -155,6 +156,7 @@ final class Http2StreamHandler extends ChannelInboundHandlerAdapter implements U
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    log.debug("upstream HTTP/2 stream error on {}: {}", ctx.channel(), cause.toString());
     ctx.close();
   }
 }
