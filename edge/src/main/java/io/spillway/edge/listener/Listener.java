@@ -13,11 +13,9 @@ import io.netty.channel.ServerChannel;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.ssl.SslContext;
-import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.GlobalEventExecutor;
@@ -27,13 +25,10 @@ import io.spillway.edge.http.DownstreamEvents;
 import io.spillway.edge.http.HttpConnectionManager;
 import io.spillway.edge.http.HttpPipelines;
 import io.spillway.edge.upstream.Worker;
-import java.io.File;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-import javax.net.ssl.SSLException;
 
 /**
  * One listener at run time: its bound socket, the initializer every accepted connection goes
@@ -52,13 +47,16 @@ public final class Listener {
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private Channel serverChannel;
 
-  public Listener(ListenerConfig config, HttpConnectionManager hcm, ListenerStats stats, Map<EventLoop, Worker> workers)
-      throws SSLException {
+  /**
+   * @param ssl the TLS context built from the listener's DownstreamTlsContext, or null for cleartext
+   */
+  public Listener(ListenerConfig config, HttpConnectionManager hcm, ListenerStats stats, Map<EventLoop, Worker> workers,
+      SslContext ssl) {
     this.config = config;
     this.hcm = hcm;
     this.stats = stats;
     this.workers = Map.copyOf(workers);
-    this.ssl = config.tls().isPresent() ? sslContext(config.tls().get()) : null;
+    this.ssl = ssl;
   }
 
   public ListenerConfig config() {
@@ -170,18 +168,5 @@ public final class Listener {
   /** Closes every connection still open. */
   public void closeConnections() {
     connections.close().awaitUninterruptibly();
-  }
-
-  private static SslContext sslContext(ListenerConfig.TlsContext tls) throws SSLException {
-    List<String> alpn = tls.alpnProtocols();
-    SslContextBuilder b = SslContextBuilder.forServer(new File(tls.certificateChainPath()), new File(tls.privateKeyPath()));
-    if (!alpn.isEmpty()) {
-      b.applicationProtocolConfig(new ApplicationProtocolConfig(
-          ApplicationProtocolConfig.Protocol.ALPN,
-          ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-          ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-          alpn));
-    }
-    return b.build();
   }
 }

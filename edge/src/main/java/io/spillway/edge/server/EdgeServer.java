@@ -108,7 +108,8 @@ public final class EdgeServer implements AdminContext {
           lc.perConnectionBufferLimitBytes(), clock);
       ListenerStats listenerStats = new ListenerStats(root.taggedScope("listener", Listener.statName(lc),
           "envoy_listener_address"));
-      Listener listener = new Listener(lc, hcm, listenerStats, workers);
+      Listener listener = new Listener(lc, hcm, listenerStats, workers,
+          lc.tls().isPresent() ? TlsContexts.server(lc.tls().get()) : null);
       listener.bind(acceptors, workerGroup, transport.serverChannels(), allocator);
       listeners.add(listener);
       connectionManagers.add(hcm);

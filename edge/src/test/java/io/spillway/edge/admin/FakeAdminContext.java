@@ -24,7 +24,6 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import javax.net.ssl.SSLException;
 
 /**
  * An {@link AdminContext} for endpoint tests: real stats, a real {@link EdgeConfig} built from the
@@ -124,8 +123,8 @@ final class FakeAdminContext implements AdminContext, AutoCloseable {
   FakeAdminContext() {
     try {
       bootstrap = BootstrapLoader.parse(BOOTSTRAP_YAML, BootstrapLoader.Format.YAML);
-      listeners = List.of(new Listener(LISTENER, null, null, Map.of()));
-    } catch (ConfigException | SSLException e) {
+      listeners = List.of(new Listener(LISTENER, null, null, Map.of(), null));
+    } catch (ConfigException e) {
       throw new IllegalStateException(e);
     }
     // IP literals only: resolving them never touches DNS.
