@@ -85,8 +85,10 @@ final class ActiveRequest implements RequestView {
   private int status;
   private int flags;
   private long lastActivityNanos = startNanos;
-  private ScheduledFuture<?> routeTimer;
-  private ScheduledFuture<?> idleTimer;
+  /** One timer serves both the route timeout and the stream idle timeout: it fires at the earlier. */
+  private ScheduledFuture<?> streamTimer;
+  private long streamTimerAt;
+  private long routeDeadline;
   private ScheduledFuture<?> requestTimer;
   private ScheduledFuture<?> retryTimer;
 
@@ -157,7 +159,6 @@ final class ActiveRequest implements RequestView {
     if (!parseTarget(req)) {
       return;
     }
-    scheduleIdleTimer();
     if (!endStream && config.requestTimeout().toNanos() > 0) {
       requestTimer = schedule(this::onRequestTimeout, config.requestTimeout().toNanos());
     }
@@ -187,6 +188,7 @@ final class ActiveRequest implements RequestView {
       }
       case Route.RouteAction action -> forward(action);
     }
+    armStreamTimer();
   }
 
   /** Validates the request target and authority; answers 400 and returns false when broken. */
@@ -534,6 +536,9 @@ final class ActiveRequest implements RequestView {
     }
     responseStarted = true;
     status = code;
+    if (endStream) {
+      recordUpstreamCompletion(a);
+    }
     downstream.sendHeaders(response, endStream);
     if (endStream) {
       onUpstreamComplete(a);
@@ -546,21 +551,28 @@ final class ActiveRequest implements RequestView {
       return;
     }
     touch();
-    boolean last = content instanceof LastHttpContent;
-    downstream.sendData(content);
-    if (last) {
+    if (content instanceof LastHttpContent) {
+      recordUpstreamCompletion(a);
+      downstream.sendData(content);
       onUpstreamComplete(a);
-    } else if (!downstream.isWritable()) {
+      return;
+    }
+    downstream.sendData(content);
+    if (!downstream.isWritable()) {
       a.stream().pauseReading(true);
     }
   }
 
-  private void onUpstreamComplete(UpstreamAttempt a) {
+  /** Upstream accounting, done before the last byte goes downstream so that stats never lag the response. */
+  private void recordUpstreamCompletion(UpstreamAttempt a) {
     Cluster c = a.cluster();
     c.stats().upstreamRqTime.record(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - a.startNanos));
     if (retriesUsed > 0 && status < 500) {
       c.stats().upstreamRqRetrySuccess.inc();
     }
+  }
+
+  private void onUpstreamComplete(UpstreamAttempt a) {
     a.complete(status < 500);
     attempt = null;
     if (!requestComplete) {
@@ -685,28 +697,52 @@ final class ActiveRequest implements RequestView {
     return config.streamIdleTimeout();
   }
 
-  private void scheduleIdleTimer() {
-    long nanos = config.streamIdleTimeout().toNanos();
-    if (nanos > 0) {
-      idleTimer = schedule(this::onIdleTimer, nanos);
-    }
-  }
-
-  /** Checks real idleness (activity does not reschedule the timer) and re-arms for the remainder. */
-  private void onIdleTimer() {
-    idleTimer = null;
+  /** (Re)arms the stream timer for the earlier of the route deadline and the idle deadline. */
+  private void armStreamTimer() {
     if (finished) {
       return;
     }
-    long timeout = idleTimeout().toNanos();
-    if (timeout <= 0) {
+    long idle = idleTimeout().toNanos();
+    long next = Long.MAX_VALUE;
+    if (idle > 0) {
+      next = lastActivityNanos + idle;
+    }
+    if (routeDeadline != 0) {
+      next = Math.min(next, routeDeadline);
+    }
+    if (next == Long.MAX_VALUE) {
       return;
     }
-    long idle = System.nanoTime() - lastActivityNanos;
-    if (idle < timeout) {
-      idleTimer = schedule(this::onIdleTimer, timeout - idle);
+    if (streamTimer != null) {
+      if (streamTimerAt <= next) {
+        return; // it fires first and re-arms itself for what is left
+      }
+      streamTimer.cancel(false);
+    }
+    streamTimerAt = next;
+    streamTimer = schedule(this::onStreamTimer, Math.max(1, next - System.nanoTime()));
+  }
+
+  /** Activity does not move the timer; when it fires it checks what really expired. */
+  private void onStreamTimer() {
+    streamTimer = null;
+    if (finished) {
       return;
     }
+    long now = System.nanoTime();
+    if (routeDeadline != 0 && now - routeDeadline >= 0) {
+      onRouteTimeout();
+      return;
+    }
+    long idle = idleTimeout().toNanos();
+    if (idle > 0 && now - lastActivityNanos >= idle) {
+      onIdleTimeout();
+      return;
+    }
+    armStreamTimer();
+  }
+
+  private void onIdleTimeout() {
     stats.downstreamRqIdleTimeout.inc();
     if (responseStarted) {
       downstream.resetStream();
@@ -730,19 +766,20 @@ final class ActiveRequest implements RequestView {
     }
   }
 
+  /** The route timeout runs from the moment the whole request has been received (Envoy's rule). */
   private void startRouteTimer() {
     Route.RouteAction action = entry == null ? null : entry.routeAction();
-    if (action == null || routeTimer != null) {
+    if (action == null || routeDeadline != 0) {
       return;
     }
     long nanos = action.timeout().toNanos();
     if (nanos > 0) {
-      routeTimer = schedule(this::onRouteTimeout, nanos);
+      routeDeadline = System.nanoTime() + nanos;
+      armStreamTimer();
     }
   }
 
   private void onRouteTimeout() {
-    routeTimer = null;
     if (finished) {
       return;
     }
@@ -872,8 +909,7 @@ final class ActiveRequest implements RequestView {
       return;
     }
     finished = true;
-    cancel(routeTimer);
-    cancel(idleTimer);
+    cancel(streamTimer);
     cancel(requestTimer);
     cancel(retryTimer);
     if (attempt != null) {

@@ -4,6 +4,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.AsciiString;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -18,9 +19,6 @@ final class HopByHop {
       HttpHeaderNames.PROXY_CONNECTION,
       HttpHeaderNames.TRANSFER_ENCODING,
       HttpHeaderNames.UPGRADE,
-      HttpHeaderNames.PROXY_AUTHENTICATE,
-      HttpHeaderNames.PROXY_AUTHORIZATION,
-      HttpHeaderNames.TRAILER,
       HttpConversionUtil.ExtensionHeaderNames.STREAM_ID.text(),
       HttpConversionUtil.ExtensionHeaderNames.SCHEME.text(),
       HttpConversionUtil.ExtensionHeaderNames.PATH.text(),
@@ -32,24 +30,58 @@ final class HopByHop {
 
   /**
    * Strips hop-by-hop headers. {@code TE} survives only as {@code TE: trailers} (the one value a
-   * proxy may forward).
+   * proxy may forward). One pass over the names with cheap comparisons; removals (rare) follow.
    */
   static void strip(HttpHeaders headers) {
-    String connection = headers.get(HttpHeaderNames.CONNECTION);
+    List<CharSequence> doomed = null;
+    String connection = null;
+    for (var it = headers.iteratorCharSequence(); it.hasNext(); ) {
+      var e = it.next();
+      CharSequence name = e.getKey();
+      if (isHopByHop(name)) {
+        if (doomed == null) {
+          doomed = new ArrayList<>(4);
+        }
+        doomed.add(name);
+        if (AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.CONNECTION)) {
+          connection = e.getValue().toString();
+        }
+      } else if (AsciiString.contentEqualsIgnoreCase(name, HttpHeaderNames.TE)
+          && !e.getValue().toString().trim().equalsIgnoreCase("trailers")) {
+        if (doomed == null) {
+          doomed = new ArrayList<>(4);
+        }
+        doomed.add(name);
+      }
+    }
+    if (doomed == null) {
+      return;
+    }
     if (connection != null) {
       for (String token : connection.split(",")) {
         String name = token.trim();
         if (!name.isEmpty()) {
-          headers.remove(name);
+          doomed.add(name);
         }
       }
     }
+    for (int i = 0; i < doomed.size(); i++) {
+      headers.remove(doomed.get(i));
+    }
+  }
+
+  private static boolean isHopByHop(CharSequence name) {
+    int n = name.length();
+    // Every fixed name is at least 7 ("upgrade") long.
+    if (n < 7) {
+      return false;
+    }
     for (int i = 0; i < FIXED.size(); i++) {
-      headers.remove(FIXED.get(i));
+      AsciiString h = FIXED.get(i);
+      if (h.length() == n && AsciiString.contentEqualsIgnoreCase(name, h)) {
+        return true;
+      }
     }
-    String te = headers.get(HttpHeaderNames.TE);
-    if (te != null && !te.trim().equalsIgnoreCase("trailers")) {
-      headers.remove(HttpHeaderNames.TE);
-    }
+    return false;
   }
 }

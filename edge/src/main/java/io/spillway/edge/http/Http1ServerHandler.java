@@ -82,6 +82,10 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
         return;
       }
       pipelined.add(msg);
+      if (!(msg instanceof LastHttpContent lc && lc.content().readableBytes() == 0 && pipelined.size() == 1)) {
+        // A real pipelined request: stop reading more until the one in flight is answered.
+        pause(PAUSE_PIPELINING, true);
+      }
       return;
     }
     dispatch(msg);
@@ -95,9 +99,6 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       current = new ActiveRequest(hcm, this);
       currentBodyDone = noBody;
       skipEmptyLast = noBody;
-      if (noBody) {
-        pause(PAUSE_PIPELINING, true);
-      }
       current.onRequestHeaders(req, noBody);
     } else if (msg instanceof HttpContent content) {
       if (skipEmptyLast && content instanceof LastHttpContent) {
@@ -113,7 +114,6 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       }
       if (content instanceof LastHttpContent) {
         currentBodyDone = true;
-        pause(PAUSE_PIPELINING, true);
       }
       r.onRequestData(content);
     } else {

@@ -87,6 +87,20 @@ final class EdgeHarness implements AutoCloseable {
     return 0;
   }
 
+  /**
+   * Waits (up to 5 s) for a stat to reach a value: a request's accounting may finish a moment
+   * after its last byte reached the client.
+   */
+  long awaitStat(String name, long expected) throws InterruptedException {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+    long v = stat(name);
+    while (v != expected && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+      v = stat(name);
+    }
+    return v;
+  }
+
   StatsStore stats() {
     return stats;
   }

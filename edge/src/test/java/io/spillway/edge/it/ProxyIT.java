@@ -74,8 +74,8 @@ class ProxyIT {
     assertThat(seen.header("x-forwarded-proto")).isEqualTo("http");
     // With use_remote_address the client is external: its request id is replaced.
     assertThat(seen.header("x-request-id")).isNotEqualTo("client-chosen").matches("[0-9a-f-]{36}");
-    assertThat(edge.stat("cluster.origin.upstream_rq_total")).isEqualTo(1);
-    assertThat(edge.stat("http.ingress.downstream_rq_2xx")).isEqualTo(1);
+    assertThat(edge.awaitStat("cluster.origin.upstream_rq_total", 1)).isEqualTo(1);
+    assertThat(edge.awaitStat("http.ingress.downstream_rq_2xx", 1)).isEqualTo(1);
   }
 
   @Test
@@ -116,7 +116,7 @@ class ProxyIT {
     RecordedRequest seen = origin.lastRequest();
     assertThat(seen.protocol()).isEqualTo("HTTP/1.1");
     assertThat(seen.authority()).isEqualTo("127.0.0.1:" + edge.port());
-    assertThat(edge.stat("http.ingress.downstream_rq_http2_total")).isEqualTo(1);
+    assertThat(edge.awaitStat("http.ingress.downstream_rq_http2_total", 1)).isEqualTo(1);
   }
 
   @Test
@@ -136,7 +136,7 @@ class ProxyIT {
     assertThat(origin.lastRequest().authority()).isEqualTo("127.0.0.1:" + edge.port());
     // Five requests, one multiplexed connection.
     assertThat(origin.connectionCount()).isEqualTo(1);
-    assertThat(edge.stat("cluster.origin.upstream_cx_http2_total")).isEqualTo(1);
+    assertThat(edge.awaitStat("cluster.origin.upstream_cx_http2_total", 1)).isEqualTo(1);
   }
 
   @Test
@@ -215,7 +215,7 @@ class ProxyIT {
         """, cluster("origin", "", origin.port())));
     HttpResponse<String> missing = edge.get("/nothing-here");
     assertThat(missing.statusCode()).isEqualTo(404);
-    assertThat(edge.stat("http.ingress.no_route")).isEqualTo(1);
+    assertThat(edge.awaitStat("http.ingress.no_route", 1)).isEqualTo(1);
     HttpResponse<String> direct = edge.get("/direct");
     assertThat(direct.statusCode()).isEqualTo(418);
     assertThat(direct.body()).isEqualTo("short and stout");
@@ -270,7 +270,7 @@ class ProxyIT {
     assertThat(edge.get("/pick", "x-cluster", "other").body()).contains("origin-b");
     assertThat(edge.get("/pick", "x-cluster", "origin").body()).contains("origin-a");
     assertThat(edge.get("/pick", "x-cluster", "nope").statusCode()).isEqualTo(503);
-    assertThat(edge.stat("http.ingress.no_cluster")).isEqualTo(1);
+    assertThat(edge.awaitStat("http.ingress.no_cluster", 1)).isEqualTo(1);
     for (int i = 0; i < 40; i++) {
       assertThat(edge.get("/split/" + i).statusCode()).isEqualTo(200);
     }
@@ -305,7 +305,7 @@ class ProxyIT {
     HttpResponse<String> r = edge.get("/noretry");
     assertThat(r.statusCode()).isEqualTo(503);
     assertThat(r.body()).contains("connection failure");
-    assertThat(edge.stat("cluster.dead.upstream_cx_connect_fail")).isEqualTo(1);
+    assertThat(edge.awaitStat("cluster.dead.upstream_cx_connect_fail", 1)).isEqualTo(1);
     for (int i = 0; i < 6; i++) {
       assertThat(edge.get("/retry/" + i).statusCode()).isEqualTo(200);
     }
@@ -325,8 +325,8 @@ class ProxyIT {
     HttpResponse<String> r = edge.get("/flaky");
     assertThat(r.statusCode()).isEqualTo(200);
     assertThat(origin.requestCount()).isEqualTo(3);
-    assertThat(edge.stat("cluster.origin.upstream_rq_retry")).isEqualTo(2);
-    assertThat(edge.stat("cluster.origin.upstream_rq_retry_success")).isEqualTo(1);
+    assertThat(edge.awaitStat("cluster.origin.upstream_rq_retry", 2)).isEqualTo(2);
+    assertThat(edge.awaitStat("cluster.origin.upstream_rq_retry_success", 1)).isEqualTo(1);
     origin.failNext(1, 409);
     assertThat(edge.get("/conflict-once").statusCode()).isEqualTo(200);
     origin.failNext(5, 500);
@@ -352,7 +352,7 @@ class ProxyIT {
     HttpResponse<String> r = edge.get("/delay/3000");
     assertThat(r.statusCode()).isEqualTo(504);
     assertThat(r.body()).isEqualTo("upstream request timeout");
-    assertThat(edge.stat("cluster.origin.upstream_rq_timeout")).isEqualTo(1);
+    assertThat(edge.awaitStat("cluster.origin.upstream_rq_timeout", 1)).isEqualTo(1);
   }
 
   @Test
@@ -367,8 +367,8 @@ class ProxyIT {
     // The origin hangs on /hang; every try times out, then the retries are spent: 504.
     HttpResponse<String> r = edge.get("/hang");
     assertThat(r.statusCode()).isEqualTo(504);
-    assertThat(edge.stat("cluster.origin.upstream_rq_per_try_timeout")).isEqualTo(4);
-    assertThat(edge.stat("cluster.origin.upstream_rq_retry")).isEqualTo(3);
+    assertThat(edge.awaitStat("cluster.origin.upstream_rq_per_try_timeout", 4)).isEqualTo(4);
+    assertThat(edge.awaitStat("cluster.origin.upstream_rq_retry", 3)).isEqualTo(3);
   }
 
   @Test
@@ -415,7 +415,7 @@ class ProxyIT {
     assertThat(ok).isGreaterThanOrEqualTo(1);
     assertThat(overflow).isGreaterThanOrEqualTo(1);
     assertThat(ok + overflow).isEqualTo(4);
-    assertThat(edge.stat("cluster.origin.upstream_rq_pending_overflow")).isEqualTo(overflow);
+    assertThat(edge.awaitStat("cluster.origin.upstream_rq_pending_overflow", overflow)).isEqualTo(overflow);
   }
 
   @Test
@@ -451,7 +451,7 @@ class ProxyIT {
     }
     assertThat(edge.stat("cluster.origin.upstream_rq_active")).isZero();
     assertThat(edge.stat("http.ingress.downstream_rq_active")).isZero();
-    assertThat(edge.stat("http.ingress.downstream_rq_rx_reset")).isEqualTo(1);
+    assertThat(edge.awaitStat("http.ingress.downstream_rq_rx_reset", 1)).isEqualTo(1);
   }
 
   private static int closedPort() throws Exception {
