@@ -1,1 +1,0 @@
-package io.spillway.testkit; final class Placeholder {}
