@@ -6,7 +6,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import org.junit.jupiter.api.Test;
 
-class FreePortsTest {
+class FreePortsIT {
 
     @Test
     void aPickedPortCanBeBound() throws Exception {

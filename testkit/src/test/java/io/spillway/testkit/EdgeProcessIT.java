@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code /ready} on the bootstrap's admin port, and obeys {@code --mode validate|crash|stall}.
  */
 @Timeout(120)
-class EdgeProcessTest {
+class EdgeProcessIT {
 
     private static final String FAKE_EDGE = """
             import com.sun.net.httpserver.HttpServer;

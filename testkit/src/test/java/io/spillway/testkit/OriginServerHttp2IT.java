@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Timeout;
 
 /** The origin over HTTP/2 with prior knowledge, driven by the testkit's {@link H2cClient}. */
 @Timeout(60)
-class OriginServerHttp2Test {
+class OriginServerHttp2IT {
 
     private static final long MIB = 1024 * 1024;
 

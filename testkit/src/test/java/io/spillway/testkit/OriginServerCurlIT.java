@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The origin against an independent client (curl, built on nghttp2), when curl is installed. */
 @Timeout(120)
-class OriginServerCurlTest {
+class OriginServerCurlIT {
 
     @TempDir
     Path work;

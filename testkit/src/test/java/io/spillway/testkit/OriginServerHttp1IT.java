@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 
 /** The origin over HTTP/1.1, driven by the JDK HttpClient. */
 @Timeout(60)
-class OriginServerHttp1Test {
+class OriginServerHttp1IT {
 
     private static final long MIB = 1024 * 1024;
 

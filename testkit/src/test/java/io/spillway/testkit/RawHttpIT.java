@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Timeout;
 
 /** The raw client against the origin's HTTP/1.1 side, which also covers the origin's framing. */
 @Timeout(60)
-class RawHttpTest {
+class RawHttpIT {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
