@@ -883,6 +883,10 @@ final class ActiveRequest implements RequestView {
     if (flag != null) {
       flags |= flag.bit();
     }
+    if (flag == ResponseFlag.DPE && !downstream.isHttp2()) {
+      // A request that broke the protocol's limits ends its HTTP/1 connection, as in Envoy.
+      response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    }
     if (entry != null && !(entry.route().action() instanceof Route.RouteAction)) {
       HeaderMutator.apply(entry.responseHeaders(), response.headers());
     }

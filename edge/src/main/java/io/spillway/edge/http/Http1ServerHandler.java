@@ -205,6 +205,10 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   public void sendHeaders(HttpResponse response, boolean endStream) {
     if (response.status().code() >= 200) {
       validator.responding(true);
+      // A local reply that ends the connection (protocol violations) says so itself.
+      if (response.headers().containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
+        keepAlive = false;
+      }
       if (!keepAlive || hcm.drain().isDraining()) {
         keepAlive = false;
         response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
