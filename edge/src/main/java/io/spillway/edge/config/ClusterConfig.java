@@ -18,6 +18,7 @@ import java.util.List;
  * @param perConnectionBufferLimitBytes soft limit on buffered bytes per upstream connection
  * @param maxRequestsPerConnection close an upstream connection after this many requests (0 = no limit)
  * @param idleTimeout upstream connection idle timeout (Envoy default 1 h)
+ * @param dnsLookupFamily which resolved addresses of a STRICT_DNS name become hosts (Envoy default AUTO)
  */
 public record ClusterConfig(
     String name,
@@ -31,11 +32,26 @@ public record ClusterConfig(
     UpstreamProtocol protocol,
     int perConnectionBufferLimitBytes,
     int maxRequestsPerConnection,
-    Duration idleTimeout) {
+    Duration idleTimeout,
+    DnsLookupFamily dnsLookupFamily) {
 
   public ClusterConfig {
     endpoints = List.copyOf(endpoints);
   }
+
+  /** A cluster with Envoy's default DNS lookup family (AUTO). */
+  public ClusterConfig(String name, DiscoveryType discoveryType, LbPolicy lbPolicy, int leastRequestChoiceCount,
+      Duration connectTimeout, Duration dnsRefreshRate, List<Endpoint> endpoints, Thresholds thresholds,
+      UpstreamProtocol protocol, int perConnectionBufferLimitBytes, int maxRequestsPerConnection, Duration idleTimeout) {
+    this(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate, endpoints, thresholds,
+        protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout, DnsLookupFamily.AUTO);
+  }
+
+  /**
+   * Envoy's DnsLookupFamily: AUTO takes IPv6 addresses when there are any, else IPv4;
+   * V4_PREFERRED the reverse; V4_ONLY / V6_ONLY one family; ALL every address.
+   */
+  public enum DnsLookupFamily { AUTO, V4_ONLY, V6_ONLY, V4_PREFERRED, ALL }
 
   public enum DiscoveryType { STATIC, STRICT_DNS }
 

@@ -125,8 +125,18 @@ final class ClusterTranslator {
     int bufferLimit = ProtoValues.uint32(c.hasPerConnectionBufferLimitBytes(), c.getPerConnectionBufferLimitBytes(),
         path.field("per_connection_buffer_limit_bytes"), 0, DEFAULT_BUFFER_LIMIT);
     HttpOptions http = httpOptions(c, path);
+    ClusterConfig.DnsLookupFamily family = switch (c.getDnsLookupFamily()) {
+      case AUTO -> ClusterConfig.DnsLookupFamily.AUTO;
+      case V4_ONLY -> ClusterConfig.DnsLookupFamily.V4_ONLY;
+      case V6_ONLY -> ClusterConfig.DnsLookupFamily.V6_ONLY;
+      case V4_PREFERRED -> ClusterConfig.DnsLookupFamily.V4_PREFERRED;
+      case ALL -> ClusterConfig.DnsLookupFamily.ALL;
+      default -> throw new ConfigException(path.field("dns_lookup_family"),
+          c.getDnsLookupFamily() + " is not supported");
+    };
     return new ClusterConfig(c.getName(), discovery, lbPolicy, choiceCount, connectTimeout, dnsRefreshRate,
-        endpoints, thresholds, http.protocol(), bufferLimit, http.maxRequestsPerConnection(), http.idleTimeout());
+        endpoints, thresholds, http.protocol(), bufferLimit, http.maxRequestsPerConnection(), http.idleTimeout(),
+        family);
   }
 
   private static DiscoveryType discoveryType(Cluster c, FieldPath path) throws ConfigException {

@@ -30,7 +30,7 @@ public final class ConfigTranslator {
   private static final SupportedFields NODE = SupportedFields.of(Node.getDescriptor(),
       "id", "cluster", "metadata", "locality");
   private static final SupportedFields ADMIN = SupportedFields.of(Admin.getDescriptor(),
-      "address", "access_log", "access_log_path", "profile_path", "ignore_global_conn_limit");
+      "address", "access_log", "access_log_path", "ignore_global_conn_limit");
 
   private ConfigTranslator() {}
 

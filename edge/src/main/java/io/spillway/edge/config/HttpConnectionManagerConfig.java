@@ -16,7 +16,7 @@ import java.util.Optional;
  * @param requestTimeout whole-request receive timeout (default disabled)
  * @param requestHeadersTimeout time to receive the request headers (default disabled)
  * @param maxConnectionDuration close connections after this long (default disabled)
- * @param drainTimeout HTTP/2 grace between the first and the final GOAWAY (default 5 s)
+ * @param drainTimeout how long an HTTP/2 connection that was sent GOAWAY may finish its streams (default 5 s)
  * @param maxRequestHeadersBytes limit on the request headers' size (default 60 KiB)
  * @param maxRequestHeadersCount limit on the request header count (default 100)
  * @param maxRequestBodyBytes from the buffer filter when configured: larger bodies get 413

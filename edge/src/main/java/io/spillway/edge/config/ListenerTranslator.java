@@ -24,7 +24,7 @@ import java.util.Optional;
 final class ListenerTranslator {
 
   private static final SupportedFields LISTENER = SupportedFields.of(Listener.getDescriptor(),
-      "name", "address", "stat_prefix", "filter_chains", "per_connection_buffer_limit_bytes", "metadata",
+      "name", "address", "filter_chains", "per_connection_buffer_limit_bytes", "metadata",
       "listener_filters", "listener_filters_timeout", "continue_on_listener_filters_timeout", "traffic_direction",
       "access_log", "ignore_global_conn_limit");
   private static final SupportedFields LISTENER_FILTER = SupportedFields.of(ListenerFilter.getDescriptor(),

@@ -18,6 +18,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.config.ClusterConfig;
 import io.spillway.edge.config.HttpConnectionManagerConfig;
 import io.spillway.edge.config.RetryPolicy;
 import io.spillway.edge.config.RetryPolicy.RetryOn;
@@ -436,6 +437,11 @@ final class ActiveRequest implements RequestView {
     }
     UpstreamStream stream = a.stream();
     a.startNanos = System.nanoTime();
+    Route.RouteAction action = entry.routeAction();
+    if (action.autoHostRewrite() && cluster.config().discoveryType() == ClusterConfig.DiscoveryType.STRICT_DNS) {
+      // Envoy rewrites to the host's DNS name; STATIC hosts have none, so their Host stays.
+      request.headers().set(HttpHeaderNames.HOST, a.host().hostname());
+    }
     if (requestComplete && bodyBytes == 0) {
       stream.write(new DefaultFullHttpRequest(request.protocolVersion(), request.method(), request.uri(),
           Unpooled.EMPTY_BUFFER, request.headers(), io.netty.handler.codec.http.EmptyHttpHeaders.INSTANCE), true);
@@ -785,6 +791,7 @@ final class ActiveRequest implements RequestView {
     }
     cluster.stats().upstreamRqTimeout.inc();
     if (attempt != null) {
+      attempt.host().requestTimedOut();
       attempt.cancel();
       attempt = null;
     }
@@ -809,6 +816,7 @@ final class ActiveRequest implements RequestView {
       return;
     }
     a.cluster().stats().upstreamRqPerTryTimeout.inc();
+    a.host().requestTimedOut();
     boolean retriable = retry.retryOn().contains(RetryOn.FIVE_XX)
         || retry.retryOn().contains(RetryOn.GATEWAY_ERROR)
         || retry.retryOn().contains(RetryOn.RESET);
@@ -833,8 +841,11 @@ final class ActiveRequest implements RequestView {
     String newPath = path;
     if (r.path().isPresent()) {
       newPath = r.path().get();
-    } else if (r.prefixRewrite().isPresent() && entry.route().match().path() instanceof Route.PathMatch.Prefix p) {
-      newPath = r.prefixRewrite().get() + path.substring(Math.min(p.prefix().length(), path.length()));
+    } else if (r.prefixRewrite().isPresent()) {
+      // As for forwarding: a prefix match has its prefix replaced, an exact path match the whole path.
+      newPath = entry.route().match().path() instanceof Route.PathMatch.Prefix p
+          ? r.prefixRewrite().get() + path.substring(Math.min(p.prefix().length(), path.length()))
+          : r.prefixRewrite().get();
     }
     String location = scheme + "://" + hostPart + port + newPath
         + (r.stripQuery() || query.isEmpty() ? "" : "?" + query);

@@ -111,11 +111,13 @@ public final class Listener {
     if (ssl != null) {
       hcm.stats().downstreamCxSslTotal.inc();
       p.addLast("tls", ssl.newHandler(ch.alloc()));
-      p.addLast("alpn", new ApplicationProtocolNegotiationHandler(ApplicationProtocolNames.HTTP_1_1) {
+      // Without ALPN (or with a client that offers nothing we share), the codec decides.
+      String fallback = config.hcm().codecType() == CodecType.HTTP2
+          ? ApplicationProtocolNames.HTTP_2 : ApplicationProtocolNames.HTTP_1_1;
+      p.addLast("alpn", new ApplicationProtocolNegotiationHandler(fallback) {
         @Override
         protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
-          boolean h2 = ApplicationProtocolNames.HTTP_2.equals(protocol) && config.hcm().codecType() != CodecType.HTTP1;
-          install(ctx.pipeline(), h2, worker);
+          install(ctx.pipeline(), ApplicationProtocolNames.HTTP_2.equals(protocol), worker);
         }
 
         @Override

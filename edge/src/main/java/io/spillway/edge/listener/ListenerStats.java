@@ -11,19 +11,13 @@ public final class ListenerStats {
   public final Gauge downstreamCxActive;
   public final Counter downstreamCxDestroy;
   public final Histogram downstreamCxLengthMs;
-  public final Counter downstreamCxTransportSocketConnectTimeout;
-  public final Counter downstreamCxOverflow;
   public final Counter sslHandshakeError;
-  public final Counter sslConnectionError;
 
   public ListenerStats(Scope scope) {
     downstreamCxTotal = scope.counter("downstream_cx_total");
     downstreamCxActive = scope.gauge("downstream_cx_active");
     downstreamCxDestroy = scope.counter("downstream_cx_destroy");
     downstreamCxLengthMs = scope.histogram("downstream_cx_length_ms", Histogram.Unit.MILLISECONDS);
-    downstreamCxTransportSocketConnectTimeout = scope.counter("downstream_cx_transport_socket_connect_timeout");
-    downstreamCxOverflow = scope.counter("downstream_cx_overflow");
     sslHandshakeError = scope.counter("ssl.handshake_error");
-    sslConnectionError = scope.counter("ssl.connection_error");
   }
 }

@@ -25,6 +25,7 @@ import picocli.CommandLine.Option;
  * invalid configuration; 2 for bad command-line usage.
  */
 @Command(name = "spillway edge", mixinStandardHelpOptions = true, sortOptions = false,
+    versionProvider = EdgeMain.Version.class,
     description = "Runs a Spillway edge from an Envoy v3 bootstrap (YAML or JSON).")
 public final class EdgeMain implements Callable<Integer> {
 
@@ -79,6 +80,10 @@ public final class EdgeMain implements Callable<Integer> {
     }
     if (configPath == null && configYaml == null) {
       err.println("error: a bootstrap is required: -c <file> or --config-yaml <yaml>");
+      return 2;
+    }
+    if (!java.util.Set.of("auto", "epoll", "io_uring", "io-uring", "nio").contains(transport.toLowerCase(java.util.Locale.ROOT))) {
+      err.println("error: --transport: must be auto, epoll, io_uring or nio, not '" + transport + "'");
       return 2;
     }
     if (concurrency != null && concurrency < 1) {
@@ -146,6 +151,15 @@ public final class EdgeMain implements Callable<Integer> {
     Signals.onTerminate(onSignal);
     server.awaitTermination();
     return 0;
+  }
+
+  /** The version from the jar's manifest ("dev" when run from classes). */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = EdgeMain.class.getPackage().getImplementationVersion();
+      return new String[] {"spillway edge " + (v == null ? "dev" : v)};
+    }
   }
 
   static boolean setLogLevel(String level) {

@@ -109,7 +109,7 @@ public final class EdgeServer implements AdminContext {
       ListenerStats listenerStats = new ListenerStats(root.taggedScope("listener", Listener.statName(lc),
           "envoy_listener_address"));
       Listener listener = new Listener(lc, hcm, listenerStats, workers,
-          lc.tls().isPresent() ? TlsContexts.server(lc.tls().get()) : null);
+          lc.tls().isPresent() ? TlsContexts.server(lc.tls().get(), lc.hcm().codecType()) : null);
       listener.bind(acceptors, workerGroup, transport.serverChannels(), allocator);
       listeners.add(listener);
       connectionManagers.add(hcm);
@@ -129,13 +129,13 @@ public final class EdgeServer implements AdminContext {
   private void registerServerStats(Scope root) {
     Scope server = root.scope("server");
     Runtime rt = Runtime.getRuntime();
-    server.gauge("live", () -> ready && !drain.isDraining() ? 1 : 0);
-    server.gauge("state", () -> drain.isDraining() ? 1 : ready ? 0 : 2);
+    // Envoy's ServerState: LIVE 0, DRAINING 1 (also while /healthcheck/fail is in force), PRE_INITIALIZING 2.
+    server.gauge("live", () -> isReady() ? 1 : 0);
+    server.gauge("state", () -> drain.isDraining() || healthCheckFailed ? 1 : ready ? 0 : 2);
     server.gauge("uptime", () -> Duration.between(startedAt, clock.instant()).toSeconds());
     server.gauge("concurrency", options::concurrency);
     server.gauge("memory_heap_size", rt::totalMemory);
     server.gauge("memory_allocated", () -> rt.totalMemory() - rt.freeMemory());
-    server.gauge("memory_physical_size", rt::totalMemory);
     server.gauge("total_connections", () -> {
       long n = 0;
       for (Listener l : listeners) {

@@ -1,8 +1,10 @@
 package io.spillway.edge.server;
 
 import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.spillway.edge.config.HttpConnectionManagerConfig.CodecType;
 import io.spillway.edge.config.ListenerConfig;
 import java.io.File;
 import java.util.List;
@@ -12,9 +14,19 @@ import javax.net.ssl.SSLException;
 final class TlsContexts {
   private TlsContexts() {}
 
-  static SslContext server(ListenerConfig.TlsContext tls) throws SSLException {
+  /**
+   * The ALPN list offered is the configured one restricted to what the connection manager's codec
+   * speaks: an HTTP1-only listener never offers h2, an HTTP2-only one never offers http/1.1.
+   */
+  static SslContext server(ListenerConfig.TlsContext tls, CodecType codec) throws SSLException {
     SslContextBuilder b = SslContextBuilder.forServer(new File(tls.certificateChainPath()), new File(tls.privateKeyPath()));
-    List<String> alpn = tls.alpnProtocols();
+    List<String> alpn = tls.alpnProtocols().stream()
+        .filter(p -> switch (codec) {
+          case AUTO -> true;
+          case HTTP1 -> !p.equals(ApplicationProtocolNames.HTTP_2);
+          case HTTP2 -> p.equals(ApplicationProtocolNames.HTTP_2);
+        })
+        .toList();
     if (!alpn.isEmpty()) {
       b.applicationProtocolConfig(new ApplicationProtocolConfig(
           ApplicationProtocolConfig.Protocol.ALPN,

@@ -77,6 +77,19 @@ public final class ClusterManager {
     clusters = Collections.unmodifiableMap(built);
   }
 
+  /** The addresses of the family the cluster asks for (Envoy's dns_lookup_family rules). */
+  static List<InetAddress> byFamily(List<InetAddress> addresses, ClusterConfig.DnsLookupFamily family) {
+    List<InetAddress> v4 = addresses.stream().filter(a -> a instanceof java.net.Inet4Address).toList();
+    List<InetAddress> v6 = addresses.stream().filter(a -> a instanceof java.net.Inet6Address).toList();
+    return switch (family) {
+      case ALL -> addresses;
+      case V4_ONLY -> v4;
+      case V6_ONLY -> v6;
+      case AUTO -> v6.isEmpty() ? v4 : v6;
+      case V4_PREFERRED -> v4.isEmpty() ? v6 : v4;
+    };
+  }
+
   /** Resolves the cluster's endpoints and publishes a new host set if the addresses changed. */
   void refreshHosts(Cluster cluster) {
     ClusterConfig config = cluster.config();
@@ -96,7 +109,7 @@ public final class ClusterManager {
         }
         continue;
       }
-      for (InetAddress a : addresses) {
+      for (InetAddress a : byFamily(addresses, config.dnsLookupFamily())) {
         InetSocketAddress sa = new InetSocketAddress(a, e.address().port());
         Host h = existing.remove(sa);
         hosts.add(h != null ? h : new Host(config.name(), sa, e.address().host(), e.weight(), workers));

@@ -68,6 +68,11 @@ public final class Host {
     (success ? rqSuccess : rqError).increment();
   }
 
+  /** A request to this host timed out (route or per-try timeout). */
+  public void requestTimedOut() {
+    rqTimeout.increment();
+  }
+
   /** This worker's pool for the host, or null before the worker first used it. */
   HostPool pool(int worker) {
     return pools[worker];

@@ -30,6 +30,8 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
   private boolean keepAlive = true;
   private boolean closed;
   private boolean skipInformational;
+  private int requestsServed;
+  long parkedAtNanos;
 
   Http1Connection(Http1Pool pool) {
     this.pool = pool;
@@ -46,6 +48,7 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
 
   void lend() {
     lent = true;
+    requestsServed++;
     requestDone = false;
     responseDone = false;
     listener = null;
@@ -180,6 +183,10 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
   private void finish() {
     if (!lent) {
       return;
+    }
+    int max = pool.cluster().config().maxRequestsPerConnection();
+    if (max > 0 && requestsServed >= max) {
+      keepAlive = false; // max_requests_per_connection: the pool closes it instead of parking it
     }
     lent = false;
     listener = null;

@@ -18,6 +18,7 @@ final class Http1Pool extends HostPool {
   private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
   private int connecting;
   private volatile boolean draining;
+  private io.netty.util.concurrent.ScheduledFuture<?> idleSweep;
 
   Http1Pool(Cluster cluster, Host host, Worker worker) {
     super(cluster, host, worker);
@@ -92,6 +93,7 @@ final class Http1Pool extends HostPool {
         countConnectFailure(done.cause());
         Waiter w = pollWaiter();
         if (w != null) {
+          cluster.stats().upstreamRqPendingFailureEject.inc();
           w.callbacks.onStreamFailure(failureOf(done.cause()), String.valueOf(done.cause().getMessage()));
         }
         if (connecting < waiting.size()) {
@@ -120,7 +122,38 @@ final class Http1Pool extends HostPool {
       conn.lend();
       w.callbacks.onStreamReady(conn);
     } else {
+      conn.parkedAtNanos = System.nanoTime();
       idle.addFirst(conn);
+      scheduleIdleSweep();
+    }
+  }
+
+  /**
+   * Closes connections idle for longer than the cluster's idle timeout. One timer per pool, armed
+   * only while connections are parked, instead of one per connection.
+   */
+  private void scheduleIdleSweep() {
+    long timeout = cluster.config().idleTimeout().toNanos();
+    if (timeout <= 0 || idleSweep != null) {
+      return;
+    }
+    idleSweep = worker.loop().schedule(this::sweepIdle, timeout, java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  private void sweepIdle() {
+    idleSweep = null;
+    long timeout = cluster.config().idleTimeout().toNanos();
+    long now = System.nanoTime();
+    // The deque's tail holds the longest-parked connections (most recently used go first).
+    Http1Connection c;
+    while ((c = idle.peekLast()) != null && now - c.parkedAtNanos >= timeout) {
+      idle.pollLast();
+      c.close();
+    }
+    if (!idle.isEmpty()) {
+      long oldest = idle.peekLast().parkedAtNanos;
+      idleSweep = worker.loop().schedule(this::sweepIdle, Math.max(1, oldest + timeout - now),
+          java.util.concurrent.TimeUnit.NANOSECONDS);
     }
   }
 

@@ -69,6 +69,12 @@ final class Http2Pool extends HostPool {
 
   private void open(Connection conn, StreamCallbacks callbacks) {
     conn.reserved++;
+    conn.streamsOpened++;
+    int max = cluster.config().maxRequestsPerConnection();
+    if (max > 0 && conn.streamsOpened >= max) {
+      // max_requests_per_connection: no new streams; the connection closes when its streams end.
+      conn.retire();
+    }
     Http2StreamHandler handler = new Http2StreamHandler(host, cluster);
     new Http2StreamChannelBootstrap(conn.channel)
         .handler(new ChannelInitializer<Http2StreamChannel>() {
@@ -132,6 +138,7 @@ final class Http2Pool extends HostPool {
         // Every waiter was counting on this connection.
         Waiter w;
         while ((w = pollWaiter()) != null) {
+          cluster.stats().upstreamRqPendingFailureEject.inc();
           w.callbacks.onStreamFailure(failureOf(done.cause()), String.valueOf(done.cause().getMessage()));
         }
       }
@@ -175,10 +182,55 @@ final class Http2Pool extends HostPool {
     final Http2FrameCodec codec;
     Channel channel;
     int reserved;
+    int streamsOpened;
     boolean goingAway;
+    io.netty.util.concurrent.ScheduledFuture<?> idleTimer;
 
     Connection(Http2FrameCodec codec) {
       this.codec = codec;
+    }
+
+    /** Takes no new streams; closes once the last open one ends. */
+    void retire() {
+      goingAway = true;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+      codec.connection().addListener(new io.netty.handler.codec.http2.Http2ConnectionAdapter() {
+        @Override
+        public void onStreamActive(io.netty.handler.codec.http2.Http2Stream stream) {
+          if (idleTimer != null) {
+            idleTimer.cancel(false);
+            idleTimer = null;
+          }
+        }
+
+        @Override
+        public void onStreamClosed(io.netty.handler.codec.http2.Http2Stream stream) {
+          ctx.executor().execute(() -> armIdle(ctx));
+        }
+      });
+      armIdle(ctx);
+    }
+
+    /** The cluster's idle timeout closes a connection that has had no open stream for that long. */
+    private void armIdle(ChannelHandlerContext ctx) {
+      if (goingAway && codec.connection().numActiveStreams() == 0 && reserved == 0) {
+        ctx.close();
+        return;
+      }
+      long timeout = cluster.config().idleTimeout().toNanos();
+      if (timeout <= 0 || idleTimer != null || codec.connection().numActiveStreams() > 0 || reserved > 0) {
+        return;
+      }
+      idleTimer = ctx.executor().schedule(() -> {
+        idleTimer = null;
+        if (codec.connection().numActiveStreams() == 0 && reserved == 0) {
+          goingAway = true;
+          ctx.close();
+        }
+      }, timeout, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 
     boolean hasRoom() {

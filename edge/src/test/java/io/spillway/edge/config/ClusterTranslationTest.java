@@ -59,7 +59,8 @@ class ClusterTranslationTest {
         List.of(new Endpoint(new SocketAddress("app-1.internal", 8080), 3),
             new Endpoint(new SocketAddress("10.0.0.2", 8080), 1),
             new Endpoint(new SocketAddress("2001:db8::1", 80), 1)),
-        new Thresholds(100, 50, 200, 5), UpstreamProtocol.HTTP2, 65536, 1000, Duration.ofSeconds(60)));
+        new Thresholds(100, 50, 200, 5), UpstreamProtocol.HTTP2, 65536, 1000, Duration.ofSeconds(60),
+        ClusterConfig.DnsLookupFamily.V4_ONLY));
   }
 
   @Test

@@ -140,7 +140,7 @@ class ConfigTranslatorTest {
             drain_timeout: 1s
             max_request_headers_kb: 16
             use_remote_address: true
-            xff_num_trusted_hops: 2
+            xff_num_trusted_hops: 0
             generate_request_id: false
             preserve_external_request_id: true
             append_local_overload: true
@@ -167,7 +167,7 @@ class ConfigTranslatorTest {
 
     assertThat(hcm).isEqualTo(new HttpConnectionManagerConfig("ingress_http", CodecType.HTTP2, hcm.routeConfig(),
         Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(2),
-        Duration.ofMinutes(10), Duration.ofSeconds(1), 16 * 1024, 50, Optional.of(65536L), true, 2, false, true,
+        Duration.ofMinutes(10), Duration.ofSeconds(1), 16 * 1024, 50, Optional.of(65536L), true, 0, false, true,
         true, "edge", List.of("envoy.filters.http.buffer", "envoy.filters.http.router")));
   }
 

@@ -23,7 +23,6 @@ class ListenerTranslationTest {
         .listener("""
             per_connection_buffer_limit_bytes: 32768
             ignore_global_conn_limit: true
-            stat_prefix: public
             traffic_direction: INBOUND
             listener_filters:
             - name: envoy.filters.listener.tls_inspector
