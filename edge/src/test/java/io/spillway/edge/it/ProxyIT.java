@@ -292,6 +292,31 @@ class ProxyIT {
   }
 
   @Test
+  void strictDnsClusterResolvesNamesWithTheRequestedFamily() throws Exception {
+    EdgeHarness edge = edge(bootstrap("""
+        - match: { prefix: "/" }
+          route: { cluster: by-name, auto_host_rewrite: true }
+        """, """
+        - name: by-name
+          type: STRICT_DNS
+          dns_lookup_family: V4_ONLY
+          dns_refresh_rate: 1s
+          connect_timeout: 1s
+          load_assignment:
+            cluster_name: by-name
+            endpoints:
+            - lb_endpoints:
+              - endpoint: { address: { socket_address: { address: localhost, port_value: %d } } }
+        """.formatted(origin.port())));
+    HttpResponse<String> r = edge.get("/dns");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.body()).contains("origin-a");
+    // auto_host_rewrite: the upstream sees the host's DNS name.
+    assertThat(origin.lastRequest().authority()).isEqualTo("localhost");
+    assertThat(edge.awaitStat("cluster.by-name.membership_total", 1)).isEqualTo(1);
+  }
+
+  @Test
   void connectFailureIs503AndIsRetriedToAnotherHost() throws Exception {
     int closed = closedPort();
     EdgeHarness edge = edge(bootstrap("""
