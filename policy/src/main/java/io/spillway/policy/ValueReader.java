@@ -1,0 +1,93 @@
+package io.spillway.policy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.math.BigDecimal;
+import java.util.Locale;
+
+/**
+ * Turns one JSON value or one environment variable's text into a field's Java value, or into the
+ * field's type message. Ranges are left to {@link PolicyValidator}, except for integers too large
+ * to hold in an {@code int}, which get the range message here.
+ */
+final class ValueReader {
+
+  private static final BigDecimal INT_MIN = BigDecimal.valueOf(Integer.MIN_VALUE);
+  private static final BigDecimal INT_MAX = BigDecimal.valueOf(Integer.MAX_VALUE);
+
+  /** A value of the field's Java type, or the message saying why there is none. */
+  record Read(Object value, String problem) {
+    static Read of(Object value) {
+      return new Read(value, null);
+    }
+
+    static Read problem(String message) {
+      return new Read(null, message);
+    }
+  }
+
+  private ValueReader() {}
+
+  /** Reads a JSON value that is present and not {@code null}. */
+  static Read fromJson(PolicyField field, JsonNode node) {
+    return switch (field.type()) {
+      case ENUM -> node.isTextual() ? mode(field, node.textValue()) : Read.problem(field.typeMessage());
+      case BOOLEAN -> node.isBoolean() ? Read.of(node.booleanValue()) : Read.problem(field.typeMessage());
+      case INTEGER, NUMBER -> node.isNumber() ? number(field, decimal(node)) : Read.problem(field.typeMessage());
+    };
+  }
+
+  /** Reads an environment variable's text, already trimmed and not empty; mode and boolean ignore case. */
+  static Read fromText(PolicyField field, String text) {
+    return switch (field.type()) {
+      case ENUM -> mode(field, text.toLowerCase(Locale.ROOT));
+      case BOOLEAN -> switch (text.toLowerCase(Locale.ROOT)) {
+        case "true" -> Read.of(true);
+        case "false" -> Read.of(false);
+        default -> Read.problem(field.typeMessage());
+      };
+      case INTEGER, NUMBER -> {
+        BigDecimal decimal;
+        try {
+          decimal = new BigDecimal(text);
+        } catch (NumberFormatException e) {
+          yield Read.problem(field.typeMessage());
+        }
+        yield number(field, decimal);
+      }
+    };
+  }
+
+  private static Read mode(PolicyField field, String text) {
+    for (Mode mode : Mode.values()) {
+      if (mode.jsonName().equals(text)) {
+        return Read.of(mode);
+      }
+    }
+    return Read.problem(field.typeMessage());
+  }
+
+  /** The exact value of a JSON number, or null for a non-finite double. */
+  private static BigDecimal decimal(JsonNode node) {
+    if (node.isDouble() || node.isFloat()) {
+      double d = node.doubleValue();
+      return Double.isFinite(d) ? BigDecimal.valueOf(d) : null;
+    }
+    return node.decimalValue();
+  }
+
+  private static Read number(PolicyField field, BigDecimal decimal) {
+    if (field.type() == FieldType.NUMBER) {
+      return Read.of(decimal == null ? Double.POSITIVE_INFINITY : decimal.doubleValue());
+    }
+    if (decimal == null) {
+      return Read.problem(field.rangeMessage());
+    }
+    if (decimal.signum() != 0 && decimal.stripTrailingZeros().scale() > 0) {
+      return Read.problem(field.typeMessage());
+    }
+    if (decimal.compareTo(INT_MIN) < 0 || decimal.compareTo(INT_MAX) > 0) {
+      return Read.problem(field.rangeMessage());
+    }
+    return Read.of(decimal.intValueExact());
+  }
+}
