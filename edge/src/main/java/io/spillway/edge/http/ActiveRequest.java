@@ -86,9 +86,7 @@ final class ActiveRequest implements RequestView {
   private int status;
   private int flags;
   private long lastActivityNanos = startNanos;
-  /** One timer serves both the route timeout and the stream idle timeout: it fires at the earlier. */
-  private ScheduledFuture<?> streamTimer;
-  private long streamTimerAt;
+  /** Route deadline (System.nanoTime), 0 until the request is complete or without a route timeout. */
   private long routeDeadline;
   private ScheduledFuture<?> requestTimer;
   private ScheduledFuture<?> retryTimer;
@@ -703,7 +701,11 @@ final class ActiveRequest implements RequestView {
     return config.streamIdleTimeout();
   }
 
-  /** (Re)arms the stream timer for the earlier of the route deadline and the idle deadline. */
+  /**
+   * Asks the downstream for a timer callback at the earlier of the route deadline and the idle
+   * deadline. Activity does not move the timer: when it fires, {@link #onTimer()} checks what
+   * really expired and asks again for the rest.
+   */
   private void armStreamTimer() {
     if (finished) {
       return;
@@ -716,22 +718,13 @@ final class ActiveRequest implements RequestView {
     if (routeDeadline != 0) {
       next = Math.min(next, routeDeadline);
     }
-    if (next == Long.MAX_VALUE) {
-      return;
+    if (next != Long.MAX_VALUE) {
+      downstream.armTimer(next);
     }
-    if (streamTimer != null) {
-      if (streamTimerAt <= next) {
-        return; // it fires first and re-arms itself for what is left
-      }
-      streamTimer.cancel(false);
-    }
-    streamTimerAt = next;
-    streamTimer = schedule(this::onStreamTimer, Math.max(1, next - System.nanoTime()));
   }
 
-  /** Activity does not move the timer; when it fires it checks what really expired. */
-  private void onStreamTimer() {
-    streamTimer = null;
+  /** The downstream's timer fired: act on an expired route or idle deadline, else re-arm. */
+  void onTimer() {
     if (finished) {
       return;
     }
@@ -924,7 +917,6 @@ final class ActiveRequest implements RequestView {
       return;
     }
     finished = true;
-    cancel(streamTimer);
     cancel(requestTimer);
     cancel(retryTimer);
     if (attempt != null) {

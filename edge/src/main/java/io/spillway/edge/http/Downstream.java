@@ -34,6 +34,12 @@ interface Downstream {
   /** Aborts the response mid-way: HTTP/1 closes the connection, HTTP/2 resets the stream. */
   void resetStream();
 
+  /**
+   * Calls {@link ActiveRequest#onTimer()} at or after {@code deadlineNanos} (System.nanoTime).
+   * An already armed earlier callback satisfies the request: the request re-arms when it fires.
+   */
+  void armTimer(long deadlineNanos);
+
   /** The request finished (successfully or not); the connection may read the next one. */
   void requestFinished(ActiveRequest request, boolean requestBodyComplete);
 }

@@ -72,9 +72,15 @@ final class HopByHop {
 
   private static boolean isHopByHop(CharSequence name) {
     int n = name.length();
-    // Every fixed name is at least 7 ("upgrade") long.
+    // Every fixed name is at least 7 ("upgrade") long and starts with c, k, p, t, u or x.
     if (n < 7) {
       return false;
+    }
+    switch (name.charAt(0) | 0x20) {
+      case 'c', 'k', 'p', 't', 'u', 'x' -> { }
+      default -> {
+        return false;
+      }
     }
     for (int i = 0; i < FIXED.size(); i++) {
       AsciiString h = FIXED.get(i);

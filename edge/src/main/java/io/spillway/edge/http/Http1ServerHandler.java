@@ -43,8 +43,15 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   private boolean keepAlive = true;
   private boolean closing;
   private int pauseReasons;
-  private ScheduledFuture<?> idleTimer;
-  private ScheduledFuture<?> headersTimer;
+  /**
+   * One timer per connection serves the connection's idle and request-header deadlines and the
+   * deadlines of the request in flight. It is moved only when something needs it earlier, so a
+   * keep-alive connection's requests normally cost no timer operation at all.
+   */
+  private ScheduledFuture<?> timer;
+  private long timerAt;
+  private long idleDeadline;
+  private long headersDeadline;
 
   Http1ServerHandler(HttpConnectionManager hcm, Worker worker, Http1RequestValidator validator) {
     this.hcm = hcm;
@@ -59,7 +66,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
         ? isa.getAddress().getHostAddress() : "127.0.0.1";
     hcm.stats().downstreamCxHttp1Total.inc();
     hcm.stats().downstreamCxHttp1Active.inc();
-    armIdleTimer();
+    startIdle();
     long maxAge = hcm.config().maxConnectionDuration().toNanos();
     if (maxAge > 0) {
       ctx.executor().schedule(this::onMaxDuration, maxAge, TimeUnit.NANOSECONDS);
@@ -93,7 +100,8 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
 
   private void dispatch(Object msg) {
     if (msg instanceof HttpRequest req) {
-      cancelTimers();
+      idleDeadline = 0;
+      headersDeadline = 0;
       keepAlive = HttpUtil.isKeepAlive(req);
       boolean noBody = !HttpUtil.isTransferEncodingChunked(req) && HttpUtil.getContentLength(req, 0L) == 0L;
       current = new ActiveRequest(hcm, this);
@@ -125,10 +133,11 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
 
   /** Bytes arrived: if no request is in flight, the request-header timer starts now. */
   void onBytes() {
-    if (current == null && headersTimer == null) {
+    if (current == null && headersDeadline == 0) {
       long nanos = hcm.config().requestHeadersTimeout().toNanos();
       if (nanos > 0) {
-        headersTimer = ctx.executor().schedule(this::onHeadersTimeout, nanos, TimeUnit.NANOSECONDS);
+        headersDeadline = System.nanoTime() + nanos;
+        armTimer(headersDeadline);
       }
     }
   }
@@ -163,7 +172,10 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     closing = true;
-    cancelTimers();
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
     hcm.stats().downstreamCxHttp1Active.dec();
     ActiveRequest r = current;
     current = null;
@@ -289,7 +301,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       pause(PAUSE_PIPELINING, false);
     }
     if (current == null) {
-      armIdleTimer();
+      startIdle();
     }
   }
 
@@ -303,39 +315,53 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
     }
   }
 
-  private void armIdleTimer() {
+  private void startIdle() {
     long nanos = hcm.config().idleTimeout().toNanos();
-    if (nanos > 0 && idleTimer == null) {
-      idleTimer = ctx.executor().schedule(this::onIdleTimeout, nanos, TimeUnit.NANOSECONDS);
+    if (nanos > 0) {
+      idleDeadline = System.nanoTime() + nanos;
+      armTimer(idleDeadline);
     }
   }
 
-  private void cancelTimers() {
-    if (idleTimer != null) {
-      idleTimer.cancel(false);
-      idleTimer = null;
+  @Override
+  public void armTimer(long deadlineNanos) {
+    if (closing) {
+      return;
     }
-    if (headersTimer != null) {
-      headersTimer.cancel(false);
-      headersTimer = null;
+    if (timer != null) {
+      if (timerAt - deadlineNanos <= 0) {
+        return; // fires earlier; whoever still needs a deadline re-arms then
+      }
+      timer.cancel(false);
     }
+    timerAt = deadlineNanos;
+    timer = ctx.executor().schedule(this::onTimer, Math.max(1, deadlineNanos - System.nanoTime()),
+        TimeUnit.NANOSECONDS);
   }
 
-  private void onIdleTimeout() {
-    idleTimer = null;
-    if (current == null && !closing) {
-      hcm.stats().downstreamCxIdleTimeout.inc();
-      closing = true;
-      ctx.close();
+  private void onTimer() {
+    timer = null;
+    if (closing) {
+      return;
     }
-  }
-
-  private void onHeadersTimeout() {
-    headersTimer = null;
-    if (current == null && !closing) {
+    ActiveRequest r = current;
+    if (r != null && !r.isFinished()) {
+      r.onTimer(); // acts on its own expired deadlines, or re-arms for them
+      return;
+    }
+    long now = System.nanoTime();
+    if (headersDeadline != 0 && now - headersDeadline >= 0) {
       hcm.stats().downstreamRqHeaderTimeout.inc();
       closing = true;
       ctx.close();
+    } else if (idleDeadline != 0 && now - idleDeadline >= 0) {
+      hcm.stats().downstreamCxIdleTimeout.inc();
+      closing = true;
+      ctx.close();
+    } else if (headersDeadline != 0 || idleDeadline != 0) {
+      long next = headersDeadline == 0 ? idleDeadline
+          : idleDeadline == 0 ? headersDeadline : Math.min(headersDeadline, idleDeadline);
+      armTimer(next);
     }
   }
 

@@ -27,6 +27,8 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implem
   private ChannelHandlerContext ctx;
   private ActiveRequest request;
   private boolean reset;
+  private java.util.concurrent.ScheduledFuture<?> timer;
+  private long timerAt;
 
   Http2StreamServerHandler(HttpConnectionManager hcm, Worker worker, String remoteAddress) {
     this.hcm = hcm;
@@ -155,7 +157,31 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implem
   }
 
   @Override
+  public void armTimer(long deadlineNanos) {
+    if (timer != null) {
+      if (timerAt - deadlineNanos <= 0) {
+        return;
+      }
+      timer.cancel(false);
+    }
+    timerAt = deadlineNanos;
+    timer = ctx.executor().schedule(this::onTimer, Math.max(1, deadlineNanos - System.nanoTime()),
+        java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  private void onTimer() {
+    timer = null;
+    if (request != null) {
+      request.onTimer();
+    }
+  }
+
+  @Override
   public void requestFinished(ActiveRequest r, boolean requestBodyComplete) {
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
     if (!requestBodyComplete && !reset) {
       reset = true;
       ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR));

@@ -44,6 +44,9 @@ import org.slf4j.LoggerFactory;
 public final class EdgeServer implements AdminContext {
   private static final Logger log = LoggerFactory.getLogger(EdgeServer.class);
 
+  private static final io.spillway.edge.config.SocketAddress DEFAULT_ADMIN =
+      new io.spillway.edge.config.SocketAddress("127.0.0.1", 9901);
+
   private final EdgeConfig config;
   private final Bootstrap bootstrap;
   private final ServerOptions options;
@@ -115,15 +118,31 @@ public final class EdgeServer implements AdminContext {
       connectionManagers.add(hcm);
       log.info("listener {} on {} ({})", lc.name(), listener.localAddress(), lc.hcm().codecType());
     }
-    if (config.admin().isPresent()) {
-      adminGroup = Transport.NIO.newGroup(1, "spillway-admin");
-      admin = new AdminServer(this);
-      admin.bind(adminGroup, config.admin().get().address());
-      log.info("admin listener on {}", admin.localAddress());
-    }
+    startAdmin();
     ready = true;
     log.info("edge ready: {} workers on {}, {} listeners, {} clusters", options.concurrency(), transport,
         listeners.size(), config.clusters().size());
+  }
+
+  /**
+   * The admin listener: the bootstrap's {@code admin.address}, else 127.0.0.1:9901. A configured
+   * address that cannot be bound fails start-up; the implicit default only logs a warning.
+   */
+  private void startAdmin() throws InterruptedException {
+    adminGroup = Transport.NIO.newGroup(1, "spillway-admin");
+    admin = new AdminServer(this);
+    if (config.admin().isPresent()) {
+      admin.bind(adminGroup, config.admin().get().address());
+    } else {
+      try {
+        admin.bind(adminGroup, DEFAULT_ADMIN);
+      } catch (Exception e) {
+        log.warn("no admin listener: the default {} cannot be bound ({}); set admin.address", DEFAULT_ADMIN, e.toString());
+        admin = null;
+        return;
+      }
+    }
+    log.info("admin listener on {}", admin.localAddress());
   }
 
   private void registerServerStats(Scope root) {

@@ -1,18 +1,14 @@
 package io.spillway.edge.stats;
 
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A monotonically increasing count, such as {@code cluster.backend.upstream_rq_total}.
  *
  * <p><b>Cost.</b> Built once with the config that owns it and held by reference; {@link #inc()} is one
- * {@link LongAdder#increment()} (a CAS on the base cell when uncontended, otherwise on one of the
- * adder's striped, cache-line-padded cells picked by the thread's probe, so event loops do not
- * bounce a shared line) plus a read of the {@code used} flag, which is written once. No lock, no
- * allocation once the adder has grown its cells, no name lookup. A JMH benchmark should compare
- * {@code inc()} from one and from N threads against {@code AtomicLong.incrementAndGet()}; expect a
- * few nanoseconds and flat scaling. Reading ({@link #value()}) sums the cells and is meant for the
- * admin and flush paths only.
+ * atomic add on the calling thread's cache-line-padded cell (see {@link StripedLong}: each worker
+ * writes its own line, so event loops do not bounce a shared one) plus a read of the {@code used}
+ * flag, which is written once. No lock, no allocation, no name lookup. Reading ({@link #value()})
+ * sums the cells and is meant for the admin and flush paths only.
  *
  * <p>{@code /reset_counters} does not touch the cells: it records the current sum as a baseline
  * that {@link #value()} subtracts, so increments racing with a reset are never lost.
@@ -20,7 +16,7 @@ import java.util.concurrent.atomic.LongAdder;
 public final class Counter implements Stat {
 
   private final StatName statName;
-  private final LongAdder total = new LongAdder();
+  private final StripedLong total = new StripedLong();
   private volatile long resetBaseline;
   private volatile boolean used;
 
@@ -30,7 +26,7 @@ public final class Counter implements Stat {
 
   /** Adds one. Hot path. */
   public void inc() {
-    total.increment();
+    total.add(1);
     markUsed();
   }
 

@@ -2,7 +2,7 @@ package io.spillway.edge.upstream;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
+import io.spillway.edge.stats.StripedLong;
 
 /**
  * One upstream endpoint. Shared by all workers; the counters are atomics (no locks). Each worker
@@ -15,12 +15,12 @@ public final class Host {
   private final int weight;
   private final HostPool[] pools;
   private final AtomicInteger activeRequests = new AtomicInteger();
-  final LongAdder rqTotal = new LongAdder();
-  final LongAdder rqSuccess = new LongAdder();
-  final LongAdder rqError = new LongAdder();
-  final LongAdder rqTimeout = new LongAdder();
-  final LongAdder cxTotal = new LongAdder();
-  final LongAdder cxConnectFail = new LongAdder();
+  final StripedLong rqTotal = new StripedLong();
+  final StripedLong rqSuccess = new StripedLong();
+  final StripedLong rqError = new StripedLong();
+  final StripedLong rqTimeout = new StripedLong();
+  final StripedLong cxTotal = new StripedLong();
+  final StripedLong cxConnectFail = new StripedLong();
   final AtomicInteger cxActive = new AtomicInteger();
 
   Host(String clusterName, InetSocketAddress address, String hostname, int weight, int workers) {
@@ -60,17 +60,17 @@ public final class Host {
 
   public void requestStarted() {
     activeRequests.incrementAndGet();
-    rqTotal.increment();
+    rqTotal.add(1);
   }
 
   public void requestFinished(boolean success) {
     activeRequests.decrementAndGet();
-    (success ? rqSuccess : rqError).increment();
+    (success ? rqSuccess : rqError).add(1);
   }
 
   /** A request to this host timed out (route or per-try timeout). */
   public void requestTimedOut() {
-    rqTimeout.increment();
+    rqTimeout.add(1);
   }
 
   /** This worker's pool for the host, or null before the worker first used it. */

@@ -49,7 +49,7 @@ public abstract sealed class HostPool permits Http1Pool, Http2Pool {
 
   protected void countConnectFailure(Throwable cause) {
     cluster.stats().upstreamCxConnectFail.inc();
-    host.cxConnectFail.increment();
+    host.cxConnectFail.add(1);
     if (cause instanceof io.netty.channel.ConnectTimeoutException) {
       cluster.stats().upstreamCxConnectTimeout.inc();
     }

@@ -31,6 +31,7 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
   private boolean closed;
   private boolean skipInformational;
   private int requestsServed;
+  private boolean readPaused;
   long parkedAtNanos;
 
   Http1Connection(Http1Pool pool) {
@@ -52,7 +53,10 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
     requestDone = false;
     responseDone = false;
     listener = null;
-    ctx.channel().config().setAutoRead(true);
+    if (readPaused) {
+      readPaused = false;
+      ctx.channel().config().setAutoRead(true);
+    }
   }
 
   void close() {
@@ -101,7 +105,10 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
 
   @Override
   public void pauseReading(boolean paused) {
-    ctx.channel().config().setAutoRead(!paused);
+    if (readPaused != paused) {
+      readPaused = paused;
+      ctx.channel().config().setAutoRead(!paused);
+    }
   }
 
   @Override

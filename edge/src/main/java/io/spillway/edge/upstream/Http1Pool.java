@@ -85,7 +85,7 @@ final class Http1Pool extends HostPool {
         cluster.stats().upstreamCxHttp1Total.inc();
         cluster.stats().upstreamCxActive.inc();
         cluster.stats().upstreamCxConnectMs.record((System.nanoTime() - started) / 1_000_000);
-        host.cxTotal.increment();
+        host.cxTotal.add(1);
         host.cxActive.incrementAndGet();
         release(conn);
       } else {

@@ -127,7 +127,7 @@ final class Http2Pool extends HostPool {
         cluster.stats().upstreamCxHttp2Total.inc();
         cluster.stats().upstreamCxActive.inc();
         cluster.stats().upstreamCxConnectMs.record((System.nanoTime() - started) / 1_000_000);
-        host.cxTotal.increment();
+        host.cxTotal.add(1);
         host.cxActive.incrementAndGet();
         conn.channel = ((io.netty.channel.ChannelFuture) done).channel();
         connections.add(conn);
