@@ -38,6 +38,9 @@ public interface AdminContext {
   /** The clock {@link #startedAt()} was read from; uptime is measured with it. */
   Clock clock();
 
+  /** The overload manager's latest published state, or null before start-up. */
+  io.spillway.edge.overload.OverloadDescription overload();
+
   /** Worker event loops. */
   int concurrency();
 

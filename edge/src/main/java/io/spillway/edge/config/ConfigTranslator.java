@@ -22,9 +22,9 @@ import java.util.Optional;
 public final class ConfigTranslator {
 
   private static final SupportedFields BOOTSTRAP = SupportedFields.of(Bootstrap.getDescriptor(),
-          "node", "static_resources", "admin")
+          "node", "static_resources", "admin", "overload_manager")
       .later("dynamic_resources", "stats_sinks")
-      .laterUnlessEmpty("overload_manager", "layered_runtime", "watchdogs", "watchdog", "cluster_manager");
+      .laterUnlessEmpty("layered_runtime", "watchdogs", "watchdog", "cluster_manager");
   private static final SupportedFields STATIC_RESOURCES = SupportedFields.of(
       Bootstrap.StaticResources.getDescriptor(), "listeners", "clusters");
   private static final SupportedFields NODE = SupportedFields.of(Node.getDescriptor(),
@@ -57,7 +57,9 @@ public final class ConfigTranslator {
         new ListenerTranslator(registry, new HttpConnectionManagerTranslator(registry, routes));
     List<ListenerConfig> listeners =
         listenerTranslator.translate(resources.getListenersList(), staticPath.field("listeners"));
-    return new EdgeConfig(node, admin, listeners, clusters);
+    OverloadConfig overload = OverloadManagerTranslator.translate(bootstrap.getOverloadManager(),
+        root.field("overload_manager"), registry);
+    return new EdgeConfig(node, admin, listeners, clusters, overload);
   }
 
   private static EdgeConfig.NodeInfo node(Node node, FieldPath path) throws ConfigException {

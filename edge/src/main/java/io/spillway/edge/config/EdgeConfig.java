@@ -12,12 +12,14 @@ import java.util.Optional;
  * @param admin the admin listener, absent when the bootstrap has no {@code admin.address}
  * @param listeners listeners in bootstrap order, names unique
  * @param clusters clusters by name, in bootstrap order
+ * @param overload the overload manager ({@link OverloadConfig#disabled()} when not configured)
  */
 public record EdgeConfig(
     NodeInfo node,
     Optional<AdminConfig> admin,
     List<ListenerConfig> listeners,
-    Map<String, ClusterConfig> clusters) {
+    Map<String, ClusterConfig> clusters,
+    OverloadConfig overload) {
 
   public EdgeConfig {
     listeners = List.copyOf(listeners);

@@ -104,6 +104,9 @@ public final class ExtensionRegistry {
           CpuUtilizationConfig.getDefaultInstance())
       .add("envoy.overload_actions.reduce_timeouts", Category.OVERLOAD_ACTION,
           ScaleTimersOverloadActionConfig.getDefaultInstance())
+      // Struct-typed configs: cgroup_memory, shrink_heap and Spillway's own monitors.
+      .add("spillway.resource_monitors.struct_config", Category.RESOURCE_MONITOR,
+          com.google.protobuf.Struct.getDefaultInstance())
       .build();
 
   private final Map<String, Extension> byName;

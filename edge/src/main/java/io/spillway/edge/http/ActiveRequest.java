@@ -21,6 +21,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.spillway.edge.config.ClusterConfig;
 import io.spillway.edge.config.HttpConnectionManagerConfig;
 import io.spillway.edge.config.RetryPolicy;
+import io.spillway.edge.overload.OverloadState;
 import io.spillway.edge.config.RetryPolicy.RetryOn;
 import io.spillway.edge.config.Route;
 import io.spillway.edge.router.RequestView;
@@ -50,6 +51,7 @@ final class ActiveRequest implements RequestView {
   private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
   private static final AsciiString X_FORWARDED_PROTO = AsciiString.cached("x-forwarded-proto");
   private static final AsciiString X_REQUEST_ID = AsciiString.cached("x-request-id");
+  private static final AsciiString X_LOCAL_OVERLOADED = AsciiString.cached("x-envoy-local-overloaded");
   private static final AsciiString X_UPSTREAM_SERVICE_TIME = AsciiString.cached("x-envoy-upstream-service-time");
 
   private final HttpConnectionManager hcm;
@@ -156,6 +158,14 @@ final class ActiveRequest implements RequestView {
     (downstream.isHttp2() ? stats.downstreamRqHttp2Total : stats.downstreamRqHttp1Total).inc();
     head = req.method().equals(HttpMethod.HEAD);
     if (!parseTarget(req)) {
+      return;
+    }
+    OverloadHooks overload = hcm.overload();
+    OverloadState overloadState = overload.manager().state();
+    if (overloadState.isSaturated(overload.stopAcceptingRequests())
+        || overload.decodeHeaders().shouldShed(overloadState, worker().random())) {
+      stats.downstreamRqOverloadClose.inc();
+      overloadReply();
       return;
     }
     if (!endStream && config.requestTimeout().toNanos() > 0) {
@@ -540,6 +550,7 @@ final class ActiveRequest implements RequestView {
     }
     responseStarted = true;
     status = code;
+    maybeDisableKeepAlive();
     if (endStream) {
       recordUpstreamCompletion(a);
     }
@@ -866,6 +877,28 @@ final class ActiveRequest implements RequestView {
     sendLocal(localResponse(code, text), flag);
   }
 
+  /** Envoy's overload reply: 503, flag OM, and x-envoy-local-overloaded when the HCM asks for it. */
+  private void overloadReply() {
+    FullHttpResponse response = localResponse(503, "envoy overloaded");
+    if (config.appendLocalOverload()) {
+      response.headers().set(X_LOCAL_OVERLOADED, "true");
+    }
+    sendLocal(response, ResponseFlag.OM);
+  }
+
+  /**
+   * disable_http_keepalive: with the action's state as probability (1 when saturated), this
+   * response ends its connection.
+   */
+  private void maybeDisableKeepAlive() {
+    OverloadHooks overload = hcm.overload();
+    double p = overload.manager().state().actionState(overload.disableKeepalive());
+    if (p > 0 && (p >= 1 || worker().random().nextDouble() < p)) {
+      stats.downstreamCxOverloadDisableKeepalive.inc();
+      downstream.disableKeepAlive();
+    }
+  }
+
   private FullHttpResponse localResponse(int code, String text) {
     byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
     FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
@@ -896,6 +929,7 @@ final class ActiveRequest implements RequestView {
     }
     responseStarted = true;
     status = response.status().code();
+    maybeDisableKeepAlive();
     downstream.sendHeaders(response, true);
     finish();
   }

@@ -31,6 +31,12 @@ interface Downstream {
   /** Stops or resumes reading the request body (back-pressure towards the client). */
   void pauseReading(boolean paused);
 
+  /**
+   * Ends the connection after this response: HTTP/1 answers with {@code Connection: close}, HTTP/2
+   * sends GOAWAY and closes once its streams finish (overload's disable_http_keepalive).
+   */
+  void disableKeepAlive();
+
   /** Aborts the response mid-way: HTTP/1 closes the connection, HTTP/2 resets the stream. */
   void resetStream();
 

@@ -42,6 +42,8 @@ public final class HcmStats {
   public final Counter rqRedirect;
   public final Counter rqTotal;
   public final Counter rqResetAfterDownstreamResponseStarted;
+  public final Counter downstreamRqOverloadClose;
+  public final Counter downstreamCxOverloadDisableKeepalive;
 
   public HcmStats(Scope scope) {
     downstreamCxTotal = scope.counter("downstream_cx_total");
@@ -82,6 +84,8 @@ public final class HcmStats {
     rqRedirect = scope.counter("rq_redirect");
     rqTotal = scope.counter("rq_total");
     rqResetAfterDownstreamResponseStarted = scope.counter("rq_reset_after_downstream_response_started");
+    downstreamRqOverloadClose = scope.counter("downstream_rq_overload_close");
+    downstreamCxOverloadDisableKeepalive = scope.counter("downstream_cx_overload_disable_keepalive");
   }
 
   /** Counts a response sent downstream by status class. */

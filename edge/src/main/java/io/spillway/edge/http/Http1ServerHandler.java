@@ -261,6 +261,11 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   }
 
   @Override
+  public void disableKeepAlive() {
+    keepAlive = false;
+  }
+
+  @Override
   public void resetStream() {
     closing = true;
     hcm.stats().downstreamRqTxReset.inc();

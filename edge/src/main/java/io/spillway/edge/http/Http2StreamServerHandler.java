@@ -148,6 +148,11 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implem
   }
 
   @Override
+  public void disableKeepAlive() {
+    ctx.channel().parent().pipeline().fireUserEventTriggered(DownstreamEvents.Drain.INSTANCE);
+  }
+
+  @Override
   public void resetStream() {
     if (!reset) {
       reset = true;

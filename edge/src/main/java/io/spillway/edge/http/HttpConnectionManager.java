@@ -19,10 +19,12 @@ public final class HttpConnectionManager {
   private final boolean tls;
   private final int bufferLimitBytes;
   private final Clock clock;
+  private final OverloadHooks overload;
   private volatile RouteTable routes;
 
   public HttpConnectionManager(HttpConnectionManagerConfig config, HcmStats stats, RouteTable routes,
-      ClusterManager clusters, DrainSignal drain, boolean tls, int bufferLimitBytes, Clock clock) {
+      ClusterManager clusters, DrainSignal drain, boolean tls, int bufferLimitBytes, Clock clock,
+      OverloadHooks overload) {
     this.config = config;
     this.stats = stats;
     this.routes = routes;
@@ -31,6 +33,12 @@ public final class HttpConnectionManager {
     this.tls = tls;
     this.bufferLimitBytes = bufferLimitBytes;
     this.clock = clock;
+    this.overload = overload;
+  }
+
+  /** The overload manager's state and the handles of the actions that act on HTTP streams. */
+  public OverloadHooks overload() {
+    return overload;
   }
 
   public HttpConnectionManagerConfig config() {

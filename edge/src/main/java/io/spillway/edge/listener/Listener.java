@@ -44,6 +44,7 @@ public final class Listener {
   private final ListenerStats stats;
   private final Map<EventLoop, Worker> workers;
   private final SslContext ssl;
+  private final ListenerOverload overload;
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private Channel serverChannel;
 
@@ -51,12 +52,13 @@ public final class Listener {
    * @param ssl the TLS context built from the listener's DownstreamTlsContext, or null for cleartext
    */
   public Listener(ListenerConfig config, HttpConnectionManager hcm, ListenerStats stats, Map<EventLoop, Worker> workers,
-      SslContext ssl) {
+      SslContext ssl, ListenerOverload overload) {
     this.config = config;
     this.hcm = hcm;
     this.stats = stats;
     this.workers = Map.copyOf(workers);
     this.ssl = ssl;
+    this.overload = overload;
   }
 
   public ListenerConfig config() {
@@ -85,6 +87,7 @@ public final class Listener {
   public void bind(EventLoopGroup acceptor, EventLoopGroup workerGroup,
       Supplier<? extends ServerChannel> channelFactory, ByteBufAllocator allocator) throws InterruptedException {
     int limit = Math.max(config.perConnectionBufferLimitBytes(), 1024);
+    tracker = new ConnectionTracker(stats, hcm.stats(), overload, config.ignoreGlobalConnLimit(), workers);
     ServerBootstrap b = new ServerBootstrap()
         .group(acceptor, workerGroup)
         .channelFactory(channelFactory::get)
@@ -103,11 +106,13 @@ public final class Listener {
     serverChannel = b.bind(config.address().host(), config.address().port()).sync().channel();
   }
 
+  private ConnectionTracker tracker;
+
   private void initConnection(Channel ch) {
     connections.add(ch);
     Worker worker = workers.get(ch.eventLoop());
     ChannelPipeline p = ch.pipeline();
-    p.addLast("accounting", new ConnectionTracker(stats, hcm.stats()));
+    p.addLast("accounting", tracker);
     if (ssl != null) {
       hcm.stats().downstreamCxSslTotal.inc();
       p.addLast("tls", ssl.newHandler(ch.alloc()));
@@ -150,6 +155,17 @@ public final class Listener {
       HttpPipelines.configureHttp2(p, hcm, worker);
     } else {
       HttpPipelines.configureHttp1(p, hcm, worker);
+    }
+  }
+
+  /**
+   * Pauses (true) or resumes (false) accepting without closing the socket: the overload manager's
+   * stop_accepting_connections. Pending connections wait in the kernel's backlog.
+   */
+  public void pauseAccepting(boolean paused) {
+    Channel c = serverChannel;
+    if (c != null && c.isOpen()) {
+      c.config().setAutoRead(!paused);
     }
   }
 

@@ -12,6 +12,8 @@ public final class ListenerStats {
   public final Counter downstreamCxDestroy;
   public final Histogram downstreamCxLengthMs;
   public final Counter sslHandshakeError;
+  public final Counter downstreamGlobalCxOverflow;
+  public final Counter downstreamCxOverloadReject;
 
   public ListenerStats(Scope scope) {
     downstreamCxTotal = scope.counter("downstream_cx_total");
@@ -19,5 +21,7 @@ public final class ListenerStats {
     downstreamCxDestroy = scope.counter("downstream_cx_destroy");
     downstreamCxLengthMs = scope.histogram("downstream_cx_length_ms", Histogram.Unit.MILLISECONDS);
     sslHandshakeError = scope.counter("ssl.handshake_error");
+    downstreamGlobalCxOverflow = scope.counter("downstream_global_cx_overflow");
+    downstreamCxOverloadReject = scope.counter("downstream_cx_overload_reject");
   }
 }

@@ -126,7 +126,7 @@ public final class EdgeMain implements Callable<Integer> {
     EdgeConfig.NodeInfo n = c.node();
     EdgeConfig.NodeInfo node = new EdgeConfig.NodeInfo(serviceNode != null ? serviceNode : n.id(),
         serviceCluster != null ? serviceCluster : n.cluster(), n.metadata());
-    return new EdgeConfig(node, c.admin(), c.listeners(), c.clusters());
+    return new EdgeConfig(node, c.admin(), c.listeners(), c.clusters(), c.overload());
   }
 
   private int serve(Bootstrap bootstrap, EdgeConfig config) throws Exception {

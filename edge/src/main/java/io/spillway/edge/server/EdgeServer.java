@@ -10,7 +10,14 @@ import io.spillway.edge.admin.AdminContext;
 import io.spillway.edge.admin.AdminServer;
 import io.spillway.edge.config.EdgeConfig;
 import io.spillway.edge.config.ListenerConfig;
+import io.spillway.edge.config.OverloadNames;
 import io.spillway.edge.http.DrainSignal;
+import io.spillway.edge.http.OverloadHooks;
+import io.spillway.edge.listener.ListenerOverload;
+import io.spillway.edge.overload.ActionIndex;
+import io.spillway.edge.overload.OverloadDescription;
+import io.spillway.edge.overload.OverloadManager;
+import io.spillway.edge.overload.monitor.StandardMonitors;
 import io.spillway.edge.http.HcmStats;
 import io.spillway.edge.http.HttpConnectionManager;
 import io.spillway.edge.listener.Listener;
@@ -63,6 +70,7 @@ public final class EdgeServer implements AdminContext {
   private EventLoopGroup workerGroup;
   private EventLoopGroup adminGroup;
   private ClusterManager clusters;
+  private OverloadManager overload;
   private AdminServer admin;
   private volatile boolean ready;
   private volatile boolean healthCheckFailed;
@@ -102,23 +110,44 @@ public final class EdgeServer implements AdminContext {
     }
     Scope root = stats.rootScope();
     registerServerStats(root);
+    LoopLagProbe lag = new LoopLagProbe(workers.keySet().stream().toList());
+    overload = OverloadManager.builder(config.overload())
+        .stats(root)
+        .nanoClock(System::nanoTime)
+        .monitors(new StandardMonitors(StandardMonitors.Sources.system(
+            () -> PooledByteBufAllocator.DEFAULT.metric().usedDirectMemory(),
+            io.netty.util.internal.PlatformDependent::maxDirectMemory,
+            lag::worstLagNanosSinceLastRead)))
+        .build();
+    config.overload().warnings().forEach(w -> log.warn("overload manager: {}", w));
+    OverloadHooks httpOverload = OverloadHooks.of(overload);
+    ListenerOverload listenerOverload = ListenerOverload.of(overload);
     clusters = new ClusterManager(root, options.concurrency(), control, ClusterManager.Resolver.SYSTEM, options.seed());
     clusters.initialize(config.clusters());
     for (ListenerConfig lc : config.listeners()) {
       HcmStats hcmStats = new HcmStats(root.taggedScope("http", lc.hcm().statPrefix(), "envoy_http_conn_manager_prefix"));
       HttpConnectionManager hcm = new HttpConnectionManager(lc.hcm(), hcmStats,
           RouteTable.compile(lc.hcm().routeConfig()), clusters, drain, lc.tls().isPresent(),
-          lc.perConnectionBufferLimitBytes(), clock);
+          lc.perConnectionBufferLimitBytes(), clock, httpOverload);
       ListenerStats listenerStats = new ListenerStats(root.taggedScope("listener", Listener.statName(lc),
           "envoy_listener_address"));
       Listener listener = new Listener(lc, hcm, listenerStats, workers,
-          lc.tls().isPresent() ? TlsContexts.server(lc.tls().get(), lc.hcm().codecType()) : null);
+          lc.tls().isPresent() ? TlsContexts.server(lc.tls().get(), lc.hcm().codecType()) : null,
+          listenerOverload);
       listener.bind(acceptors, workerGroup, transport.serverChannels(), allocator);
       listeners.add(listener);
       connectionManagers.add(hcm);
       log.info("listener {} on {} ({})", lc.name(), listener.localAddress(), lc.hcm().codecType());
     }
     startAdmin();
+    ActionIndex stopAccepting = overload.actionHandle(OverloadNames.STOP_ACCEPTING_CONNECTIONS);
+    if (stopAccepting.isConfigured()) {
+      overload.addStateListener(state -> {
+        boolean paused = state.isSaturated(stopAccepting);
+        listeners.forEach(l -> l.pauseAccepting(paused));
+      });
+    }
+    overload.start((delay, task) -> control.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS));
     ready = true;
     log.info("edge ready: {} workers on {}, {} listeners, {} clusters", options.concurrency(), transport,
         listeners.size(), config.clusters().size());
@@ -192,6 +221,9 @@ public final class EdgeServer implements AdminContext {
     }
     if (admin != null) {
       admin.close();
+    }
+    if (overload != null) {
+      overload.stop();
     }
     shutdownGroup(acceptors);
     shutdownGroup(workerGroup);
@@ -287,6 +319,11 @@ public final class EdgeServer implements AdminContext {
   @Override
   public Clock clock() {
     return clock;
+  }
+
+  @Override
+  public OverloadDescription overload() {
+    return overload == null ? null : overload.describe();
   }
 
   @Override

@@ -83,7 +83,7 @@ class ConfigDumpEndpointTest {
   @Test
   void bootstrapShowsTheEffectiveNode() throws Exception {
     context.config = new EdgeConfig(new EdgeConfig.NodeInfo("override-id", "edges", Map.of()),
-        context.config.admin(), context.config.listeners(), context.config.clusters());
+        context.config.admin(), context.config.listeners(), context.config.clusters(), context.config.overload());
 
     JsonNode node = dump("/config_dump").get("configs").get(0).get("bootstrap").get("node");
 

@@ -108,7 +108,7 @@ final class FakeAdminContext implements AdminContext, AutoCloseable {
   Clock clock = Clock.fixed(startedAt, ZoneOffset.UTC);
   EdgeConfig config = new EdgeConfig(new EdgeConfig.NodeInfo("edge-1", "edges", Map.of("team", "core")),
       Optional.of(new EdgeConfig.AdminConfig(new SocketAddress("127.0.0.1", 9901))), List.of(LISTENER),
-      Map.of(BACKEND.name(), BACKEND));
+      Map.of(BACKEND.name(), BACKEND), io.spillway.edge.config.OverloadConfig.disabled());
   final Bootstrap bootstrap;
   final ScheduledExecutorService control = Executors.newSingleThreadScheduledExecutor();
   final ClusterManager clusters;
@@ -123,7 +123,7 @@ final class FakeAdminContext implements AdminContext, AutoCloseable {
   FakeAdminContext() {
     try {
       bootstrap = BootstrapLoader.parse(BOOTSTRAP_YAML, BootstrapLoader.Format.YAML);
-      listeners = List.of(new Listener(LISTENER, null, null, Map.of(), null));
+      listeners = List.of(new Listener(LISTENER, null, null, Map.of(), null, null));
     } catch (ConfigException e) {
       throw new IllegalStateException(e);
     }
@@ -194,6 +194,11 @@ final class FakeAdminContext implements AdminContext, AutoCloseable {
   @Override
   public Clock clock() {
     return clock;
+  }
+
+  @Override
+  public io.spillway.edge.overload.OverloadDescription overload() {
+    return null;
   }
 
   @Override

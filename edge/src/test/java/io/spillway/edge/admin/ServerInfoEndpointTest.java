@@ -44,7 +44,7 @@ class ServerInfoEndpointTest {
   @Test
   void nodeShowsTheEffectiveIdAfterCommandLineOverrides() throws Exception {
     context.config = new EdgeConfig(new EdgeConfig.NodeInfo("override-id", "override-cluster", Map.of()),
-        context.config.admin(), context.config.listeners(), context.config.clusters());
+        context.config.admin(), context.config.listeners(), context.config.clusters(), context.config.overload());
 
     JsonNode node = info().get("node");
 

@@ -30,8 +30,9 @@ class ConfigRejectionTest {
   void toleratesLaterSectionsOnlyWhileEmpty() throws ConfigException {
     BootstrapYaml.minimal().top("overload_manager: {}\nwatchdogs: {}\ncluster_manager: {}\n").translate();
 
-    BootstrapYaml.minimal().top("overload_manager: {refresh_interval: 0.25s}\n")
-        .rejects("overload_manager: overload_manager is not supported yet");
+    // The overload manager is translated by OverloadManagerTranslator: actions need monitors.
+    BootstrapYaml.minimal().top("overload_manager: {refresh_interval: 0.25s, actions: [{name: nope, triggers: []}]}\n")
+        .rejects("overload_manager.resource_monitors: at least one resource monitor is required");
     BootstrapYaml.minimal().top("layered_runtime: {layers: [{name: static, static_layer: {}}]}\n")
         .rejects("layered_runtime: layered_runtime is not supported yet");
     BootstrapYaml.minimal().top("stats_sinks: [{name: envoy.stat_sinks.statsd}]\n")

@@ -1,0 +1,31 @@
+package io.spillway.edge.http;
+
+import io.spillway.edge.overload.ActionIndex;
+import io.spillway.edge.overload.LoadShedPoint;
+import io.spillway.edge.overload.OverloadManager;
+import io.spillway.edge.config.OverloadNames;
+
+/**
+ * What a connection manager reads from the overload manager, resolved once by name: the published
+ * state and the handles of the actions and shed points that act on HTTP streams. Handles of
+ * actions that are not configured are never active.
+ *
+ * @param manager publishes the state snapshot read once per request
+ * @param stopAcceptingRequests saturated: new requests get 503 (flag OM)
+ * @param disableKeepalive its state is the share of responses that close the connection (HTTP/1)
+ *     or send GOAWAY (HTTP/2)
+ * @param decodeHeaders the {@code http_connection_manager_decode_headers} shed point
+ */
+public record OverloadHooks(
+    OverloadManager manager,
+    ActionIndex stopAcceptingRequests,
+    ActionIndex disableKeepalive,
+    LoadShedPoint decodeHeaders) {
+
+  public static OverloadHooks of(OverloadManager manager) {
+    return new OverloadHooks(manager,
+        manager.actionHandle(OverloadNames.STOP_ACCEPTING_REQUESTS),
+        manager.actionHandle(OverloadNames.DISABLE_HTTP_KEEPALIVE),
+        manager.loadShedPoint(OverloadNames.HCM_DECODE_HEADERS));
+  }
+}

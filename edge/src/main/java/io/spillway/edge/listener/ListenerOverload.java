@@ -1,0 +1,28 @@
+package io.spillway.edge.listener;
+
+import io.spillway.edge.config.OverloadNames;
+import io.spillway.edge.overload.ActionIndex;
+import io.spillway.edge.overload.GlobalConnectionLimit;
+import io.spillway.edge.overload.LoadShedPoint;
+import io.spillway.edge.overload.OverloadManager;
+
+/**
+ * What a listener reads from the overload manager on every accepted connection, resolved once.
+ *
+ * @param manager publishes the state snapshot
+ * @param connections the global downstream connection limit (unlimited when not configured)
+ * @param rejectIncoming reject_incoming_connections: saturated → accept and close at once
+ * @param acceptShed the tcp_listener_accept shed point
+ */
+public record ListenerOverload(
+    OverloadManager manager,
+    GlobalConnectionLimit connections,
+    ActionIndex rejectIncoming,
+    LoadShedPoint acceptShed) {
+
+  public static ListenerOverload of(OverloadManager manager) {
+    return new ListenerOverload(manager, manager.globalConnections(),
+        manager.actionHandle(OverloadNames.REJECT_INCOMING_CONNECTIONS),
+        manager.loadShedPoint(OverloadNames.TCP_LISTENER_ACCEPT));
+  }
+}

@@ -1,0 +1,161 @@
+package io.spillway.edge.it;
+
+import static io.spillway.edge.it.EdgeHarness.bootstrap;
+import static io.spillway.edge.it.EdgeHarness.cluster;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.spillway.testkit.OriginServer;
+import io.spillway.testkit.RawHttp;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The overload manager wired into a running edge, pressure driven through an injected_resource
+ * file: the seed's tiers (keep-alive off at 0.92, 503 at 0.95) and the global connection limit.
+ */
+class OverloadIT {
+
+  @TempDir
+  Path dir;
+  private OriginServer origin;
+  private EdgeHarness edge;
+
+  @BeforeEach
+  void origin() {
+    origin = OriginServer.start("origin");
+  }
+
+  @AfterEach
+  void close() {
+    if (edge != null) {
+      edge.close();
+    }
+    origin.close();
+  }
+
+  private Path pressure(double value) throws Exception {
+    Path file = dir.resolve("pressure");
+    Path tmp = dir.resolve("pressure.tmp");
+    Files.writeString(tmp, Double.toString(value));
+    Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    return file;
+  }
+
+  private HttpResponse<String> awaitResponse(Predicate<HttpResponse<String>> condition) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    HttpResponse<String> r;
+    do {
+      r = edge.get("/x");
+      if (condition.test(r)) {
+        return r;
+      }
+      Thread.sleep(20);
+    } while (System.nanoTime() < deadline);
+    return r;
+  }
+
+  @Test
+  void tieredActionsFollowTheInjectedPressure() throws Exception {
+    Path file = pressure(0.5);
+    String yaml = bootstrap("append_local_overload: true", """
+        - match: { prefix: "/" }
+          route: { cluster: origin }
+        """, cluster("origin", "", origin.port())) + """
+        overload_manager:
+          refresh_interval: 0.05s
+          resource_monitors:
+          - name: envoy.resource_monitors.injected_resource
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig
+              filename: %s
+          actions:
+          - name: envoy.overload_actions.disable_http_keepalive
+            triggers:
+            - name: envoy.resource_monitors.injected_resource
+              threshold: { value: 0.92 }
+          - name: envoy.overload_actions.stop_accepting_requests
+            triggers:
+            - name: envoy.resource_monitors.injected_resource
+              threshold: { value: 0.95 }
+        """.formatted(file);
+    edge = EdgeHarness.start(yaml);
+
+    HttpResponse<String> normal = edge.get("/x");
+    assertThat(normal.statusCode()).isEqualTo(200);
+    assertThat(normal.headers().firstValue("connection")).isEmpty();
+
+    pressure(0.93);
+    HttpResponse<String> closing = awaitResponse(r -> r.headers().firstValue("connection").isPresent());
+    assertThat(closing.statusCode()).isEqualTo(200);
+    assertThat(closing.headers().firstValue("connection")).hasValue("close");
+
+    pressure(0.96);
+    HttpResponse<String> refused = awaitResponse(r -> r.statusCode() == 503);
+    assertThat(refused.statusCode()).isEqualTo(503);
+    assertThat(refused.body()).isEqualTo("envoy overloaded");
+    assertThat(refused.headers().firstValue("x-envoy-local-overloaded")).hasValue("true");
+    assertThat(edge.stat("http.ingress.downstream_rq_overload_close")).isPositive();
+    int seenBefore = origin.requestCount();
+    assertThat(edge.get("/y").statusCode()).isEqualTo(503);
+    assertThat(origin.requestCount()).isEqualTo(seenBefore);
+
+    pressure(0.1);
+    HttpResponse<String> recovered = awaitResponse(r -> r.statusCode() == 200 && r.headers().firstValue("connection").isEmpty());
+    assertThat(recovered.statusCode()).isEqualTo(200);
+    assertThat(recovered.headers().firstValue("connection")).isEmpty();
+
+    // The admin page shows the monitor and both actions.
+    HttpResponse<String> page = edge.http.send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + edge.adminPort() + "/overload")).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(page.body()).contains("envoy.resource_monitors.injected_resource", "stop_accepting_requests",
+        "disable_http_keepalive");
+  }
+
+  @Test
+  void globalConnectionLimitRefusesTheConnectionOverTheLimit() throws Exception {
+    String yaml = bootstrap("""
+        - match: { prefix: "/" }
+          route: { cluster: origin }
+        """, cluster("origin", "", origin.port())) + """
+        overload_manager:
+          resource_monitors:
+          - name: envoy.resource_monitors.global_downstream_max_connections
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.resource_monitors.downstream_connections.v3.DownstreamConnectionsConfig
+              max_active_downstream_connections: 2
+        """;
+    edge = EdgeHarness.start(yaml);
+    try (RawHttp.Connection a = RawHttp.connect(edge.port(), Duration.ofSeconds(5));
+        RawHttp.Connection b = RawHttp.connect(edge.port(), Duration.ofSeconds(5))) {
+      assertThat(a.exchange("GET /a HTTP/1.1\r\nHost: x\r\n\r\n", Duration.ofSeconds(5)).status()).isEqualTo(200);
+      assertThat(b.exchange("GET /b HTTP/1.1\r\nHost: x\r\n\r\n", Duration.ofSeconds(5)).status()).isEqualTo(200);
+      try (RawHttp.Connection c = RawHttp.connect(edge.port(), Duration.ofSeconds(5))) {
+        assertThat(c.awaitClose(Duration.ofSeconds(5))).isTrue();
+      }
+      assertThat(edge.awaitStat("listener.127.0.0.1_0.downstream_global_cx_overflow", 1)).isEqualTo(1);
+      // The admin listener is never refused.
+      HttpResponse<String> ready = edge.http.send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + edge.adminPort() + "/ready")).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(ready.statusCode()).isEqualTo(200);
+    }
+    // Closing connections frees their slots.
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    int status = 0;
+    while (System.nanoTime() < deadline && status != 200) {
+      try (RawHttp.Connection d = RawHttp.connect(edge.port(), Duration.ofSeconds(5))) {
+        status = d.exchange("GET /d HTTP/1.1\r\nHost: x\r\n\r\n", Duration.ofSeconds(5)).status();
+      }
+      Thread.sleep(20);
+    }
+    assertThat(status).isEqualTo(200);
+  }
+}
