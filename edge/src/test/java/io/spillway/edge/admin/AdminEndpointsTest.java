@@ -20,7 +20,7 @@ class AdminEndpointsTest {
   void registersEnvoysPathsInOrder() {
     assertThat(endpoints.keySet()).containsExactly("/", "/help", "/ready", "/server_info", "/stats",
         "/stats/prometheus", "/reset_counters", "/clusters", "/listeners", "/config_dump", "/memory", "/logging",
-        "/healthcheck/fail", "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/runtime", "/cpuprofile",
+        "/healthcheck/fail", "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/runtime", "/overload", "/cpuprofile",
         "/memoryprofile");
   }
 
