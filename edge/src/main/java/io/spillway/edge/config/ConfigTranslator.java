@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Validates an Envoy v3 {@link Bootstrap} and translates it, once, into an {@link EdgeConfig}.
@@ -32,7 +33,37 @@ public final class ConfigTranslator {
   private static final SupportedFields ADMIN = SupportedFields.of(Admin.getDescriptor(),
       "address", "access_log", "access_log_path", "ignore_global_conn_limit");
 
+  /** Actions and shed points the overload manager validates but the data plane does not act on yet. */
+  private static final Set<String> ACTIONS_NOT_YET = Set.of(
+      OverloadNames.RESET_HIGH_MEMORY_STREAM, OverloadNames.CLOSE_IDLE_HTTP_CONNECTIONS);
+  private static final Set<String> SHED_POINTS_SUPPORTED = Set.of(
+      OverloadNames.TCP_LISTENER_ACCEPT, OverloadNames.HCM_DECODE_HEADERS, OverloadNames.HTTP_DOWNSTREAM_FILTER_CHECK);
+
   private ConfigTranslator() {}
+
+  /**
+   * Config that would change behaviour is rejected, never skipped: an overload action or shed
+   * point that the edge does not act on yet is an error naming it.
+   */
+  private static void rejectUnwiredOverloadParts(OverloadConfig overload, FieldPath path) throws ConfigException {
+    for (int i = 0; i < overload.actions().size(); i++) {
+      OverloadConfig.Action a = overload.actions().get(i);
+      if (ACTIONS_NOT_YET.contains(a.name())) {
+        throw new ConfigException(path.field("actions").index(i).field("name"), a.name() + " is not supported yet");
+      }
+      if (a.settings().orElse(null) instanceof OverloadConfig.ScaleTimers timers
+          && timers.minimums().containsKey(OverloadConfig.TimerType.TRANSPORT_SOCKET_CONNECT)) {
+        throw new ConfigException(path.field("actions").index(i).field("typed_config"),
+            "timer TRANSPORT_SOCKET_CONNECT is not supported yet (no transport socket connect timeout exists)");
+      }
+    }
+    for (int i = 0; i < overload.loadShedPoints().size(); i++) {
+      OverloadConfig.LoadShedPoint p = overload.loadShedPoints().get(i);
+      if (!SHED_POINTS_SUPPORTED.contains(p.name())) {
+        throw new ConfigException(path.field("loadshed_points").index(i).field("name"), p.name() + " is not supported yet");
+      }
+    }
+  }
 
   /** Translates with the {@linkplain ExtensionRegistry#standard() standard} extensions. */
   public static EdgeConfig translate(Bootstrap bootstrap) throws ConfigException {
@@ -59,6 +90,7 @@ public final class ConfigTranslator {
         listenerTranslator.translate(resources.getListenersList(), staticPath.field("listeners"));
     OverloadConfig overload = OverloadManagerTranslator.translate(bootstrap.getOverloadManager(),
         root.field("overload_manager"), registry);
+    rejectUnwiredOverloadParts(overload, root.field("overload_manager"));
     return new EdgeConfig(node, admin, listeners, clusters, overload);
   }
 

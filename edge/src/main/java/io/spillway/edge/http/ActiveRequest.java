@@ -20,6 +20,7 @@ import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.spillway.edge.config.ClusterConfig;
 import io.spillway.edge.config.HttpConnectionManagerConfig;
+import io.spillway.edge.config.OverloadConfig;
 import io.spillway.edge.config.RetryPolicy;
 import io.spillway.edge.overload.OverloadState;
 import io.spillway.edge.config.RetryPolicy.RetryOn;
@@ -162,8 +163,10 @@ final class ActiveRequest implements RequestView {
     }
     OverloadHooks overload = hcm.overload();
     OverloadState overloadState = overload.manager().state();
+    // Shed points in the order a request meets them: decoded headers, then the filter check.
     if (overloadState.isSaturated(overload.stopAcceptingRequests())
-        || overload.decodeHeaders().shouldShed(overloadState, worker().random())) {
+        || overload.decodeHeaders().shouldShed(overloadState, worker().random())
+        || overload.filterCheck().shouldShed(overloadState, worker().random())) {
       stats.downstreamRqOverloadClose.inc();
       overloadReply();
       return;
@@ -706,10 +709,9 @@ final class ActiveRequest implements RequestView {
 
   private Duration idleTimeout() {
     Route.RouteAction action = entry == null ? null : entry.routeAction();
-    if (action != null && action.idleTimeout().isPresent()) {
-      return action.idleTimeout().get();
-    }
-    return config.streamIdleTimeout();
+    Duration configured = action != null && action.idleTimeout().isPresent()
+        ? action.idleTimeout().get() : config.streamIdleTimeout();
+    return hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_STREAM_IDLE, configured);
   }
 
   /**

@@ -12,6 +12,7 @@ import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.config.OverloadConfig;
 import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
@@ -67,7 +68,8 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
     hcm.stats().downstreamCxHttp1Total.inc();
     hcm.stats().downstreamCxHttp1Active.inc();
     startIdle();
-    long maxAge = hcm.config().maxConnectionDuration().toNanos();
+    long maxAge = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_MAX,
+        hcm.config().maxConnectionDuration()).toNanos();
     if (maxAge > 0) {
       ctx.executor().schedule(this::onMaxDuration, maxAge, TimeUnit.NANOSECONDS);
     }
@@ -321,7 +323,8 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   }
 
   private void startIdle() {
-    long nanos = hcm.config().idleTimeout().toNanos();
+    long nanos = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_IDLE,
+        hcm.config().idleTimeout()).toNanos();
     if (nanos > 0) {
       idleDeadline = System.nanoTime() + nanos;
       armTimer(idleDeadline);

@@ -8,6 +8,7 @@ import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.config.OverloadConfig;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -47,7 +48,8 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
       }
     });
     armIdleTimer();
-    long maxAge = hcm.config().maxConnectionDuration().toNanos();
+    long maxAge = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_MAX,
+        hcm.config().maxConnectionDuration()).toNanos();
     if (maxAge > 0) {
       ctx.executor().schedule(() -> {
         hcm.stats().downstreamCxMaxDurationReached.inc();
@@ -108,7 +110,8 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
   }
 
   private void armIdleTimer() {
-    long nanos = hcm.config().idleTimeout().toNanos();
+    long nanos = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_IDLE,
+        hcm.config().idleTimeout()).toNanos();
     if (nanos > 0 && idleTimer == null) {
       idleTimer = ctx.executor().schedule(this::onIdle, nanos, TimeUnit.NANOSECONDS);
     }

@@ -3,6 +3,7 @@ package io.spillway.edge.http;
 import io.spillway.edge.overload.ActionIndex;
 import io.spillway.edge.overload.LoadShedPoint;
 import io.spillway.edge.overload.OverloadManager;
+import io.spillway.edge.overload.ScaledTimeouts;
 import io.spillway.edge.config.OverloadNames;
 
 /**
@@ -15,17 +16,33 @@ import io.spillway.edge.config.OverloadNames;
  * @param disableKeepalive its state is the share of responses that close the connection (HTTP/1)
  *     or send GOAWAY (HTTP/2)
  * @param decodeHeaders the {@code http_connection_manager_decode_headers} shed point
+ * @param filterCheck the {@code http_downstream_filter_check} shed point, met after decodeHeaders
+ *     and before the router
+ * @param timeouts reduce_timeouts: scales the connection and stream idle timeouts and the maximum
+ *     connection duration
  */
 public record OverloadHooks(
     OverloadManager manager,
     ActionIndex stopAcceptingRequests,
     ActionIndex disableKeepalive,
-    LoadShedPoint decodeHeaders) {
+    LoadShedPoint decodeHeaders,
+    LoadShedPoint filterCheck,
+    ScaledTimeouts timeouts) {
+
+  /** A configured timeout, scaled by reduce_timeouts in the current state (unchanged when not configured). */
+  public java.time.Duration scaled(io.spillway.edge.config.OverloadConfig.TimerType type, java.time.Duration configured) {
+    if (configured.isZero() || !timeouts.scales(type)) {
+      return configured;
+    }
+    return timeouts.scaledTimeout(type, configured, manager.state());
+  }
 
   public static OverloadHooks of(OverloadManager manager) {
     return new OverloadHooks(manager,
         manager.actionHandle(OverloadNames.STOP_ACCEPTING_REQUESTS),
         manager.actionHandle(OverloadNames.DISABLE_HTTP_KEEPALIVE),
-        manager.loadShedPoint(OverloadNames.HCM_DECODE_HEADERS));
+        manager.loadShedPoint(OverloadNames.HCM_DECODE_HEADERS),
+        manager.loadShedPoint(OverloadNames.HTTP_DOWNSTREAM_FILTER_CHECK),
+        manager.scaledTimeouts());
   }
 }

@@ -147,6 +147,7 @@ public final class EdgeServer implements AdminContext {
         listeners.forEach(l -> l.pauseAccepting(paused));
       });
     }
+    startShrinkHeap(root.scope("overload").scope(OverloadNames.SHRINK_HEAP));
     overload.start((delay, task) -> control.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS));
     ready = true;
     log.info("edge ready: {} workers on {}, {} listeners, {} clusters", options.concurrency(), transport,
@@ -172,6 +173,41 @@ public final class EdgeServer implements AdminContext {
       }
     }
     log.info("admin listener on {}", admin.localAddress());
+  }
+
+  /**
+   * shrink_heap, the JVM way: while the action is active, every {@code timer_interval} the pooled
+   * allocator's memory that buffers do not hold (its "unfreed" memory) is compared with
+   * {@code max_unfreed_memory_bytes}; above it, every worker trims its thread-local buffer cache,
+   * which hands cached chunks back to the arenas and lets empty chunks be released.
+   */
+  private void startShrinkHeap(Scope stats) {
+    ActionIndex shrink = overload.actionHandle(OverloadNames.SHRINK_HEAP);
+    if (!shrink.isConfigured()) {
+      return;
+    }
+    io.spillway.edge.config.OverloadConfig.ShrinkHeap settings = config.overload().actions().stream()
+        .filter(a -> a.name().equals(OverloadNames.SHRINK_HEAP))
+        .map(a -> a.settings().orElse(null))
+        .filter(io.spillway.edge.config.OverloadConfig.ShrinkHeap.class::isInstance)
+        .map(io.spillway.edge.config.OverloadConfig.ShrinkHeap.class::cast)
+        .findFirst().orElse(io.spillway.edge.config.OverloadConfig.ShrinkHeap.DEFAULTS);
+    var shrinkCount = stats.counter("shrink_count");
+    PooledByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
+    long every = Math.max(1, settings.timerInterval().toMillis());
+    control.scheduleWithFixedDelay(() -> {
+      if (!overload.state().isActive(shrink)) {
+        return;
+      }
+      var m = alloc.metric();
+      long unfreed = m.usedDirectMemory() + m.usedHeapMemory() - alloc.pinnedDirectMemory() - alloc.pinnedHeapMemory();
+      if (unfreed > settings.maxUnfreedMemoryBytes()) {
+        for (EventExecutor e : workerGroup) {
+          e.execute(alloc::trimCurrentThreadCache);
+        }
+        shrinkCount.inc();
+      }
+    }, every, every, TimeUnit.MILLISECONDS);
   }
 
   private void registerServerStats(Scope root) {

@@ -121,6 +121,49 @@ class OverloadIT {
   }
 
   @Test
+  void reduceTimeoutsShortensTheConnectionIdleTimeoutUnderPressure() throws Exception {
+    Path file = pressure(1.0);
+    String yaml = bootstrap("""
+        common_http_protocol_options: { idle_timeout: 30s }
+        """, """
+        - match: { prefix: "/" }
+          route: { cluster: origin }
+        """, cluster("origin", "", origin.port())) + """
+        overload_manager:
+          refresh_interval: 0.05s
+          resource_monitors:
+          - name: envoy.resource_monitors.injected_resource
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig
+              filename: %s
+          actions:
+          - name: envoy.overload_actions.reduce_timeouts
+            triggers:
+            - name: envoy.resource_monitors.injected_resource
+              scaled: { scaling_threshold: 0.5, saturation_threshold: 0.9 }
+            typed_config:
+              "@type": type.googleapis.com/envoy.config.overload.v3.ScaleTimersOverloadActionConfig
+              timer_scale_factors:
+              - timer: HTTP_DOWNSTREAM_CONNECTION_IDLE
+                min_timeout: 0.2s
+        """.formatted(file);
+    edge = EdgeHarness.start(yaml);
+    // Wait until the saturated state is published, then an idle keep-alive connection is closed
+    // after the 0.2 s minimum instead of the configured 30 s.
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!edge.stats().find("overload.envoy.overload_actions.reduce_timeouts.scale_percent")
+        .map(st -> ((io.spillway.edge.stats.Gauge) st).value() >= 100).orElse(false)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    try (RawHttp.Connection c = RawHttp.connect(edge.port(), Duration.ofSeconds(5))) {
+      assertThat(c.exchange("GET /a HTTP/1.1\r\nHost: x\r\n\r\n", Duration.ofSeconds(5)).status()).isEqualTo(200);
+      assertThat(c.awaitClose(Duration.ofSeconds(10))).isTrue();
+    }
+    assertThat(edge.awaitStat("http.ingress.downstream_cx_idle_timeout", 1)).isEqualTo(1);
+  }
+
+  @Test
   void globalConnectionLimitRefusesTheConnectionOverTheLimit() throws Exception {
     String yaml = bootstrap("""
         - match: { prefix: "/" }
