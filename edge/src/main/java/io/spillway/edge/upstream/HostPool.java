@@ -20,6 +20,8 @@ public abstract sealed class HostPool permits Http1Pool, Http2Pool {
   protected final Cluster cluster;
   protected final Host host;
   protected final Worker worker;
+  /** Requests waiting for a connection (HTTP/1) or for a connection with room (HTTP/2), oldest first. */
+  protected final java.util.ArrayDeque<Waiter> waiting = new java.util.ArrayDeque<>();
 
   HostPool(Cluster cluster, Host host, Worker worker) {
     this.cluster = cluster;
@@ -32,6 +34,58 @@ public abstract sealed class HostPool permits Http1Pool, Http2Pool {
 
   /** Stops handing out connections and closes them as they become idle. Thread-safe. */
   abstract void drain();
+
+  /**
+   * Queues a request that cannot be served now, within the cluster's {@code max_pending_requests};
+   * returns null (having answered OVERFLOW) when the queue is full.
+   */
+  protected Waiter enqueue(StreamCallbacks callbacks) {
+    if (!cluster.limits().tryAcquirePending()) {
+      cluster.stats().upstreamRqPendingOverflow.inc();
+      callbacks.onStreamFailure(StreamCallbacks.PoolFailure.OVERFLOW, "pending requests overflow");
+      return null;
+    }
+    Waiter w = new Waiter(callbacks);
+    waiting.add(w);
+    cluster.stats().upstreamRqPendingTotal.inc();
+    cluster.stats().upstreamRqPendingActive.inc();
+    return w;
+  }
+
+  /** The oldest waiter, taken off the queue (its pending slot given back), or null. */
+  protected Waiter pollWaiter() {
+    Waiter w = waiting.pollFirst();
+    if (w != null) {
+      w.done();
+    }
+    return w;
+  }
+
+  /** A request waiting for a stream; cancelling it gives back its pending slot. */
+  protected final class Waiter implements Pending {
+    final StreamCallbacks callbacks;
+    private boolean finished;
+
+    Waiter(StreamCallbacks callbacks) {
+      this.callbacks = callbacks;
+    }
+
+    void done() {
+      if (!finished) {
+        finished = true;
+        cluster.limits().releasePending();
+        cluster.stats().upstreamRqPendingActive.dec();
+      }
+    }
+
+    @Override
+    public void cancel() {
+      if (!finished) {
+        waiting.remove(this);
+        done();
+      }
+    }
+  }
 
   /** A client bootstrap on this worker's loop with the cluster's connect timeout and buffer limit. */
   protected Bootstrap bootstrap() {

@@ -15,7 +15,6 @@ import java.util.ArrayDeque;
 final class Http1Pool extends HostPool {
 
   private final ArrayDeque<Http1Connection> idle = new ArrayDeque<>();
-  private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
   private int connecting;
   private volatile boolean draining;
   private io.netty.util.concurrent.ScheduledFuture<?> idleSweep;
@@ -32,15 +31,10 @@ final class Http1Pool extends HostPool {
       callbacks.onStreamReady(conn);
       return Pending.NONE;
     }
-    if (!cluster.limits().tryAcquirePending()) {
-      cluster.stats().upstreamRqPendingOverflow.inc();
-      callbacks.onStreamFailure(StreamCallbacks.PoolFailure.OVERFLOW, "pending requests overflow");
+    Waiter waiter = enqueue(callbacks);
+    if (waiter == null) {
       return Pending.NONE;
     }
-    Waiter waiter = new Waiter(callbacks);
-    waiting.add(waiter);
-    cluster.stats().upstreamRqPendingTotal.inc();
-    cluster.stats().upstreamRqPendingActive.inc();
     if (connecting < waiting.size()) {
       connect();
     }
@@ -101,14 +95,6 @@ final class Http1Pool extends HostPool {
         }
       }
     });
-  }
-
-  private Waiter pollWaiter() {
-    Waiter w = waiting.pollFirst();
-    if (w != null) {
-      w.done();
-    }
-    return w;
   }
 
   /** A connection is free again: serve the oldest waiter or park it as idle. */
@@ -186,30 +172,5 @@ final class Http1Pool extends HostPool {
 
   Host host() {
     return host;
-  }
-
-  private final class Waiter implements Pending {
-    final StreamCallbacks callbacks;
-    boolean finished;
-
-    Waiter(StreamCallbacks callbacks) {
-      this.callbacks = callbacks;
-    }
-
-    void done() {
-      if (!finished) {
-        finished = true;
-        cluster.limits().releasePending();
-        cluster.stats().upstreamRqPendingActive.dec();
-      }
-    }
-
-    @Override
-    public void cancel() {
-      if (!finished) {
-        waiting.remove(this);
-        done();
-      }
-    }
   }
 }

@@ -27,7 +27,6 @@ final class Http2Pool extends HostPool {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http2Pool.class);
 
   private final List<Connection> connections = new ArrayList<>();
-  private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
   private int connecting;
   private volatile boolean draining;
 
@@ -42,15 +41,10 @@ final class Http2Pool extends HostPool {
       open(conn, callbacks);
       return Pending.NONE;
     }
-    if (!cluster.limits().tryAcquirePending()) {
-      cluster.stats().upstreamRqPendingOverflow.inc();
-      callbacks.onStreamFailure(StreamCallbacks.PoolFailure.OVERFLOW, "pending requests overflow");
+    Waiter w = enqueue(callbacks);
+    if (w == null) {
       return Pending.NONE;
     }
-    Waiter w = new Waiter(callbacks);
-    waiting.add(w);
-    cluster.stats().upstreamRqPendingTotal.inc();
-    cluster.stats().upstreamRqPendingActive.inc();
     if (connecting == 0) {
       connect();
     }
@@ -156,14 +150,6 @@ final class Http2Pool extends HostPool {
       }
       open(c, pollWaiter().callbacks);
     }
-  }
-
-  private Waiter pollWaiter() {
-    Waiter w = waiting.pollFirst();
-    if (w != null) {
-      w.done();
-    }
-    return w;
   }
 
   @Override
@@ -275,31 +261,6 @@ final class Http2Pool extends HostPool {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       ReferenceCountUtil.release(msg);
       ctx.close();
-    }
-  }
-
-  private final class Waiter implements Pending {
-    final StreamCallbacks callbacks;
-    boolean finished;
-
-    Waiter(StreamCallbacks callbacks) {
-      this.callbacks = callbacks;
-    }
-
-    void done() {
-      if (!finished) {
-        finished = true;
-        cluster.limits().releasePending();
-        cluster.stats().upstreamRqPendingActive.dec();
-      }
-    }
-
-    @Override
-    public void cancel() {
-      if (!finished) {
-        waiting.remove(this);
-        done();
-      }
     }
   }
 }
