@@ -41,6 +41,14 @@ public interface AdminContext {
   /** The overload manager's latest published state, or null before start-up. */
   io.spillway.edge.overload.OverloadDescription overload();
 
+  /**
+   * An admin connection opened or closed: counted in the global downstream connection resource but
+   * never refused by it (as in Envoy).
+   */
+  default void adminConnectionOpened() {}
+
+  default void adminConnectionClosed() {}
+
   /** Worker event loops. */
   int concurrency();
 

@@ -28,15 +28,18 @@ import java.util.Map;
 
 /**
  * The admin listener: a small HTTP/1.1 server on its own event loop (never a worker), exempt from
- * connection limits. Each path maps to one {@link AdminEndpoint}; mutating endpoints accept POST
+ * connection limits (its connections are counted in the global connection resource, never
+ * refused). Each path maps to one {@link AdminEndpoint}; mutating endpoints accept POST
  * only and answer 405 otherwise.
  */
 public final class AdminServer implements AutoCloseable {
 
+  private final AdminContext context;
   private final Map<String, AdminEndpoint> endpoints;
   private Channel channel;
 
   public AdminServer(AdminContext context) {
+    this.context = context;
     this.endpoints = AdminEndpoints.all(context);
   }
 
@@ -48,6 +51,8 @@ public final class AdminServer implements AutoCloseable {
         .childHandler(new ChannelInitializer<>() {
           @Override
           protected void initChannel(Channel ch) {
+            context.adminConnectionOpened();
+            ch.closeFuture().addListener(f -> context.adminConnectionClosed());
             ch.pipeline().addLast(new HttpServerCodec());
             ch.pipeline().addLast(new HttpServerKeepAliveHandler());
             ch.pipeline().addLast(new HttpObjectAggregator(1024 * 1024));

@@ -358,6 +358,20 @@ public final class EdgeServer implements AdminContext {
   }
 
   @Override
+  public void adminConnectionOpened() {
+    if (overload != null) {
+      overload.globalConnections().allocateIgnoringLimit();
+    }
+  }
+
+  @Override
+  public void adminConnectionClosed() {
+    if (overload != null) {
+      overload.globalConnections().deallocate();
+    }
+  }
+
+  @Override
   public OverloadDescription overload() {
     return overload == null ? null : overload.describe();
   }

@@ -189,6 +189,10 @@ class OverloadIT {
       HttpResponse<String> ready = edge.http.send(HttpRequest.newBuilder(
           URI.create("http://127.0.0.1:" + edge.adminPort() + "/ready")).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(ready.statusCode()).isEqualTo(200);
+      // Counted though: two proxied connections plus the admin connection carrying this request.
+      HttpResponse<String> page = edge.http.send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + edge.adminPort() + "/overload")).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(page.body()).containsPattern("\"active\"\\s*:\\s*3\\b");
     }
     // Closing connections frees their slots.
     long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
