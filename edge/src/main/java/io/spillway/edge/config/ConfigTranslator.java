@@ -33,17 +33,15 @@ public final class ConfigTranslator {
   private static final SupportedFields ADMIN = SupportedFields.of(Admin.getDescriptor(),
       "address", "access_log", "access_log_path", "ignore_global_conn_limit");
 
-  /** Actions and shed points the overload manager validates but the data plane does not act on yet. */
+  /** Actions the overload manager validates but the data plane does not act on yet. */
   private static final Set<String> ACTIONS_NOT_YET = Set.of(
       OverloadNames.RESET_HIGH_MEMORY_STREAM, OverloadNames.CLOSE_IDLE_HTTP_CONNECTIONS);
-  private static final Set<String> SHED_POINTS_SUPPORTED = Set.of(
-      OverloadNames.TCP_LISTENER_ACCEPT, OverloadNames.HCM_DECODE_HEADERS, OverloadNames.HTTP_DOWNSTREAM_FILTER_CHECK);
 
   private ConfigTranslator() {}
 
   /**
-   * Config that would change behaviour is rejected, never skipped: an overload action or shed
-   * point that the edge does not act on yet is an error naming it.
+   * Config that would change behaviour is rejected, never skipped: an overload action the edge
+   * does not act on yet is an error naming it.
    */
   private static void rejectUnwiredOverloadParts(OverloadConfig overload, FieldPath path) throws ConfigException {
     for (int i = 0; i < overload.actions().size(); i++) {
@@ -55,12 +53,6 @@ public final class ConfigTranslator {
           && timers.minimums().containsKey(OverloadConfig.TimerType.TRANSPORT_SOCKET_CONNECT)) {
         throw new ConfigException(path.field("actions").index(i).field("typed_config"),
             "timer TRANSPORT_SOCKET_CONNECT is not supported yet (no transport socket connect timeout exists)");
-      }
-    }
-    for (int i = 0; i < overload.loadShedPoints().size(); i++) {
-      OverloadConfig.LoadShedPoint p = overload.loadShedPoints().get(i);
-      if (!SHED_POINTS_SUPPORTED.contains(p.name())) {
-        throw new ConfigException(path.field("loadshed_points").index(i).field("name"), p.name() + " is not supported yet");
       }
     }
   }

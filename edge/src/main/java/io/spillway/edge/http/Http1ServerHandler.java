@@ -102,6 +102,14 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
 
   private void dispatch(Object msg) {
     if (msg instanceof HttpRequest req) {
+      OverloadHooks overload = hcm.overload();
+      if (overload.http1AbortDispatch().shouldShed(overload.manager().state(), worker.random())) {
+        // http1_server_abort_dispatch: stop dispatching this connection and close it.
+        ReferenceCountUtil.release(msg);
+        closing = true;
+        ctx.close();
+        return;
+      }
       idleDeadline = 0;
       headersDeadline = 0;
       keepAlive = HttpUtil.isKeepAlive(req);

@@ -48,6 +48,17 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implem
         ReferenceCountUtil.release(msg);
         return;
       }
+      OverloadHooks overload = hcm.overload();
+      var state = overload.manager().state();
+      if (overload.http2GoAwayAndClose().shouldShed(state, worker.random())) {
+        // http2_server_go_away_and_close_on_dispatch wins over the plain GOAWAY point.
+        ReferenceCountUtil.release(msg);
+        ctx.channel().parent().close();
+        return;
+      }
+      if (overload.http2GoAway().shouldShed(state, worker.random())) {
+        disableKeepAlive(); // GOAWAY; this stream is still served
+      }
       request = new ActiveRequest(hcm, this);
       boolean endStream = msg instanceof FullHttpRequest;
       if (endStream) {

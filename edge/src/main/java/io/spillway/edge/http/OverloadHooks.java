@@ -18,6 +18,10 @@ import io.spillway.edge.config.OverloadNames;
  * @param decodeHeaders the {@code http_connection_manager_decode_headers} shed point
  * @param filterCheck the {@code http_downstream_filter_check} shed point, met after decodeHeaders
  *     and before the router
+ * @param http1AbortDispatch sheds an HTTP/1 connection when a request arrives: it is closed
+ * @param http2GoAway a new HTTP/2 stream makes the connection send GOAWAY (the stream is served)
+ * @param http2GoAwayAndClose a new HTTP/2 stream makes the connection send GOAWAY and close at
+ *     once; wins over {@code http2GoAway}
  * @param timeouts reduce_timeouts: scales the connection and stream idle timeouts and the maximum
  *     connection duration
  */
@@ -27,7 +31,10 @@ public record OverloadHooks(
     ActionIndex disableKeepalive,
     LoadShedPoint decodeHeaders,
     LoadShedPoint filterCheck,
-    ScaledTimeouts timeouts) {
+    ScaledTimeouts timeouts,
+    LoadShedPoint http1AbortDispatch,
+    LoadShedPoint http2GoAway,
+    LoadShedPoint http2GoAwayAndClose) {
 
   /** A configured timeout, scaled by reduce_timeouts in the current state (unchanged when not configured). */
   public java.time.Duration scaled(io.spillway.edge.config.OverloadConfig.TimerType type, java.time.Duration configured) {
@@ -43,6 +50,9 @@ public record OverloadHooks(
         manager.actionHandle(OverloadNames.DISABLE_HTTP_KEEPALIVE),
         manager.loadShedPoint(OverloadNames.HCM_DECODE_HEADERS),
         manager.loadShedPoint(OverloadNames.HTTP_DOWNSTREAM_FILTER_CHECK),
-        manager.scaledTimeouts());
+        manager.scaledTimeouts(),
+        manager.loadShedPoint(OverloadNames.HTTP1_SERVER_ABORT_DISPATCH),
+        manager.loadShedPoint(OverloadNames.HTTP2_SERVER_GO_AWAY_ON_DISPATCH),
+        manager.loadShedPoint(OverloadNames.HTTP2_SERVER_GO_AWAY_AND_CLOSE_ON_DISPATCH));
   }
 }

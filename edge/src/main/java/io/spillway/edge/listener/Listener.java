@@ -151,6 +151,11 @@ public final class Listener {
   }
 
   private void install(ChannelPipeline p, boolean http2, Worker worker) {
+    if (overload != null && worker != null
+        && overload.codecCreation().shouldShed(overload.manager().state(), worker.random())) {
+      p.channel().close();
+      return;
+    }
     if (http2) {
       HttpPipelines.configureHttp2(p, hcm, worker);
     } else {

@@ -13,16 +13,20 @@ import io.spillway.edge.overload.OverloadManager;
  * @param connections the global downstream connection limit (unlimited when not configured)
  * @param rejectIncoming reject_incoming_connections: saturated → accept and close at once
  * @param acceptShed the tcp_listener_accept shed point
+ * @param codecCreation the hcm_ondata_creating_codec shed point: the connection closes before its
+ *     HTTP codec is created
  */
 public record ListenerOverload(
     OverloadManager manager,
     GlobalConnectionLimit connections,
     ActionIndex rejectIncoming,
-    LoadShedPoint acceptShed) {
+    LoadShedPoint acceptShed,
+    LoadShedPoint codecCreation) {
 
   public static ListenerOverload of(OverloadManager manager) {
     return new ListenerOverload(manager, manager.globalConnections(),
         manager.actionHandle(OverloadNames.REJECT_INCOMING_CONNECTIONS),
-        manager.loadShedPoint(OverloadNames.TCP_LISTENER_ACCEPT));
+        manager.loadShedPoint(OverloadNames.TCP_LISTENER_ACCEPT),
+        manager.loadShedPoint(OverloadNames.HCM_ONDATA_CREATING_CODEC));
   }
 }

@@ -123,6 +123,10 @@ public final class EdgeServer implements AdminContext {
     OverloadHooks httpOverload = OverloadHooks.of(overload);
     ListenerOverload listenerOverload = ListenerOverload.of(overload);
     clusters = new ClusterManager(root, options.concurrency(), control, ClusterManager.Resolver.SYSTEM, options.seed());
+    var newConnectionShed = overload.loadShedPoint(OverloadNames.CONNECTION_POOL_NEW_CONNECTION);
+    if (newConnectionShed.isConfigured()) {
+      clusters.setConnectionGate(worker -> !newConnectionShed.shouldShed(overload.state(), worker.random()));
+    }
     clusters.initialize(config.clusters());
     for (ListenerConfig lc : config.listeners()) {
       HcmStats hcmStats = new HcmStats(root.taggedScope("http", lc.hcm().statPrefix(), "envoy_http_conn_manager_prefix"));

@@ -11,24 +11,31 @@ import java.util.random.RandomGeneratorFactory;
 public final class Cluster {
   private final ClusterConfig config;
   private final ClusterStats stats;
+  private final ConnectionGate gate;
   private final ResourceLimits limits;
   private final LoadBalancer[] balancers;
   private volatile HostSet hosts = HostSet.EMPTY;
 
-  static Cluster create(ClusterConfig config, ClusterStats stats, int workers, long seed) {
-    return new Cluster(config, stats, workers,
+  static Cluster create(ClusterConfig config, ClusterStats stats, int workers, long seed, ConnectionGate gate) {
+    return new Cluster(config, stats, gate, workers,
         RandomGeneratorFactory.<RandomGenerator.SplittableGenerator>of("L64X128MixRandom").create(seed));
   }
 
-  private Cluster(ClusterConfig config, ClusterStats stats, int workers,
+  private Cluster(ClusterConfig config, ClusterStats stats, ConnectionGate gate, int workers,
       RandomGenerator.SplittableGenerator seeds) {
     this.config = config;
     this.stats = stats;
+    this.gate = gate;
     this.limits = new ResourceLimits(config.thresholds());
     this.balancers = new LoadBalancer[workers];
     for (int i = 0; i < workers; i++) {
       balancers[i] = LoadBalancer.create(config, seeds.split());
     }
+  }
+
+  /** Whether a pool on this worker may open a new connection now. */
+  boolean allowNewConnection(Worker worker) {
+    return gate.allowNewConnection(worker);
   }
 
   public String name() {

@@ -30,6 +30,7 @@ public final class ClusterManager {
   private final Resolver resolver;
   private final long seed;
   private volatile Map<String, Cluster> clusters = Map.of();
+  private ConnectionGate gate = ConnectionGate.OPEN;
 
   /** Resolves a DNS name to addresses; blocking, called only on the control thread. */
   @FunctionalInterface
@@ -45,6 +46,11 @@ public final class ClusterManager {
     this.control = control;
     this.resolver = resolver;
     this.seed = seed;
+  }
+
+  /** Sets the gate every pool asks before opening a connection; call before {@link #initialize}. */
+  public void setConnectionGate(ConnectionGate gate) {
+    this.gate = gate;
   }
 
   /** The cluster of that name, or null. */
@@ -66,7 +72,7 @@ public final class ClusterManager {
     long s = seed;
     for (ClusterConfig config : configs.values()) {
       Scope scope = statsRoot.taggedScope("cluster", config.name(), "envoy_cluster_name");
-      Cluster cluster = Cluster.create(config, new ClusterStats(scope), workers, s++);
+      Cluster cluster = Cluster.create(config, new ClusterStats(scope), workers, s++, gate);
       built.put(config.name(), cluster);
       refreshHosts(cluster);
       if (config.discoveryType() == ClusterConfig.DiscoveryType.STRICT_DNS) {

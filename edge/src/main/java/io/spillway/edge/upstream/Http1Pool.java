@@ -55,6 +55,14 @@ final class Http1Pool extends HostPool {
     if (draining) {
       return;
     }
+    if (!cluster.allowNewConnection(worker)) {
+      cluster.stats().upstreamCxOverflow.inc();
+      Waiter w = pollWaiter();
+      if (w != null) {
+        w.callbacks.onStreamFailure(StreamCallbacks.PoolFailure.OVERFLOW, "new connection shed by the overload manager");
+      }
+      return;
+    }
     if (!cluster.limits().tryAcquireConnection()) {
       cluster.stats().upstreamCxOverflow.inc();
       return; // waiters are served when a connection is released

@@ -94,6 +94,14 @@ final class Http2Pool extends HostPool {
     if (draining) {
       return;
     }
+    if (!cluster.allowNewConnection(worker)) {
+      cluster.stats().upstreamCxOverflow.inc();
+      Waiter w;
+      while ((w = pollWaiter()) != null) {
+        w.callbacks.onStreamFailure(StreamCallbacks.PoolFailure.OVERFLOW, "new connection shed by the overload manager");
+      }
+      return;
+    }
     if (!cluster.limits().tryAcquireConnection()) {
       cluster.stats().upstreamCxOverflow.inc();
       return;

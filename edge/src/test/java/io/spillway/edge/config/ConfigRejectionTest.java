@@ -159,7 +159,7 @@ class ConfigRejectionTest {
   }
 
   @Test
-  void rejectsOverloadActionsAndShedPointsTheEdgeDoesNotActOnYet() {
+  void rejectsOverloadActionsTheEdgeDoesNotActOnYet() {
     String monitor = "overload_manager:\n  resource_monitors:\n  - name: envoy.resource_monitors.injected_resource\n"
         + "    typed_config: {\"@type\": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3."
         + "InjectedResourceConfig, filename: /tmp/p}\n";
@@ -167,10 +167,6 @@ class ConfigRejectionTest {
     BootstrapYaml.minimal().top(monitor + "  actions:\n  - name: envoy.overload_actions.close_idle_http_connections\n"
         + trigger)
         .rejects("overload_manager.actions[0].name: envoy.overload_actions.close_idle_http_connections"
-            + " is not supported yet");
-    BootstrapYaml.minimal().top(monitor + "  loadshed_points:\n  - name: envoy.load_shed_points.http1_server_abort_dispatch\n"
-        + trigger)
-        .rejects("overload_manager.loadshed_points[0].name: envoy.load_shed_points.http1_server_abort_dispatch"
             + " is not supported yet");
   }
 

@@ -163,6 +163,65 @@ class OverloadIT {
     assertThat(edge.awaitStat("http.ingress.downstream_cx_idle_timeout", 1)).isEqualTo(1);
   }
 
+  private String shedPointBootstrap(Path file, String point) {
+    return bootstrap("""
+        - match: { prefix: "/" }
+          route: { cluster: origin }
+        """, cluster("origin", "", origin.port())) + """
+        overload_manager:
+          refresh_interval: 0.05s
+          resource_monitors:
+          - name: envoy.resource_monitors.injected_resource
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig
+              filename: %s
+          loadshed_points:
+          - name: %s
+            triggers:
+            - name: envoy.resource_monitors.injected_resource
+              threshold: { value: 0.9 }
+        """.formatted(file, point);
+  }
+
+  /** Waits until the shed point's probability is published as 100 %. */
+  private void awaitShedding(String point) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!edge.stats().find("overload." + point + ".scale_percent")
+        .map(st -> ((io.spillway.edge.stats.Gauge) st).value() >= 100).orElse(false)
+        && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+  }
+
+  @Test
+  void connectionShedPointsCloseBeforeAnyRequestIsServed() throws Exception {
+    for (String point : java.util.List.of("envoy.load_shed_points.tcp_listener_accept",
+        "envoy.load_shed_points.hcm_ondata_creating_codec", "envoy.load_shed_points.http1_server_abort_dispatch")) {
+      edge = EdgeHarness.start(shedPointBootstrap(pressure(1.0), point));
+      awaitShedding(point);
+      int before = origin.requestCount();
+      RawHttp.Response r = RawHttp.exchange(edge.port(), "GET /shed HTTP/1.1\r\nHost: x\r\n\r\n", Duration.ofSeconds(5));
+      assertThat(r.answered()).as(point).isFalse();
+      assertThat(origin.requestCount()).as(point).isEqualTo(before);
+      assertThat(edge.awaitStat("overload." + point + ".shed_load_count", 1)).as(point).isEqualTo(1);
+      edge.close();
+      edge = null;
+    }
+  }
+
+  @Test
+  void newUpstreamConnectionsAreShedAsOverflow() throws Exception {
+    String point = "envoy.load_shed_points.connection_pool_new_connection";
+    edge = EdgeHarness.start(shedPointBootstrap(pressure(1.0), point));
+    awaitShedding(point);
+    HttpResponse<String> r = edge.get("/x");
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(r.body()).contains("overflow");
+    assertThat(origin.requestCount()).isZero();
+    pressure(0.1);
+    assertThat(awaitResponse(x -> x.statusCode() == 200).statusCode()).isEqualTo(200);
+  }
+
   @Test
   void globalConnectionLimitRefusesTheConnectionOverTheLimit() throws Exception {
     String yaml = bootstrap("""
