@@ -18,6 +18,8 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.admission.Permit;
+import io.spillway.edge.admission.Tier;
 import io.spillway.edge.config.ClusterConfig;
 import io.spillway.edge.config.HttpConnectionManagerConfig;
 import io.spillway.edge.config.OverloadConfig;
@@ -86,6 +88,8 @@ final class ActiveRequest implements RequestView {
 
   private boolean responseStarted;
   private boolean finished;
+  /** The admission permit of a forwarded request; released exactly once in {@link #finish()}. */
+  private Permit permit;
   private int status;
   private int flags;
   private long lastActivityNanos = startNanos;
@@ -334,6 +338,12 @@ final class ActiveRequest implements RequestView {
       return;
     }
     stats.rqTotal.inc();
+    Permit p = hcm.admission().tryAcquire(Tier.fromMetadata(entry.metadata(Tier.METADATA_KEY)));
+    if (p.refused()) {
+      admissionReply();
+      return;
+    }
+    permit = p;
     retry = entry.retryPolicy();
     replayable = retry.enabled();
     if (config.maxRequestBodyBytes().isPresent()) {
@@ -879,6 +889,13 @@ final class ActiveRequest implements RequestView {
     sendLocal(localResponse(code, text), flag);
   }
 
+  /** Inbound admission refused the request: 503 with Retry-After, response flag AR. */
+  private void admissionReply() {
+    FullHttpResponse response = localResponse(503, "overloaded, retry later");
+    response.headers().setInt(HttpHeaderNames.RETRY_AFTER, hcm.admission().retryAfterSeconds());
+    sendLocal(response, ResponseFlag.AR);
+  }
+
   /** Envoy's overload reply: 503, flag OM, and x-envoy-local-overloaded when the HCM asks for it. */
   private void overloadReply() {
     FullHttpResponse response = localResponse(503, "envoy overloaded");
@@ -969,6 +986,12 @@ final class ActiveRequest implements RequestView {
     body.clear();
     if (readingPaused) {
       pauseDownstream(false);
+    }
+    if (permit != null) {
+      // Exactly once, on every path: success, error, reset, timeout, client disconnect.
+      boolean success = status > 0 && status < 500 && (flags & (ResponseFlag.DC.bit() | ResponseFlag.UR.bit())) == 0;
+      permit.release(System.nanoTime() - startNanos, success);
+      permit = null;
     }
     stats.downstreamRqActive.dec();
     stats.downstreamRqCompleted.inc();

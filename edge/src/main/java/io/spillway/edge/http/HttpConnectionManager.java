@@ -20,11 +20,12 @@ public final class HttpConnectionManager {
   private final int bufferLimitBytes;
   private final Clock clock;
   private final OverloadHooks overload;
+  private final io.spillway.edge.admission.AdmissionController admission;
   private volatile RouteTable routes;
 
   public HttpConnectionManager(HttpConnectionManagerConfig config, HcmStats stats, RouteTable routes,
       ClusterManager clusters, DrainSignal drain, boolean tls, int bufferLimitBytes, Clock clock,
-      OverloadHooks overload) {
+      OverloadHooks overload, io.spillway.edge.admission.AdmissionController admission) {
     this.config = config;
     this.stats = stats;
     this.routes = routes;
@@ -34,6 +35,12 @@ public final class HttpConnectionManager {
     this.bufferLimitBytes = bufferLimitBytes;
     this.clock = clock;
     this.overload = overload;
+    this.admission = admission;
+  }
+
+  /** Inbound admission, shared by every listener of the edge. */
+  public io.spillway.edge.admission.AdmissionController admission() {
+    return admission;
   }
 
   /** The overload manager's state and the handles of the actions that act on HTTP streams. */

@@ -30,7 +30,9 @@ public enum ResponseFlag {
   /** The request's headers or body broke a limit. */
   DPE,
   /** Overload manager refused the request. */
-  OM;
+  OM,
+  /** Ours: inbound admission refused the request (503 with Retry-After). */
+  AR;
 
   public int bit() {
     return 1 << ordinal();

@@ -56,6 +56,11 @@ public final class EdgeMain implements Callable<Integer> {
   @Option(names = "--transport", defaultValue = "auto", description = "auto (epoll, else NIO), epoll, io_uring or nio.")
   String transport;
 
+  @Option(names = "--overload-policy", paramLabel = "FILE",
+      description = "OverloadPolicy JSON (inbound admission, outbound guard). Unset fields fall back to the "
+          + "HTTP_ADMISSION_* / HTTP_CLIENT_GUARD_* environment, then to built-in defaults.")
+  Path overloadPolicy;
+
   public static void main(String[] args) {
     System.setProperty("io.netty.allocator.type", "pooled");
     CommandLine cl = new CommandLine(new EdgeMain());
@@ -100,11 +105,37 @@ public final class EdgeMain implements Callable<Integer> {
       return 1;
     }
     config = withNodeOverrides(config);
+    io.spillway.policy.EffectivePolicy policy;
+    try {
+      policy = loadPolicy();
+    } catch (IllegalArgumentException | java.io.IOException e) {
+      err.println("error: " + e.getMessage());
+      return 1;
+    }
     if (mode.equals("validate")) {
       System.out.println("configuration '" + (configPath != null ? configPath : "--config-yaml") + "' OK");
       return 0;
     }
-    return serve(bootstrap, config);
+    return serve(bootstrap, config, policy);
+  }
+
+  /**
+   * The overload policy in force at start: the deployment baseline from the environment (an
+   * invalid value names its variable), and the policy file over it (its first problem names the field).
+   */
+  private io.spillway.policy.EffectivePolicy loadPolicy() throws java.io.IOException {
+    io.spillway.policy.DeploymentDefaults defaults = io.spillway.policy.DeploymentDefaults.fromEnvironment(System.getenv());
+    io.spillway.policy.OverloadPolicy policy = null;
+    if (overloadPolicy != null) {
+      io.spillway.policy.ParseResult parsed = io.spillway.policy.PolicyJson.parse(
+          java.nio.file.Files.readString(overloadPolicy), defaults);
+      if (!parsed.valid()) {
+        throw new IllegalArgumentException("--overload-policy " + overloadPolicy + ": "
+            + parsed.firstProblem().orElseThrow().message());
+      }
+      policy = parsed.policy();
+    }
+    return io.spillway.policy.EffectivePolicy.resolve(policy, defaults);
   }
 
   private Bootstrap load() throws ConfigException {
@@ -129,7 +160,7 @@ public final class EdgeMain implements Callable<Integer> {
     return new EdgeConfig(node, c.admin(), c.listeners(), c.clusters(), c.overload());
   }
 
-  private int serve(Bootstrap bootstrap, EdgeConfig config) throws Exception {
+  private int serve(Bootstrap bootstrap, EdgeConfig config, io.spillway.policy.EffectivePolicy policy) throws Exception {
     Logger log = LoggerFactory.getLogger(EdgeMain.class);
     ServerOptions options = ServerOptions.defaults()
         .withDrainTime(Duration.ofSeconds(Math.max(0, drainTimeSeconds)));
@@ -137,7 +168,7 @@ public final class EdgeMain implements Callable<Integer> {
       options = options.withConcurrency(concurrency);
     }
     options = new ServerOptions(options.concurrency(), options.drainTime(), transport, options.seed(),
-        serviceNode, serviceCluster);
+        serviceNode, serviceCluster, policy);
     EdgeServer server = new EdgeServer(config, bootstrap, options, new StatsStore(), Clock.systemUTC());
     try {
       server.start();

@@ -10,6 +10,7 @@ import io.spillway.edge.admin.AdminContext;
 import io.spillway.edge.admin.AdminServer;
 import io.spillway.edge.config.EdgeConfig;
 import io.spillway.edge.config.ListenerConfig;
+import io.spillway.edge.admission.AdmissionController;
 import io.spillway.edge.config.OverloadNames;
 import io.spillway.edge.http.DrainSignal;
 import io.spillway.edge.http.OverloadHooks;
@@ -71,6 +72,7 @@ public final class EdgeServer implements AdminContext {
   private EventLoopGroup adminGroup;
   private ClusterManager clusters;
   private OverloadManager overload;
+  private AdmissionController admission;
   private AdminServer admin;
   private volatile boolean ready;
   private volatile boolean healthCheckFailed;
@@ -121,6 +123,9 @@ public final class EdgeServer implements AdminContext {
         .build();
     config.overload().warnings().forEach(w -> log.warn("overload manager: {}", w));
     OverloadHooks httpOverload = OverloadHooks.of(overload);
+    admission = new AdmissionController(options.policy().inbound(), stats);
+    control.scheduleAtFixedRate(() -> admission.onExecutorLag(lag.worstLagNanosForAdmission()),
+        100, 100, TimeUnit.MILLISECONDS);
     ListenerOverload listenerOverload = ListenerOverload.of(overload);
     clusters = new ClusterManager(root, options.concurrency(), control, ClusterManager.Resolver.SYSTEM, options.seed());
     var newConnectionShed = overload.loadShedPoint(OverloadNames.CONNECTION_POOL_NEW_CONNECTION);
@@ -132,7 +137,7 @@ public final class EdgeServer implements AdminContext {
       HcmStats hcmStats = new HcmStats(root.taggedScope("http", lc.hcm().statPrefix(), "envoy_http_conn_manager_prefix"));
       HttpConnectionManager hcm = new HttpConnectionManager(lc.hcm(), hcmStats,
           RouteTable.compile(lc.hcm().routeConfig()), clusters, drain, lc.tls().isPresent(),
-          lc.perConnectionBufferLimitBytes(), clock, httpOverload);
+          lc.perConnectionBufferLimitBytes(), clock, httpOverload, admission);
       ListenerStats listenerStats = new ListenerStats(root.taggedScope("listener", Listener.statName(lc),
           "envoy_listener_address"));
       Listener listener = new Listener(lc, hcm, listenerStats, workers,

@@ -14,6 +14,7 @@ final class LoopLagProbe {
   private static final long PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
   private final AtomicLong worst = new AtomicLong();
+  private final AtomicLong worstForAdmission = new AtomicLong();
 
   LoopLagProbe(List<EventLoop> loops) {
     for (EventLoop loop : loops) {
@@ -29,11 +30,17 @@ final class LoopLagProbe {
       long now = System.nanoTime();
       long late = Math.max(0, now - due);
       worst.accumulateAndGet(late, Math::max);
+      worstForAdmission.accumulateAndGet(late, Math::max);
       schedule(loop, now + PERIOD_NANOS);
     }, Math.max(0, due - System.nanoTime()), TimeUnit.NANOSECONDS);
   }
 
   long worstLagNanosSinceLastRead() {
     return worst.getAndSet(0);
+  }
+
+  /** The same measure with its own window, read by inbound admission every 100 ms. */
+  long worstLagNanosForAdmission() {
+    return worstForAdmission.getAndSet(0);
   }
 }

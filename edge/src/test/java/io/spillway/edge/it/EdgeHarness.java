@@ -30,16 +30,32 @@ final class EdgeHarness implements AutoCloseable {
       .connectTimeout(Duration.ofSeconds(5))
       .build();
 
-  private EdgeHarness(String yaml) throws Exception {
+  private EdgeHarness(String yaml, String policyJson) throws Exception {
     Bootstrap bootstrap = BootstrapLoader.parse(yaml, BootstrapLoader.Format.YAML);
     EdgeConfig config = ConfigTranslator.translate(bootstrap);
+    io.spillway.policy.DeploymentDefaults defaults = io.spillway.policy.DeploymentDefaults.builtIn();
+    io.spillway.policy.OverloadPolicy policy = null;
+    if (policyJson != null) {
+      io.spillway.policy.ParseResult parsed = io.spillway.policy.PolicyJson.parse(policyJson, defaults);
+      if (!parsed.valid()) {
+        throw new IllegalArgumentException(parsed.problems().toString());
+      }
+      policy = parsed.policy();
+    }
     server = new EdgeServer(config, bootstrap,
-        new ServerOptions(2, Duration.ofSeconds(5), "auto", 42L, null, null), stats, Clock.systemUTC());
+        new ServerOptions(2, Duration.ofSeconds(5), "auto", 42L, null, null,
+            io.spillway.policy.EffectivePolicy.resolve(policy, defaults)),
+        stats, Clock.systemUTC());
     server.start();
   }
 
   static EdgeHarness start(String yaml) throws Exception {
-    return new EdgeHarness(yaml);
+    return new EdgeHarness(yaml, null);
+  }
+
+  /** An edge whose overload policy is the given OverloadPolicy JSON (over built-in defaults). */
+  static EdgeHarness start(String yaml, String policyJson) throws Exception {
+    return new EdgeHarness(yaml, policyJson);
   }
 
   EdgeServer server() {

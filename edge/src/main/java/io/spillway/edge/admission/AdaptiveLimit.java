@@ -1,0 +1,321 @@
+package io.spillway.edge.admission;
+
+import io.spillway.policy.EffectivePolicy;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongSupplier;
+
+/**
+ * The learned inbound limit: how many requests the edge lets be in flight before it refuses.
+ *
+ * <h2>Signals</h2>
+ *
+ * <ul>
+ *   <li><b>Call time.</b> Every released permit reports its call time. Samples are summed per tier
+ *       over a sampling window of {@value #WINDOW_MILLIS} ms (closed once it holds at least
+ *       {@value #MIN_SAMPLES} samples; a window that is too thin is simply extended).
+ *   <li><b>No-load baseline.</b> The lowest window-mean call time seen, which only drifts upwards
+ *       (by {@value #BASELINE_DRIFT} of the gap per window) in windows where the edge is
+ *       application-limited (observed concurrency below half the limit), i.e. when what we measure
+ *       really is the unloaded call time. Under sustained load it therefore cannot creep upwards with
+ *       the queueing delay it is meant to detect. As a safety valve, when the limit has been pinned
+ *       at {@code minLimit} by slow calls for {@value #REBASELINE_WINDOWS} consecutive windows the
+ *       baseline is reset to the current call time (the world changed, e.g. a slower backend).
+ *   <li><b>Executor lag.</b> {@link #onExecutorLag(long)} feeds the lateness of a 10 ms timer. The
+ *       worst value of the last second (ten 100 ms buckets) is what {@code http_executor_lag_seconds}
+ *       shows; the learner uses the worst of the last 100–200 ms (current and previous bucket), so
+ *       one stall is acted on for a few windows, not re-applied every window for a whole second.
+ * </ul>
+ *
+ * <h2>Estimate</h2>
+ *
+ * Once per window one thread (whichever release wins a CAS on the window start) computes a new
+ * estimate from the window's mean call time {@code rtt}, the observed concurrency {@code n} (by
+ * Little's law: the summed call time of the window / the window length) and the baseline {@code b}:
+ *
+ * <ul>
+ *   <li><b>Congested</b> ({@code rtt > tolerance × b}): {@code estimate = n × tolerance × b / rtt},
+ *       at least {@code limit / 2}. This is the Vegas / BBR reading of the window: {@code n × b /
+ *       rtt} is the throughput times the unloaded call time, i.e. the concurrency the server absorbs
+ *       without queueing; {@code tolerance} lets in flight exceed that until calls are
+ *       {@code tolerance} times slower than usual. Because it is computed from what was observed
+ *       and not from the limit itself, it gives the same answer in {@code shadow} (where nothing is
+ *       refused, so the server sees more concurrency and slower calls) as in {@code enforce}: the
+ *       product throughput × unloaded call time does not depend on how far in flight overshoots.
+ *   <li><b>Fast</b> ({@code rtt ≤ tolerance × b}) and not application-limited: grow like Envoy's
+ *       and Netflix Gradient2's gradient, {@code estimate = limit × min(2, tolerance × b / rtt)},
+ *       at least {@code limit + 1}. Growth is multiplicative while calls stay near the baseline,
+ *       so the limit recovers in about a second after an event, and it slows to zero as calls
+ *       approach the tolerance.
+ *   <li><b>Application-limited</b> (observed concurrency below half the limit) and fast: hold. An
+ *       idle edge does not inflate its limit to {@code maxLimit} only to need many windows to come
+ *       back down when a storm starts (Gradient2 does the same).
+ *   <li><b>Executor stall</b> (worst lag of the last second above {@code lagTargetMillis}): the
+ *       estimate is at most {@code limit × max(0.5, lagTarget / lag)} and never grows — the edge
+ *       itself is the bottleneck, whatever the call times say.
+ * </ul>
+ *
+ * Then {@code limit = (1 − smoothing) × limit + smoothing × estimate}, clamped into [minLimit,
+ * maxLimit]. In the linear-queue model (call time = base × max(1, in flight / C)) both branches
+ * have the single fixed point {@code limit = tolerance × C}, approached geometrically with ratio
+ * {@code 1 − smoothing}, so there is no limit cycle: the only variance at steady state is the
+ * measurement noise scaled by {@code smoothing}.
+ *
+ * <p>Why not plain Gradient2: its long-window RTT average drifts up with the queueing delay it
+ * should detect (the limit creeps) and, used in shadow, its estimate collapses to minLimit
+ * because in flight is not capped. Why not Envoy's gradient controller as is: it measures the
+ * baseline by periodically pinning concurrency to a minimum, which refuses real traffic in
+ * enforce. Known limit of this design: an edge started straight into overload never sees an
+ * unloaded window, so its baseline is too high until the safety valve or a quiet period fixes it.
+ *
+ * <p>Thread safety: lock-free. Samples go to atomic per-tier sums; the window is claimed by CAS;
+ * the limit is a double in an {@link AtomicLong} updated by CAS; settings are one immutable object
+ * behind a volatile. Nothing is allocated per sample.
+ */
+public final class AdaptiveLimit {
+
+  /** Length of a sampling window. */
+  public static final long WINDOW_MILLIS = 25;
+  /** Samples a window needs before it is used (a stall shrinks the limit even without samples). */
+  public static final int MIN_SAMPLES = 16;
+  /** Share of the gap by which the baseline rises per application-limited window. */
+  public static final double BASELINE_DRIFT = 0.05;
+  /** Windows pinned at minLimit by slow calls after which the baseline is re-learned. */
+  public static final int REBASELINE_WINDOWS = 1200;
+
+  private static final long WINDOW_NANOS = WINDOW_MILLIS * 1_000_000L;
+  private static final long LAG_BUCKET_NANOS = 100_000_000L;
+  private static final int LAG_BUCKETS = 10;
+  private static final int TIERS = 3; // START, CONTINUATION, PROXY; EXEMPT is never sampled
+
+  private final LongSupplier nanoTime;
+  private volatile EffectivePolicy.Adaptive settings;
+
+  private final AtomicLong limitBits;
+  private volatile int intLimit;
+
+  private final AtomicLong windowStart;
+  private final AtomicLongArray sums = new AtomicLongArray(TIERS);
+  private final AtomicLongArray counts = new AtomicLongArray(TIERS);
+  private final AtomicLongArray meanRttNanos = new AtomicLongArray(TIERS);
+
+  private final AtomicLongArray lagStamps = new AtomicLongArray(LAG_BUCKETS);
+  private final AtomicLongArray lagMax = new AtomicLongArray(LAG_BUCKETS);
+
+  // written only by the thread that owns the window being closed
+  private volatile double baselineNanos;
+  private volatile int pinnedWindows;
+
+  /**
+   * @param adaptive the learning settings
+   * @param startingLimit where the limit starts (clamped into [minLimit, maxLimit])
+   * @param nanoTime the clock, {@code System::nanoTime} in production
+   */
+  public AdaptiveLimit(EffectivePolicy.Adaptive adaptive, int startingLimit, LongSupplier nanoTime) {
+    this.settings = Objects.requireNonNull(adaptive, "adaptive");
+    this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
+    double start = Math.clamp(startingLimit, adaptive.minLimit(), adaptive.maxLimit());
+    this.limitBits = new AtomicLong(Double.doubleToRawLongBits(start));
+    this.intLimit = (int) start;
+    long now = nanoTime.getAsLong();
+    this.windowStart = new AtomicLong(now);
+    for (int i = 0; i < LAG_BUCKETS; i++) {
+      lagStamps.set(i, Long.MIN_VALUE);
+    }
+  }
+
+  /** The limit in force, in [minLimit, maxLimit]. */
+  public int limit() {
+    return intLimit;
+  }
+
+  /** The limit with its fraction, as the learner holds it. */
+  public double exactLimit() {
+    return Double.longBitsToDouble(limitBits.get());
+  }
+
+  /** The settings in force. */
+  public EffectivePolicy.Adaptive settings() {
+    return settings;
+  }
+
+  /** The learned no-load call time, 0 before the first window. */
+  public long baselineNanos() {
+    return (long) baselineNanos;
+  }
+
+  /**
+   * Swaps the settings atomically. The learned limit is kept, only clamped into the new
+   * [minLimit, maxLimit].
+   */
+  public void applySettings(EffectivePolicy.Adaptive adaptive) {
+    Objects.requireNonNull(adaptive, "adaptive");
+    settings = adaptive;
+    for (;;) {
+      long bits = limitBits.get();
+      double old = Double.longBitsToDouble(bits);
+      double clamped = Math.clamp(old, adaptive.minLimit(), adaptive.maxLimit());
+      if (clamped == old) {
+        intLimit = (int) clamped;
+        return;
+      }
+      if (limitBits.compareAndSet(bits, Double.doubleToRawLongBits(clamped))) {
+        intLimit = (int) clamped;
+        return;
+      }
+    }
+  }
+
+  /**
+   * Feeds one call time (EXEMPT calls are ignored) and, when the sampling window is over, lets
+   * this thread recompute the limit if it wins the window.
+   */
+  public void onSample(Tier tier, long callNanos) {
+    int index = tier.ordinal();
+    if (index >= TIERS) {
+      return;
+    }
+    long sample = Math.max(0, callNanos);
+    sums.getAndAdd(index, sample);
+    counts.getAndIncrement(index);
+    maybeUpdate();
+  }
+
+  /**
+   * Feeds how late a 10 ms timer fired. The worst lateness of the last second is the stall
+   * signal (and {@code http_executor_lag_seconds}). It also closes a due window, so a stall shrinks
+   * the limit even when no call completes.
+   */
+  public void onExecutorLag(long lagNanos) {
+    recordLag(lagNanos);
+    maybeUpdate();
+  }
+
+  /** Records executor lag without learning from it (mode off). */
+  void recordLag(long lagNanos) {
+    long now = nanoTime.getAsLong();
+    long stamp = Math.floorDiv(now, LAG_BUCKET_NANOS);
+    int index = (int) Math.floorMod(stamp, (long) LAG_BUCKETS);
+    long lag = Math.max(0, lagNanos);
+    if (lagStamps.get(index) != stamp) {
+      // a new bucket: one feeder thread in practice; a racing writer loses at most one sample
+      lagMax.set(index, lag);
+      lagStamps.set(index, stamp);
+      return;
+    }
+    long current;
+    while (lag > (current = lagMax.get(index))) {
+      if (lagMax.compareAndSet(index, current, lag)) {
+        return;
+      }
+    }
+  }
+
+  /** The worst executor lag over the last second. */
+  public long executorLagNanos() {
+    long stamp = Math.floorDiv(nanoTime.getAsLong(), LAG_BUCKET_NANOS);
+    long worst = 0;
+    for (int i = 0; i < LAG_BUCKETS; i++) {
+      long s = lagStamps.get(i);
+      if (s != Long.MIN_VALUE && s > stamp - LAG_BUCKETS && s <= stamp) {
+        worst = Math.max(worst, lagMax.get(i));
+      }
+    }
+    return worst;
+  }
+
+  /** The worst executor lag of the current and the previous 100 ms bucket: the learner's signal. */
+  long recentLagNanos() {
+    long stamp = Math.floorDiv(nanoTime.getAsLong(), LAG_BUCKET_NANOS);
+    long worst = 0;
+    for (long s = stamp - 1; s <= stamp; s++) {
+      int index = (int) Math.floorMod(s, (long) LAG_BUCKETS);
+      if (lagStamps.get(index) == s) {
+        worst = Math.max(worst, lagMax.get(index));
+      }
+    }
+    return worst;
+  }
+
+  /** Mean call time of the tier over the last window that had calls of it; 0 before any. */
+  public double meanRttSeconds(Tier tier) {
+    int index = tier.ordinal();
+    return index >= TIERS ? 0 : meanRttNanos.get(index) / 1e9;
+  }
+
+  private void maybeUpdate() {
+    long start = windowStart.get();
+    long now = nanoTime.getAsLong();
+    long elapsed = now - start;
+    if (elapsed < WINDOW_NANOS) {
+      return;
+    }
+    EffectivePolicy.Adaptive s = settings;
+    long lag = recentLagNanos();
+    boolean stalled = lag > s.lagTargetMillis() * 1_000_000L;
+    long pending = counts.get(0) + counts.get(1) + counts.get(2);
+    if (pending < MIN_SAMPLES && !stalled) {
+      return;
+    }
+    if (!windowStart.compareAndSet(start, now)) {
+      return;
+    }
+    long sum = 0;
+    long count = 0;
+    for (int i = 0; i < TIERS; i++) {
+      long c = counts.getAndSet(i, 0);
+      long t = sums.getAndSet(i, 0);
+      if (c > 0) {
+        meanRttNanos.set(i, t / c);
+      }
+      sum += t;
+      count += c;
+    }
+    double limit = exactLimit();
+    double estimate = limit;
+    boolean congested = false;
+    if (count >= MIN_SAMPLES) {
+      double rtt = (double) sum / count;
+      double concurrency = (double) sum / elapsed;
+      boolean appLimited = concurrency < limit / 2;
+      double baseline = baselineNanos;
+      if (baseline <= 0 || rtt < baseline) {
+        baseline = rtt;
+      } else if (appLimited) {
+        baseline += (rtt - baseline) * BASELINE_DRIFT;
+      }
+      double gradient = s.tolerance() * baseline / rtt;
+      if (gradient < 1) {
+        congested = true;
+        estimate = Math.max(limit / 2, concurrency * gradient);
+      } else if (!appLimited && gradient > 1) {
+        estimate = Math.max(limit + 1, limit * Math.min(2, gradient));
+      }
+      if (congested && limit <= s.minLimit()) {
+        if (++pinnedWindows >= REBASELINE_WINDOWS) {
+          baseline = rtt;
+          pinnedWindows = 0;
+        }
+      } else {
+        pinnedWindows = 0;
+      }
+      baselineNanos = baseline;
+    }
+    if (stalled) {
+      double lagGradient = Math.max(0.5, s.lagTargetMillis() * 1_000_000.0 / lag);
+      estimate = Math.min(Math.min(estimate, limit), limit * lagGradient);
+    }
+    for (;;) {
+      long bits = limitBits.get();
+      double current = Double.longBitsToDouble(bits);
+      EffectivePolicy.Adaptive latest = settings;
+      double next = (1 - latest.smoothing()) * current + latest.smoothing() * estimate;
+      next = Math.clamp(next, latest.minLimit(), latest.maxLimit());
+      if (limitBits.compareAndSet(bits, Double.doubleToRawLongBits(next))) {
+        intLimit = (int) next;
+        return;
+      }
+    }
+  }
+}
