@@ -563,6 +563,7 @@ final class ActiveRequest implements RequestView {
     }
     responseStarted = true;
     status = code;
+    stats.responseCode(code); // charged when the headers go out, as Envoy does
     maybeDisableKeepAlive();
     if (endStream) {
       recordUpstreamCompletion(a);
@@ -948,6 +949,7 @@ final class ActiveRequest implements RequestView {
     }
     responseStarted = true;
     status = response.status().code();
+    stats.responseCode(status);
     maybeDisableKeepAlive();
     downstream.sendHeaders(response, true);
     finish();
@@ -995,9 +997,6 @@ final class ActiveRequest implements RequestView {
     }
     stats.downstreamRqActive.dec();
     stats.downstreamRqCompleted.inc();
-    if (status > 0) {
-      stats.responseCode(status);
-    }
     stats.downstreamRqTime.record(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
     downstream.requestFinished(this, requestComplete);
   }
