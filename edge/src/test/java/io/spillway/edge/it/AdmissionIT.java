@@ -79,13 +79,13 @@ class AdmissionIT {
   @Test
   void enforceRefusesAboveTheTierShareWithRetryAfter() throws Exception {
     edge = EdgeHarness.start(yaml(), policy("enforce"));
-    List<HttpResponse<String>> start = concurrent("/login/delay/700", 6);
+    List<HttpResponse<String>> start = concurrent("/login/delay/1500", 6);
     assertThat(count(start, 200)).isEqualTo(2);
     assertThat(count(start, 503)).isEqualTo(4);
     HttpResponse<String> refused = start.stream().filter(r -> r.statusCode() == 503).findFirst().orElseThrow();
     assertThat(refused.headers().firstValue("retry-after")).hasValue("7");
 
-    List<HttpResponse<String>> proxy = concurrent("/api/delay/700", 6);
+    List<HttpResponse<String>> proxy = concurrent("/api/delay/1500", 6);
     assertThat(count(proxy, 200)).isEqualTo(4);
     assertThat(count(proxy, 503)).isEqualTo(2);
 
@@ -101,7 +101,7 @@ class AdmissionIT {
   @Test
   void shadowRefusesNothingButCountsWhatEnforceWould() throws Exception {
     edge = EdgeHarness.start(yaml(), policy("shadow"));
-    List<HttpResponse<String>> start = concurrent("/login/delay/700", 6);
+    List<HttpResponse<String>> start = concurrent("/login/delay/1500", 6);
     assertThat(count(start, 200)).isEqualTo(6);
     String metrics = PrometheusStatsFormat.render(edge.stats(), StatFilter.ALL);
     assertThat(metrics).contains("http_admission_refused_total{mode=\"shadow\",tier=\"start\"} 4");
