@@ -99,6 +99,33 @@ class AdmissionIT {
   }
 
   @Test
+  void everyEndingReleasesItsPermitExactlyOnce() throws Exception {
+    String yaml = bootstrap("""
+        - match: { prefix: "/slow" }
+          route: { cluster: origin, timeout: 0.2s }
+        - match: { prefix: "/" }
+          route: { cluster: origin }
+        """, cluster("origin", "", origin.port()));
+    edge = EdgeHarness.start(yaml, policy("enforce"));
+    assertThat(edge.get("/ok").statusCode()).isEqualTo(200);          // success
+    assertThat(edge.get("/status/500").statusCode()).isEqualTo(500);  // upstream error
+    assertThat(edge.get("/reset").statusCode()).isEqualTo(503);       // upstream reset
+    assertThat(edge.get("/slow/delay/2000").statusCode()).isEqualTo(504); // route timeout
+    try (io.spillway.testkit.RawHttp.Connection c =
+        io.spillway.testkit.RawHttp.connect(edge.port(), java.time.Duration.ofSeconds(5))) {
+      c.send("GET /hang HTTP/1.1\r\nHost: x\r\n\r\n");                    // client disconnect
+      origin.awaitRequestCount(5, java.time.Duration.ofSeconds(5));
+    }
+    assertThat(edge.awaitStat("http.ingress.downstream_rq_active", 0)).isZero();
+    String metrics = PrometheusStatsFormat.render(edge.stats(), StatFilter.ALL);
+    assertThat(metrics).contains("http_admission_in_flight{} 0");
+    // Had the five endings above leaked their permits, in-flight would sit at the limit of 4 and these would be refused.
+    for (int i = 0; i < 5; i++) {
+      assertThat(edge.get("/after/" + i).statusCode()).isEqualTo(200);
+    }
+  }
+
+  @Test
   void shadowRefusesNothingButCountsWhatEnforceWould() throws Exception {
     edge = EdgeHarness.start(yaml(), policy("shadow"));
     List<HttpResponse<String>> start = concurrent("/login/delay/1500", 6);
