@@ -49,6 +49,11 @@ public interface AdminContext {
 
   default void adminConnectionClosed() {}
 
+  /** Inbound admission, for /overload; null when none is running. */
+  default io.spillway.edge.admission.AdmissionController admission() {
+    return null;
+  }
+
   /** Worker event loops. */
   int concurrency();
 

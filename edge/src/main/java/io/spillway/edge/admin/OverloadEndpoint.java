@@ -3,7 +3,10 @@ package io.spillway.edge.admin;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spillway.edge.admission.AdmissionController;
+import io.spillway.edge.admission.Tier;
 import io.spillway.edge.overload.OverloadDescription;
+import io.spillway.policy.Mode;
 
 /**
  * {@code /overload} (ours): every resource monitor's pressure, every action's and load shed
@@ -19,9 +22,32 @@ final class OverloadEndpoint implements AdminEndpoint {
     this.context = context;
   }
 
+  /** Inbound admission: mode, learned limit, in flight, each tier's bound and refusals by mode. */
+  private void admission(ObjectNode root) {
+    AdmissionController a = context.admission();
+    if (a == null) {
+      return;
+    }
+    ObjectNode n = root.putObject("admission");
+    n.put("mode", a.mode().jsonName());
+    n.put("limit", a.limit());
+    n.put("in_flight", a.inFlight());
+    n.put("retry_after_seconds", a.retryAfterSeconds());
+    ObjectNode tiers = n.putObject("tiers");
+    for (Tier t : Tier.values()) {
+      if (t == Tier.EXEMPT) {
+        continue;
+      }
+      ObjectNode tier = tiers.putObject(t.metadataName());
+      tier.put("bound", a.tierBound(t));
+      tier.put("refused_shadow", a.refused(t, Mode.SHADOW));
+      tier.put("refused_enforce", a.refused(t, Mode.ENFORCE));
+    }
+  }
+
   @Override
   public String help() {
-    return "print the overload manager's monitors, actions and load shed points";
+    return "print the overload manager's monitors, actions and load shed points, and inbound admission";
   }
 
   @Override
@@ -35,6 +61,7 @@ final class OverloadEndpoint implements AdminEndpoint {
     ObjectNode root = JSON.createObjectNode();
     if (d == null) {
       root.put("enabled", false);
+      admission(root);
       return AdminResponse.json(200, root.toPrettyString() + "\n");
     }
     root.put("enabled", d.enabled());
@@ -54,6 +81,7 @@ final class OverloadEndpoint implements AdminEndpoint {
       points.addObject().put("name", p.name()).put("probability", p.probability())
           .put("shed_load_count", p.shedLoadCount());
     }
+    admission(root);
     ObjectNode cx = root.putObject("global_downstream_connections");
     cx.put("active", d.globalConnections().active());
     if (d.globalConnections().limit().isPresent()) {

@@ -381,6 +381,11 @@ public final class EdgeServer implements AdminContext {
   }
 
   @Override
+  public AdmissionController admission() {
+    return admission;
+  }
+
+  @Override
   public OverloadDescription overload() {
     return overload == null ? null : overload.describe();
   }

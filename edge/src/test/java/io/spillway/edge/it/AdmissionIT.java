@@ -95,6 +95,12 @@ class AdmissionIT {
     String metrics = PrometheusStatsFormat.render(edge.stats(), StatFilter.ALL);
     assertThat(metrics).contains("http_admission_refused_total{mode=\"enforce\",tier=\"start\"} 4");
     assertThat(metrics).contains("http_admission_refused_total{mode=\"enforce\",tier=\"proxy\"} 2");
+    // The admin /overload page shows the same picture.
+    HttpResponse<String> page = edge.http.send(HttpRequest.newBuilder(
+        java.net.URI.create("http://127.0.0.1:" + edge.adminPort() + "/overload")).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(page.body()).containsPattern("\"mode\"\\s*:\\s*\"enforce\"")
+        .containsPattern("\"limit\"\\s*:\\s*4")
+        .containsPattern("\"refused_enforce\"\\s*:\\s*4");
     assertThat(metrics).contains("http_admission_in_flight{} 0");
   }
 
