@@ -44,6 +44,7 @@ public final class HcmStats {
   public final Counter rqResetAfterDownstreamResponseStarted;
   public final Counter downstreamRqOverloadClose;
   public final Counter downstreamCxOverloadDisableKeepalive;
+  public final Counter downstreamCxOverloadCloseIdle;
 
   public HcmStats(Scope scope) {
     downstreamCxTotal = scope.counter("downstream_cx_total");
@@ -86,6 +87,7 @@ public final class HcmStats {
     rqResetAfterDownstreamResponseStarted = scope.counter("rq_reset_after_downstream_response_started");
     downstreamRqOverloadClose = scope.counter("downstream_rq_overload_close");
     downstreamCxOverloadDisableKeepalive = scope.counter("downstream_cx_overload_disable_keepalive");
+    downstreamCxOverloadCloseIdle = scope.counter("downstream_cx_overload_close_idle");
   }
 
   /** Counts a response sent downstream by status class. */

@@ -53,6 +53,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   private long timerAt;
   private long idleDeadline;
   private long headersDeadline;
+  private long idleSince = System.nanoTime();
 
   Http1ServerHandler(HttpConnectionManager hcm, Worker worker, Http1RequestValidator validator) {
     this.hcm = hcm;
@@ -160,6 +161,14 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       current = null;
       if (r != null) {
         r.onDownstreamReset();
+      }
+      return;
+    }
+    if (evt instanceof DownstreamEvents.CloseIdle close) {
+      if (current == null && !closing && System.nanoTime() - idleSince >= close.idleNanos()) {
+        hcm.stats().downstreamCxOverloadCloseIdle.inc();
+        closing = true;
+        ctx.close();
       }
       return;
     }
@@ -331,6 +340,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   }
 
   private void startIdle() {
+    idleSince = System.nanoTime();
     long nanos = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_IDLE,
         hcm.config().idleTimeout()).toNanos();
     if (nanos > 0) {

@@ -25,6 +25,7 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
   private ChannelHandlerContext ctx;
   private ScheduledFuture<?> idleTimer;
   private boolean goingAway;
+  private long idleSince = System.nanoTime();
 
   Http2ServerConnection(HttpConnectionManager hcm, Http2FrameCodec codec) {
     this.hcm = hcm;
@@ -63,6 +64,13 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof DownstreamEvents.CloseIdle close) {
+      if (activeStreams() == 0 && ctx.channel().isActive() && System.nanoTime() - idleSince >= close.idleNanos()) {
+        hcm.stats().downstreamCxOverloadCloseIdle.inc();
+        goAway();
+      }
+      return;
+    }
     if (evt instanceof DownstreamEvents.Drain) {
       hcm.stats().downstreamCxDrainClose.inc();
       goAway();
@@ -94,6 +102,7 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
 
   void onStreamsChanged() {
     if (activeStreams() == 0) {
+      idleSince = System.nanoTime();
       if (goingAway) {
         ctx.close();
       } else {

@@ -188,6 +188,13 @@ public final class Listener {
     }
   }
 
+  /** Sends an event to every open connection (on each connection's own loop). */
+  public void signalConnections(Object event) {
+    for (Channel ch : new ArrayList<>(connections)) {
+      ch.pipeline().fireUserEventTriggered(event);
+    }
+  }
+
   /** Closes every connection still open. */
   public void closeConnections() {
     connections.close().awaitUninterruptibly();

@@ -157,6 +157,22 @@ public final class EdgeServer implements AdminContext {
       });
     }
     startShrinkHeap(root.scope("overload").scope(OverloadNames.SHRINK_HEAP));
+    ActionIndex closeIdle = overload.actionHandle(OverloadNames.CLOSE_IDLE_HTTP_CONNECTIONS);
+    if (closeIdle.isConfigured()) {
+      // Idle connections go first: at state s, those idle for at least (1 - s) of the connection
+      // manager's idle timeout; saturated, every idle connection.
+      overload.addStateListener(state -> {
+        double s = state.actionState(closeIdle);
+        if (s <= 0) {
+          return;
+        }
+        for (Listener l : listeners) {
+          long idle = l.hcm().config().idleTimeout().toNanos();
+          long threshold = s >= 1 || idle <= 0 ? 0 : (long) (idle * (1 - s));
+          l.signalConnections(new io.spillway.edge.http.DownstreamEvents.CloseIdle(threshold));
+        }
+      });
+    }
     overload.start((delay, task) -> control.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS));
     ready = true;
     log.info("edge ready: {} workers on {}, {} listeners, {} clusters", options.concurrency(), transport,

@@ -164,9 +164,9 @@ class ConfigRejectionTest {
         + "    typed_config: {\"@type\": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3."
         + "InjectedResourceConfig, filename: /tmp/p}\n";
     String trigger = "    triggers: [{name: envoy.resource_monitors.injected_resource, threshold: {value: 0.9}}]\n";
-    BootstrapYaml.minimal().top(monitor + "  actions:\n  - name: envoy.overload_actions.close_idle_http_connections\n"
-        + trigger)
-        .rejects("overload_manager.actions[0].name: envoy.overload_actions.close_idle_http_connections"
+    BootstrapYaml.minimal().top(monitor + "  buffer_factory_config: {minimum_account_to_track_power_of_two: 20}\n"
+        + "  actions:\n  - name: envoy.overload_actions.reset_high_memory_stream\n" + trigger)
+        .rejects("overload_manager.actions[0].name: envoy.overload_actions.reset_high_memory_stream"
             + " is not supported yet");
   }
 

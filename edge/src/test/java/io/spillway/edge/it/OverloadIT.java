@@ -223,6 +223,37 @@ class OverloadIT {
   }
 
   @Test
+  void closeIdleHttpConnectionsClosesIdleConnectionsWhenSaturated() throws Exception {
+    Path file = pressure(0.1);
+    String yaml = bootstrap("""
+        - match: { prefix: "/" }
+          route: { cluster: origin }
+        """, cluster("origin", "", origin.port())) + """
+        overload_manager:
+          refresh_interval: 0.05s
+          resource_monitors:
+          - name: envoy.resource_monitors.injected_resource
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig
+              filename: %s
+          actions:
+          - name: envoy.overload_actions.close_idle_http_connections
+            triggers:
+            - name: envoy.resource_monitors.injected_resource
+              threshold: { value: 0.9 }
+        """.formatted(file);
+    edge = EdgeHarness.start(yaml);
+    try (RawHttp.Connection idle = RawHttp.connect(edge.port(), Duration.ofSeconds(5))) {
+      assertThat(idle.exchange("GET /a HTTP/1.1\r\nHost: x\r\n\r\n", Duration.ofSeconds(5)).status()).isEqualTo(200);
+      // Below the threshold the keep-alive connection stays open.
+      assertThat(idle.awaitClose(Duration.ofMillis(300))).isFalse();
+      pressure(1.0);
+      assertThat(idle.awaitClose(Duration.ofSeconds(10))).isTrue();
+    }
+    assertThat(edge.awaitStat("http.ingress.downstream_cx_overload_close_idle", 1)).isEqualTo(1);
+  }
+
+  @Test
   void globalConnectionLimitRefusesTheConnectionOverTheLimit() throws Exception {
     String yaml = bootstrap("""
         - match: { prefix: "/" }
