@@ -90,6 +90,8 @@ final class ActiveRequest implements RequestView {
   private boolean finished;
   /** The admission permit of a forwarded request; released exactly once in {@link #finish()}. */
   private Permit permit;
+  /** A try waiting in the outbound guard's queue; cancelled if the request ends first. */
+  private io.spillway.edge.guard.Ticket guardTicket;
   private int status;
   private int flags;
   private long lastActivityNanos = startNanos;
@@ -416,9 +418,56 @@ final class ActiveRequest implements RequestView {
     return new UUID(msb, lsb).toString();
   }
 
+  private io.spillway.edge.guard.PeerGuard guard() {
+    return hcm.guards() == null ? null : hcm.guards().guard(cluster.name());
+  }
+
+  /** A try first passes the peer's outbound guard: admitted now, refused, or queued. */
   private void startAttempt() {
     retryTimer = null;
     if (finished) {
+      return;
+    }
+    io.spillway.edge.guard.PeerGuard guard = guard();
+    if (guard == null) {
+      startAdmittedAttempt(null);
+      return;
+    }
+    io.spillway.edge.guard.Admission admission = guard.tryAcquire(
+        io.spillway.edge.guard.GuardLoop.of(worker().loop()), new io.spillway.edge.guard.QueueCallback() {
+          @Override
+          public void onAdmitted(io.spillway.edge.guard.Permit admitted) {
+            guardTicket = null;
+            if (finished) {
+              admitted.release(io.spillway.edge.guard.Outcome.ABANDONED);
+            } else {
+              startAdmittedAttempt(admitted);
+            }
+          }
+
+          @Override
+          public void onRefused(io.spillway.edge.guard.Refusal reason) {
+            guardTicket = null;
+            guardReply(reason);
+          }
+        });
+    switch (admission) {
+      case io.spillway.edge.guard.Permit admitted -> startAdmittedAttempt(admitted);
+      case io.spillway.edge.guard.Refusal reason -> guardReply(reason);
+      case io.spillway.edge.guard.Ticket ticket -> guardTicket = ticket;
+    }
+  }
+
+  /** The outbound guard refused the call: 503, flag GR (its own refusals never count against the peer). */
+  private void guardReply(io.spillway.edge.guard.Refusal reason) {
+    localReply(503, "upstream guard refused the call: " + reason.label(), ResponseFlag.GR);
+  }
+
+  private void startAdmittedAttempt(io.spillway.edge.guard.Permit guardPermit) {
+    if (finished) {
+      if (guardPermit != null) {
+        guardPermit.release(io.spillway.edge.guard.Outcome.ABANDONED);
+      }
       return;
     }
     Host host = cluster.pickHost(worker());
@@ -428,11 +477,17 @@ final class ActiveRequest implements RequestView {
       }
     }
     if (host == null) {
+      if (guardPermit != null) {
+        guardPermit.release(io.spillway.edge.guard.Outcome.ABANDONED);
+      }
       cluster.stats().upstreamCxNoneHealthy.inc();
       localReply(503, "no healthy upstream", ResponseFlag.UH);
       return;
     }
     if (!cluster.limits().tryAcquireRequest()) {
+      if (guardPermit != null) {
+        guardPermit.release(io.spillway.edge.guard.Outcome.ABANDONED);
+      }
       cluster.stats().upstreamRqPendingOverflow.inc();
       localReply(503, "upstream connect error or disconnect/reset before headers. reset reason: overflow",
           ResponseFlag.UO);
@@ -442,8 +497,14 @@ final class ActiveRequest implements RequestView {
     cluster.stats().upstreamRqActive.inc();
     host.requestStarted();
     UpstreamAttempt a = new UpstreamAttempt(this, cluster, host);
+    a.guardPermit = guardPermit;
     attempt = a;
     sentParts = 0;
+    java.util.OptionalInt guardTimeout = guardPermit == null ? java.util.OptionalInt.empty()
+        : guard().requestTimeoutMillis();
+    if (guardTimeout.isPresent()) {
+      a.guardTimer = schedule(() -> onGuardTimeout(a), TimeUnit.MILLISECONDS.toNanos(guardTimeout.getAsInt()));
+    }
     a.start();
   }
 
@@ -514,6 +575,8 @@ final class ActiveRequest implements RequestView {
     if (a != attempt || finished) {
       return;
     }
+    a.outcome = failure == StreamCallbacks.PoolFailure.OVERFLOW
+        ? io.spillway.edge.guard.Outcome.ABANDONED : io.spillway.edge.guard.Outcome.TRANSPORT_ERROR;
     a.failed();
     attempt = null;
     if (failure == StreamCallbacks.PoolFailure.OVERFLOW) {
@@ -540,6 +603,11 @@ final class ActiveRequest implements RequestView {
     }
     touch();
     int code = response.status().code();
+    a.outcome = io.spillway.edge.guard.Outcome.ofStatus(code);
+    if (a.guardTimer != null) {
+      a.guardTimer.cancel(false);
+      a.guardTimer = null;
+    }
     a.cluster().stats().responseCode(code);
     if (isRetriableStatus(code) && tryScheduleRetry(a)) {
       ReferenceCountUtil.release(response);
@@ -614,6 +682,7 @@ final class ActiveRequest implements RequestView {
     if (a != attempt || finished) {
       return;
     }
+    a.outcome = io.spillway.edge.guard.Outcome.TRANSPORT_ERROR;
     a.failed();
     attempt = null;
     if (responseStarted) {
@@ -682,7 +751,24 @@ final class ActiveRequest implements RequestView {
     return replayable || (requestComplete && bodyBytes == 0);
   }
 
+  /** The outbound guard's request timeout (enforce): no response headers in time → 504. */
+  private void onGuardTimeout(UpstreamAttempt a) {
+    a.guardTimer = null;
+    if (a != attempt || finished || responseStarted) {
+      return;
+    }
+    a.outcome = io.spillway.edge.guard.Outcome.TIMEOUT;
+    a.host().requestTimedOut();
+    a.cancel();
+    attempt = null;
+    localReply(504, "upstream request timeout", ResponseFlag.UT);
+  }
+
   private boolean scheduleRetry() {
+    io.spillway.edge.guard.PeerGuard guard = guard();
+    if (guard != null && !guard.canRetry()) {
+      return false; // the retry budget is spent; counted by the guard, never a peer failure
+    }
     if (retrySlotHeld) {
       cluster.limits().releaseRetry();
       retrySlotHeld = false;
@@ -808,6 +894,7 @@ final class ActiveRequest implements RequestView {
     }
     cluster.stats().upstreamRqTimeout.inc();
     if (attempt != null) {
+      attempt.outcome = io.spillway.edge.guard.Outcome.TIMEOUT;
       attempt.host().requestTimedOut();
       attempt.cancel();
       attempt = null;
@@ -834,6 +921,7 @@ final class ActiveRequest implements RequestView {
     }
     a.cluster().stats().upstreamRqPerTryTimeout.inc();
     a.host().requestTimedOut();
+    a.outcome = io.spillway.edge.guard.Outcome.TIMEOUT;
     boolean retriable = retry.retryOn().contains(RetryOn.FIVE_XX)
         || retry.retryOn().contains(RetryOn.GATEWAY_ERROR)
         || retry.retryOn().contains(RetryOn.RESET);
@@ -977,6 +1065,10 @@ final class ActiveRequest implements RequestView {
     if (attempt != null) {
       attempt.cancel();
       attempt = null;
+    }
+    if (guardTicket != null) {
+      guardTicket.cancel();
+      guardTicket = null;
     }
     if (retrySlotHeld) {
       cluster.limits().releaseRetry();

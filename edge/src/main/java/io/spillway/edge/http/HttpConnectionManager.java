@@ -21,11 +21,13 @@ public final class HttpConnectionManager {
   private final Clock clock;
   private final OverloadHooks overload;
   private final io.spillway.edge.admission.AdmissionController admission;
+  private final io.spillway.edge.guard.GuardRegistry guards;
   private volatile RouteTable routes;
 
   public HttpConnectionManager(HttpConnectionManagerConfig config, HcmStats stats, RouteTable routes,
       ClusterManager clusters, DrainSignal drain, boolean tls, int bufferLimitBytes, Clock clock,
-      OverloadHooks overload, io.spillway.edge.admission.AdmissionController admission) {
+      OverloadHooks overload, io.spillway.edge.admission.AdmissionController admission,
+      io.spillway.edge.guard.GuardRegistry guards) {
     this.config = config;
     this.stats = stats;
     this.routes = routes;
@@ -36,6 +38,12 @@ public final class HttpConnectionManager {
     this.clock = clock;
     this.overload = overload;
     this.admission = admission;
+    this.guards = guards;
+  }
+
+  /** The outbound guard of each upstream peer (cluster). */
+  public io.spillway.edge.guard.GuardRegistry guards() {
+    return guards;
   }
 
   /** Inbound admission, shared by every listener of the edge. */

@@ -32,7 +32,9 @@ public enum ResponseFlag {
   /** Overload manager refused the request. */
   OM,
   /** Ours: inbound admission refused the request (503 with Retry-After). */
-  AR;
+  AR,
+  /** Ours: the outbound guard refused the call (queue full, queue timeout, breaker open). */
+  GR;
 
   public int bit() {
     return 1 << ordinal();

@@ -26,6 +26,11 @@ final class UpstreamAttempt implements StreamCallbacks, UpstreamResponseListener
   private boolean ended;
   long startNanos;
   ScheduledFuture<?> perTryTimer;
+  /** The outbound guard's permit for this try, released with {@link #outcome} when the try ends. */
+  io.spillway.edge.guard.Permit guardPermit;
+  io.spillway.edge.guard.Outcome outcome = io.spillway.edge.guard.Outcome.ABANDONED;
+  /** The guard's request timeout (enforce): until the response headers. */
+  ScheduledFuture<?> guardTimer;
 
   UpstreamAttempt(ActiveRequest request, Cluster cluster, Host host) {
     this.request = request;
@@ -145,6 +150,14 @@ final class UpstreamAttempt implements StreamCallbacks, UpstreamResponseListener
     if (perTryTimer != null) {
       perTryTimer.cancel(false);
       perTryTimer = null;
+    }
+    if (guardTimer != null) {
+      guardTimer.cancel(false);
+      guardTimer = null;
+    }
+    if (guardPermit != null) {
+      guardPermit.release(outcome);
+      guardPermit = null;
     }
     cluster.limits().releaseRequest();
     cluster.stats().upstreamRqActive.dec();

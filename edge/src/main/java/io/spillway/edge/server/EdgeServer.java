@@ -73,6 +73,7 @@ public final class EdgeServer implements AdminContext {
   private ClusterManager clusters;
   private OverloadManager overload;
   private AdmissionController admission;
+  private io.spillway.edge.guard.GuardRegistry guards;
   private AdminServer admin;
   private volatile boolean ready;
   private volatile boolean healthCheckFailed;
@@ -124,6 +125,7 @@ public final class EdgeServer implements AdminContext {
     config.overload().warnings().forEach(w -> log.warn("overload manager: {}", w));
     OverloadHooks httpOverload = OverloadHooks.of(overload);
     admission = new AdmissionController(options.policy().inbound(), stats);
+    guards = io.spillway.edge.guard.GuardRegistry.build(config.clusters().keySet(), options.policy().outbound(), stats);
     control.scheduleAtFixedRate(() -> admission.onExecutorLag(lag.worstLagNanosForAdmission()),
         100, 100, TimeUnit.MILLISECONDS);
     ListenerOverload listenerOverload = ListenerOverload.of(overload);
@@ -137,7 +139,7 @@ public final class EdgeServer implements AdminContext {
       HcmStats hcmStats = new HcmStats(root.taggedScope("http", lc.hcm().statPrefix(), "envoy_http_conn_manager_prefix"));
       HttpConnectionManager hcm = new HttpConnectionManager(lc.hcm(), hcmStats,
           RouteTable.compile(lc.hcm().routeConfig()), clusters, drain, lc.tls().isPresent(),
-          lc.perConnectionBufferLimitBytes(), clock, httpOverload, admission);
+          lc.perConnectionBufferLimitBytes(), clock, httpOverload, admission, guards);
       ListenerStats listenerStats = new ListenerStats(root.taggedScope("listener", Listener.statName(lc),
           "envoy_listener_address"));
       Listener listener = new Listener(lc, hcm, listenerStats, workers,
