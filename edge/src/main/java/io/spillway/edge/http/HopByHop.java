@@ -15,8 +15,8 @@ import java.util.List;
 final class HopByHop {
   private static final List<AsciiString> FIXED = List.of(
       HttpHeaderNames.CONNECTION,
-      HttpHeaderNames.KEEP_ALIVE,
-      HttpHeaderNames.PROXY_CONNECTION,
+      AsciiString.cached("keep-alive"), // not standard headers (Netty deprecates their constants), still stripped
+      AsciiString.cached("proxy-connection"),
       HttpHeaderNames.TRANSFER_ENCODING,
       HttpHeaderNames.UPGRADE,
       HttpConversionUtil.ExtensionHeaderNames.STREAM_ID.text(),
