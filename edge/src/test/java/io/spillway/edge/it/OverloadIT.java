@@ -42,6 +42,22 @@ class OverloadIT {
     origin.close();
   }
 
+  /**
+   * An overload_manager whose only monitor is injected_resource reading {@code file}, refreshed
+   * every 50 ms, followed by {@code rest} (actions and load shed points, YAML indented by 2).
+   */
+  private static String injectedOverload(Path file, String rest) {
+    return """
+        overload_manager:
+          refresh_interval: 0.05s
+          resource_monitors:
+          - name: envoy.resource_monitors.injected_resource
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig
+              filename: %s
+        """.formatted(file) + rest;
+  }
+
   private Path pressure(double value) throws Exception {
     Path file = dir.resolve("pressure");
     Path tmp = dir.resolve("pressure.tmp");
@@ -69,14 +85,7 @@ class OverloadIT {
     String yaml = bootstrap("append_local_overload: true", """
         - match: { prefix: "/" }
           route: { cluster: origin }
-        """, cluster("origin", "", origin.port())) + """
-        overload_manager:
-          refresh_interval: 0.05s
-          resource_monitors:
-          - name: envoy.resource_monitors.injected_resource
-            typed_config:
-              "@type": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig
-              filename: %s
+        """, cluster("origin", "", origin.port())) + injectedOverload(file, """
           actions:
           - name: envoy.overload_actions.disable_http_keepalive
             triggers:
@@ -86,7 +95,7 @@ class OverloadIT {
             triggers:
             - name: envoy.resource_monitors.injected_resource
               threshold: { value: 0.95 }
-        """.formatted(file);
+        """);
     edge = EdgeHarness.start(yaml);
 
     HttpResponse<String> normal = edge.get("/x");
@@ -128,14 +137,7 @@ class OverloadIT {
         """, """
         - match: { prefix: "/" }
           route: { cluster: origin }
-        """, cluster("origin", "", origin.port())) + """
-        overload_manager:
-          refresh_interval: 0.05s
-          resource_monitors:
-          - name: envoy.resource_monitors.injected_resource
-            typed_config:
-              "@type": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig
-              filename: %s
+        """, cluster("origin", "", origin.port())) + injectedOverload(file, """
           actions:
           - name: envoy.overload_actions.reduce_timeouts
             triggers:
@@ -146,7 +148,7 @@ class OverloadIT {
               timer_scale_factors:
               - timer: HTTP_DOWNSTREAM_CONNECTION_IDLE
                 min_timeout: 0.2s
-        """.formatted(file);
+        """);
     edge = EdgeHarness.start(yaml);
     // Wait until the saturated state is published, then an idle keep-alive connection is closed
     // after the 0.2 s minimum instead of the configured 30 s.
@@ -167,20 +169,13 @@ class OverloadIT {
     return bootstrap("""
         - match: { prefix: "/" }
           route: { cluster: origin }
-        """, cluster("origin", "", origin.port())) + """
-        overload_manager:
-          refresh_interval: 0.05s
-          resource_monitors:
-          - name: envoy.resource_monitors.injected_resource
-            typed_config:
-              "@type": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig
-              filename: %s
+        """, cluster("origin", "", origin.port())) + injectedOverload(file, """
           loadshed_points:
           - name: %s
             triggers:
             - name: envoy.resource_monitors.injected_resource
               threshold: { value: 0.9 }
-        """.formatted(file, point);
+        """.formatted(point));
   }
 
   /** Waits until the shed point's probability is published as 100 %. */
@@ -228,20 +223,13 @@ class OverloadIT {
     String yaml = bootstrap("""
         - match: { prefix: "/" }
           route: { cluster: origin }
-        """, cluster("origin", "", origin.port())) + """
-        overload_manager:
-          refresh_interval: 0.05s
-          resource_monitors:
-          - name: envoy.resource_monitors.injected_resource
-            typed_config:
-              "@type": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig
-              filename: %s
+        """, cluster("origin", "", origin.port())) + injectedOverload(file, """
           actions:
           - name: envoy.overload_actions.close_idle_http_connections
             triggers:
             - name: envoy.resource_monitors.injected_resource
               threshold: { value: 0.9 }
-        """.formatted(file);
+        """);
     edge = EdgeHarness.start(yaml);
     try (RawHttp.Connection idle = RawHttp.connect(edge.port(), Duration.ofSeconds(5))) {
       assertThat(idle.exchange("GET /a HTTP/1.1\r\nHost: x\r\n\r\n", Duration.ofSeconds(5)).status()).isEqualTo(200);
