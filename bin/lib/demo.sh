@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The demo behind `bin/spillway demo`: two sample backends and an edge in front of them, all on
-# 127.0.0.1, until Ctrl-C. Called by bin/spillway with JAVA_HOME and JAVA_FLAGS_STR set.
+# The demo behind `bin/spillway demo`: two sample backends, an edge in front of them, and central
+# (embedded database) with the demo edge registered, all on 127.0.0.1, until Ctrl-C. Called by
+# bin/spillway with JAVA_HOME and JAVA_FLAGS_STR set.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -24,6 +25,7 @@ EDGE_PORT=$(pick_port "${SPILLWAY_DEMO_PORT:-10000}")
 ADMIN_PORT=$(pick_port 9901)
 B1_PORT=$(pick_port 18081)
 B2_PORT=$(pick_port 18082)
+CENTRAL_PORT=$(pick_port "${SPILLWAY_DEMO_CENTRAL_PORT:-8080}")
 
 PIDS=()
 cleanup() {
@@ -39,6 +41,21 @@ PIDS+=($!)
 "$JAVA" "${JAVA_FLAGS[@]}" -cp "$ROOT/testkit/target/spillway-testkit-all.jar" io.spillway.testkit.SampleBackend \
   --port "$B2_PORT" --name backend-2 >"$STATE/backend-2.log" 2>&1 &
 PIDS+=($!)
+
+# Central with its embedded database in the demo directory. The admin token is generated once and
+# kept next to the data, so a second demo run on the same data still works.
+CENTRAL_DATA="$STATE/central-data"
+TOKEN_FILE="$STATE/central-admin-token"
+if [ ! -s "$TOKEN_FILE" ]; then
+  rm -rf "$CENTRAL_DATA"
+  (umask 077; printf 'spw_%s\n' "$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')" >"$TOKEN_FILE")
+fi
+ADMIN_TOKEN="$(cat "$TOKEN_FILE")"
+SPILLWAY_ADMIN_TOKEN="$ADMIN_TOKEN" "$JAVA" "${JAVA_FLAGS[@]}" ${SPILLWAY_JAVA_OPTS:-} \
+  -jar "$ROOT/central/target/spillway-central-all.jar" --data-dir "$CENTRAL_DATA" --http-port "$CENTRAL_PORT" \
+  >"$STATE/central.log" 2>&1 &
+CENTRAL_PID=$!
+PIDS+=("$CENTRAL_PID")
 
 cat >"$STATE/edge.yaml" <<YAML
 # Written by bin/spillway demo: an Envoy v3 bootstrap, as an Envoy user would write it.
@@ -98,6 +115,23 @@ for _ in $(seq 1 300); do
 done
 curl -fsS "http://127.0.0.1:$ADMIN_PORT/ready" >/dev/null || { echo "demo: edge not ready; see $STATE/edge.log" >&2; exit 1; }
 
+CENTRAL="http://127.0.0.1:$CENTRAL_PORT"
+for _ in $(seq 1 300); do
+  if curl -fsS "$CENTRAL/readyz" >/dev/null 2>&1; then break; fi
+  if ! kill -0 "$CENTRAL_PID" 2>/dev/null; then
+    echo "demo: central exited; its log:" >&2; tail -n 40 "$STATE/central.log" >&2; exit 1
+  fi
+  sleep 0.2
+done
+curl -fsS "$CENTRAL/readyz" >/dev/null || { echo "demo: central not ready; see $STATE/central.log" >&2; exit 1; }
+# Register the demo edge (its bootstrap node id); 409 on a second run means it is already there.
+REGISTERED=$(curl -sS -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $ADMIN_TOKEN" \
+  -H 'Content-Type: application/json' -d '{"id": "demo-edge", "labels": {"env": "demo"}}' "$CENTRAL/configuration/edges")
+case "$REGISTERED" in
+  201|409) ;;
+  *) echo "demo: registering demo-edge in central answered $REGISTERED; see $STATE/central.log" >&2; exit 1 ;;
+esac
+
 cat <<MSG
 
 Spillway demo is running: an edge on 127.0.0.1:$EDGE_PORT in front of two sample backends.
@@ -107,7 +141,17 @@ Spillway demo is running: an edge on 127.0.0.1:$EDGE_PORT in front of two sample
   Edge stats (Prometheus):       curl -s http://127.0.0.1:$ADMIN_PORT/stats/prometheus | grep upstream_rq_total
   Edge clusters:                 curl -s http://127.0.0.1:$ADMIN_PORT/clusters
 
-Bootstrap: $STATE/edge.yaml   Logs: $STATE/*.log
+Central (control plane, embedded database) on $CENTRAL; the edge demo-edge is registered:
+
+  Read its policies:   curl -s -H "Authorization: Bearer $ADMIN_TOKEN" '$CENTRAL/configuration/edges/policies?edgeId=demo-edge'
+  Change overload:     curl -s -X PATCH -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \\
+                         -d '{"overload": {"inbound": {"mode": "enforce", "adaptive": {"maxLimit": 1536}}, "outbound": {"mode": "shadow"}}}' \\
+                         '$CENTRAL/configuration/edges/policies?edgeId=demo-edge'
+  Audit log:           curl -s -H "Authorization: Bearer $ADMIN_TOKEN" '$CENTRAL/configuration/audit?edgeId=demo-edge'
+  API description:     curl -s $CENTRAL/openapi.yaml
+  (The edge does not fetch its policy from central yet: that is the xDS issue.)
+
+Bootstrap: $STATE/edge.yaml   Logs: $STATE/*.log   Central data: $CENTRAL_DATA (admin token in $TOKEN_FILE)
 Press Ctrl-C to stop.
 MSG
 

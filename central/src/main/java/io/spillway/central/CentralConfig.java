@@ -1,0 +1,62 @@
+package io.spillway.central;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How one central process runs.
+ *
+ * @param dataDir the data directory (the embedded database lives here)
+ * @param databaseUrl a {@code jdbc:postgresql:} or {@code jdbc:h2:} URL, or null for the embedded
+ *     database in {@code dataDir}
+ * @param databaseUser the database user, or null
+ * @param databasePassword the database password, or null; never logged
+ * @param httpAddress the address the HTTP API binds
+ * @param httpPort the HTTP port, 0 for any free port
+ * @param xdsPort the xDS port (used by the xDS server, a later issue)
+ * @param adminToken the first administrator's token ({@code SPILLWAY_ADMIN_TOKEN}), or null to
+ *     generate and print one on first start
+ * @param secureCookies whether the session cookie carries {@code Secure}
+ * @param maxBodyBytes the largest request body accepted
+ * @param sessionTtl how long a console session lasts
+ */
+public record CentralConfig(Path dataDir, String databaseUrl, String databaseUser, String databasePassword,
+    String httpAddress, int httpPort, int xdsPort, String adminToken, boolean secureCookies, int maxBodyBytes,
+    Duration sessionTtl) {
+
+  /** The default body limit: 1 MiB. */
+  public static final int DEFAULT_MAX_BODY_BYTES = 1 << 20;
+
+  /** Checks the values. */
+  public CentralConfig {
+    Objects.requireNonNull(dataDir, "dataDir");
+    Objects.requireNonNull(httpAddress, "httpAddress");
+    Objects.requireNonNull(sessionTtl, "sessionTtl");
+    if (httpPort < 0 || httpPort > 65535 || xdsPort < 0 || xdsPort > 65535) {
+      throw new IllegalArgumentException("ports must be from 0 to 65535");
+    }
+    if (maxBodyBytes < 1024) {
+      throw new IllegalArgumentException("maxBodyBytes must be at least 1024");
+    }
+  }
+
+  /** The configuration with defaults for everything but the data directory and database. */
+  public static CentralConfig defaults(Path dataDir, String databaseUrl, String databaseUser, String adminToken) {
+    return new CentralConfig(dataDir, databaseUrl, databaseUser, null, "127.0.0.1", 0, 18000, adminToken, false,
+        DEFAULT_MAX_BODY_BYTES, Duration.ofHours(12));
+  }
+
+  /** This configuration on another HTTP port. */
+  public CentralConfig withHttpPort(int port) {
+    return new CentralConfig(dataDir, databaseUrl, databaseUser, databasePassword, httpAddress, port, xdsPort, adminToken,
+        secureCookies, maxBodyBytes, sessionTtl);
+  }
+
+  /** Hides the password (and the admin token) from {@code toString}. */
+  @Override
+  public String toString() {
+    return "CentralConfig[dataDir=" + dataDir + ", database=" + (databaseUrl == null ? "embedded" : "external")
+        + ", httpAddress=" + httpAddress + ", httpPort=" + httpPort + ", xdsPort=" + xdsPort + "]";
+  }
+}

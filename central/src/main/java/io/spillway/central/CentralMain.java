@@ -1,0 +1,96 @@
+package io.spillway.central;
+
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code bin/spillway central}: runs central until SIGTERM or SIGINT, then stops gracefully. */
+@Command(name = "central", mixinStandardHelpOptions = true, sortOptions = false,
+    description = "Spillway central: the control plane's REST API, storage and (later) xDS server.")
+public final class CentralMain implements Callable<Integer> {
+
+  private static final Logger log = LoggerFactory.getLogger(CentralMain.class);
+
+  @Option(names = "--data-dir", defaultValue = "${env:SPILLWAY_DATA_DIR:-./spillway-data}",
+      description = "Data directory; the embedded database lives here (env SPILLWAY_DATA_DIR; default ${DEFAULT-VALUE}).")
+  Path dataDir;
+
+  @Option(names = "--database-url", defaultValue = "${env:SPILLWAY_DATABASE_URL}",
+      description = "JDBC URL of PostgreSQL (jdbc:postgresql://host:5432/db) or H2; default the embedded H2 file in the data directory (env SPILLWAY_DATABASE_URL).")
+  String databaseUrl;
+
+  @Option(names = "--database-user", defaultValue = "${env:SPILLWAY_DATABASE_USER}",
+      description = "Database user (env SPILLWAY_DATABASE_USER).")
+  String databaseUser;
+
+  @Option(names = "--database-password", defaultValue = "${env:SPILLWAY_DATABASE_PASSWORD}",
+      description = "Database password (env SPILLWAY_DATABASE_PASSWORD; prefer the variable, flags show in ps).")
+  String databasePassword;
+
+  @Option(names = "--http-address", defaultValue = "${env:SPILLWAY_HTTP_ADDRESS:-127.0.0.1}",
+      description = "Address of the HTTP API (env SPILLWAY_HTTP_ADDRESS; default ${DEFAULT-VALUE}).")
+  String httpAddress;
+
+  @Option(names = "--http-port", defaultValue = "${env:SPILLWAY_HTTP_PORT:-8080}",
+      description = "Port of the HTTP API, 0 for any (env SPILLWAY_HTTP_PORT; default ${DEFAULT-VALUE}).")
+  int httpPort;
+
+  @Option(names = "--xds-port", defaultValue = "${env:SPILLWAY_XDS_PORT:-18000}",
+      description = "Port of the xDS server for edges (env SPILLWAY_XDS_PORT; default ${DEFAULT-VALUE}; not served yet).")
+  int xdsPort;
+
+  @Option(names = "--secure-cookies", defaultValue = "${env:SPILLWAY_SECURE_COOKIES:-false}",
+      description = "Mark the console session cookie Secure (set when central is behind HTTPS; env SPILLWAY_SECURE_COOKIES).")
+  boolean secureCookies;
+
+  @Option(names = "--max-body-bytes", defaultValue = "1048576",
+      description = "Largest request body accepted (default ${DEFAULT-VALUE}).")
+  int maxBodyBytes;
+
+  private final CountDownLatch stop = new CountDownLatch(1);
+
+  private CentralMain() {}
+
+  /** Entry point. */
+  public static void main(String[] args) {
+    int code = new CommandLine(new CentralMain()).execute(args);
+    if (code != 0) {
+      System.exit(code);
+    }
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    String adminToken = System.getenv("SPILLWAY_ADMIN_TOKEN");
+    CentralConfig config = new CentralConfig(dataDir, blankToNull(databaseUrl), blankToNull(databaseUser),
+        blankToNull(databasePassword), httpAddress, httpPort, xdsPort, blankToNull(adminToken), secureCookies, maxBodyBytes,
+        Duration.ofHours(12));
+    CentralServer server;
+    try {
+      server = CentralServer.start(config, Clock.systemUTC(), new SecureRandom(), System.out);
+    } catch (RuntimeException e) {
+      log.error("central could not start: {}", e.getMessage());
+      log.debug("start failure", e);
+      return 1;
+    }
+    Thread hook = new Thread(() -> {
+      server.close();
+      stop.countDown();
+    }, "central-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    stop.await();
+    return 0;
+  }
+
+  private static String blankToNull(String value) {
+    return value == null || value.isBlank() ? null : value;
+  }
+}

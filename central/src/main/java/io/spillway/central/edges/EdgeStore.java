@@ -1,0 +1,197 @@
+package io.spillway.central.edges;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.spillway.central.api.Json;
+import io.spillway.central.store.Database;
+import io.spillway.central.store.Rows;
+import io.spillway.policy.DeploymentDefaults;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/** The edge registry in the database. The credential is stored as its SHA-256 only. */
+public final class EdgeStore {
+
+  private static final TypeReference<Map<String, String>> LABELS = new TypeReference<>() {};
+
+  /**
+   * A registered edge.
+   *
+   * @param id the edge's node id
+   * @param labels its labels
+   * @param createdAt when it was registered
+   * @param updatedAt when its labels last changed
+   * @param status what the xDS stream last reported
+   */
+  public record Edge(String id, Map<String, String> labels, Instant createdAt, Instant updatedAt, Status status) {}
+
+  /**
+   * An edge's status as the xDS server records it.
+   *
+   * @param connected whether a stream is open now
+   * @param lastSeen the last message from the edge, or null
+   * @param ackedVersions JSON object: type URL → ACKed version, or null
+   * @param lastNack the last NACK, or null
+   * @param reportedDefaults JSON of the deployment defaults the edge reported, or null
+   */
+  public record Status(boolean connected, Instant lastSeen, String ackedVersions, LastNack lastNack, String reportedDefaults) {}
+
+  /**
+   * The last configuration an edge refused.
+   *
+   * @param type the resource type URL
+   * @param version the refused version
+   * @param error the edge's error detail
+   * @param at when
+   */
+  public record LastNack(String type, String version, String error, Instant at) {}
+
+  private final Database database;
+  private final Json json;
+  private final Clock clock;
+
+  /** A store on the database. */
+  public EdgeStore(Database database, Json json, Clock clock) {
+    this.database = Objects.requireNonNull(database, "database");
+    this.json = Objects.requireNonNull(json, "json");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /**
+   * Registers an edge.
+   *
+   * @return the new record, or empty when the id is taken
+   */
+  public Optional<Edge> register(String id, Map<String, String> labels, String credentialHash) {
+    Instant now = clock.instant();
+    return database.inTransaction(c -> {
+      try (PreparedStatement s = c.prepareStatement(
+          "INSERT INTO edges (id, labels, credential_hash, created_at, updated_at) SELECT ?, ?, ?, ?, ? "
+              + "WHERE NOT EXISTS (SELECT 1 FROM edges WHERE id = ?)")) {
+        s.setString(1, id);
+        s.setString(2, json.write(labels));
+        s.setString(3, credentialHash);
+        Rows.setInstant(s, 4, now);
+        Rows.setInstant(s, 5, now);
+        s.setString(6, id);
+        if (s.executeUpdate() != 1) {
+          return Optional.empty();
+        }
+      }
+      return Optional.of(new Edge(id, Map.copyOf(labels), now, now, new Status(false, null, null, null, null)));
+    });
+  }
+
+  /** Every edge, by id. */
+  public List<Edge> list() {
+    return database.inTransaction(c -> {
+      List<Edge> edges = new ArrayList<>();
+      try (PreparedStatement s = c.prepareStatement("SELECT * FROM edges ORDER BY id"); ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          edges.add(read(r));
+        }
+      }
+      return edges;
+    });
+  }
+
+  /** One edge. */
+  public Optional<Edge> get(String id) {
+    return database.inTransaction(c -> {
+      try (PreparedStatement s = c.prepareStatement("SELECT * FROM edges WHERE id = ?")) {
+        s.setString(1, id);
+        try (ResultSet r = s.executeQuery()) {
+          return r.next() ? Optional.of(read(r)) : Optional.empty();
+        }
+      }
+    });
+  }
+
+  /** Replaces an edge's labels; empty when there is no such edge. */
+  public Optional<Edge> relabel(String id, Map<String, String> labels) {
+    return database.inTransaction(c -> {
+      try (PreparedStatement s = c.prepareStatement("UPDATE edges SET labels = ?, updated_at = ? WHERE id = ?")) {
+        s.setString(1, json.write(labels));
+        Rows.setInstant(s, 2, clock.instant());
+        s.setString(3, id);
+        if (s.executeUpdate() != 1) {
+          return Optional.empty();
+        }
+      }
+      try (PreparedStatement s = c.prepareStatement("SELECT * FROM edges WHERE id = ?")) {
+        s.setString(1, id);
+        try (ResultSet r = s.executeQuery()) {
+          r.next();
+          return Optional.of(read(r));
+        }
+      }
+    });
+  }
+
+  /** Replaces an edge's credential hash (the old credential stops working); false when there is no such edge. */
+  public boolean rotateCredential(String id, String credentialHash) {
+    return database.inTransaction(c -> {
+      try (PreparedStatement s = c.prepareStatement("UPDATE edges SET credential_hash = ?, updated_at = ? WHERE id = ?")) {
+        s.setString(1, credentialHash);
+        Rows.setInstant(s, 2, clock.instant());
+        s.setString(3, id);
+        return s.executeUpdate() == 1;
+      }
+    });
+  }
+
+  /** Deregisters an edge and drops its policies (the audit history stays); false when there was none. */
+  public boolean deregister(String id) {
+    return database.inTransaction(c -> {
+      try (PreparedStatement s = c.prepareStatement("DELETE FROM edges WHERE id = ?")) {
+        s.setString(1, id);
+        return s.executeUpdate() == 1;
+      }
+    });
+  }
+
+  /**
+   * Records the deployment defaults an edge reported (for the xDS server), stored as the edge's
+   * {@code HTTP_ADMISSION_*} / {@code HTTP_CLIENT_GUARD_*} variables
+   * ({@link DeploymentDefaults#environmentVariables()}), which policy validation reads back.
+   *
+   * @return false when there is no such edge
+   */
+  public boolean reportDefaults(String id, DeploymentDefaults defaults) {
+    return database.inTransaction(c -> {
+      try (PreparedStatement s = c.prepareStatement("UPDATE edges SET reported_defaults = ? WHERE id = ?")) {
+        s.setString(1, json.write(defaults.environmentVariables()));
+        s.setString(2, id);
+        return s.executeUpdate() == 1;
+      }
+    });
+  }
+
+  /** Whether a credential hash belongs to this edge (for the xDS stream). */
+  public boolean credentialMatches(String id, String credentialHash) {
+    return database.inTransaction(c -> {
+      try (PreparedStatement s = c.prepareStatement("SELECT credential_hash FROM edges WHERE id = ?")) {
+        s.setString(1, id);
+        try (ResultSet r = s.executeQuery()) {
+          return r.next() && io.spillway.central.auth.Secrets.constantTimeEquals(r.getString(1), credentialHash);
+        }
+      }
+    });
+  }
+
+  private Edge read(ResultSet r) throws SQLException {
+    Map<String, String> labels = json.mapper().convertValue(json.parseStored(r.getString("labels")), LABELS);
+    LastNack nack = r.getString("last_nack_type") == null ? null : new LastNack(r.getString("last_nack_type"),
+        r.getString("last_nack_version"), r.getString("last_nack_error"), Rows.getInstant(r, "last_nack_at"));
+    Status status = new Status(r.getBoolean("connected"), Rows.getInstant(r, "last_seen"), r.getString("acked_versions"),
+        nack, r.getString("reported_defaults"));
+    return new Edge(r.getString("id"), Map.copyOf(labels), Rows.getInstant(r, "created_at"), Rows.getInstant(r, "updated_at"), status);
+  }
+}

@@ -1,0 +1,148 @@
+package io.spillway.central.edges;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.javalin.http.HandlerType;
+import io.spillway.central.api.ApiException;
+import io.spillway.central.api.Call;
+import io.spillway.central.api.Json;
+import io.spillway.central.api.Reply;
+import io.spillway.central.api.Router;
+import io.spillway.central.auth.Permission;
+import io.spillway.central.auth.Secrets;
+import io.spillway.central.store.Rows;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code /configuration/edges}: register (answers the edge's credential once), list with a label
+ * selector, get, relabel, replace the credential (answered once again), deregister. Reading needs {@code edges:read}, changing {@code edges:manage}.
+ */
+public final class EdgesApi {
+
+  private static final Logger log = LoggerFactory.getLogger(EdgesApi.class);
+  private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
+
+  /** Credential prefix, so a leaked edge credential is recognisable. */
+  public static final String CREDENTIAL_PREFIX = "spe_";
+
+  private final EdgeStore store;
+  private final Secrets secrets;
+  private final Json json;
+
+  /** The API. */
+  public EdgesApi(EdgeStore store, Secrets secrets, Json json) {
+    this.store = Objects.requireNonNull(store, "store");
+    this.secrets = Objects.requireNonNull(secrets, "secrets");
+    this.json = Objects.requireNonNull(json, "json");
+  }
+
+  /**
+   * Adds the routes. Call after the policy routes: {@code /configuration/edges/policies} must be
+   * matched before {@code /configuration/edges/{id}}.
+   */
+  public void register(Router router) {
+    router.route(HandlerType.POST, "/configuration/edges", Permission.EDGES_MANAGE, this::create);
+    router.route(HandlerType.GET, "/configuration/edges", Permission.EDGES_READ, this::list);
+    router.route(HandlerType.GET, "/configuration/edges/{id}", Permission.EDGES_READ, call ->
+        Reply.ok(edgeJson(store.get(call.pathParam("id")).orElseThrow(() -> notFound(call.pathParam("id"))))));
+    router.route(HandlerType.PATCH, "/configuration/edges/{id}", Permission.EDGES_MANAGE, this::relabel);
+    router.route(HandlerType.DELETE, "/configuration/edges/{id}", Permission.EDGES_MANAGE, this::deregister);
+    router.route(HandlerType.POST, "/configuration/edges/{id}/credential", Permission.EDGES_MANAGE, this::rotateCredential);
+  }
+
+  private Reply create(Call call) {
+    JsonNode body = call.jsonBody();
+    if (!body.isObject()) {
+      throw ApiException.of(400, "the request body must be a JSON object");
+    }
+    JsonNode idNode = body.get("id");
+    String id = idNode != null && idNode.isTextual() ? idNode.asText() : null;
+    if (id == null || !ID.matcher(id).matches() || id.equals("policies")) {
+      throw ApiException.of(400, "id must be 1 to 128 letters, digits or . _ : -, starting with a letter or digit (and not 'policies')");
+    }
+    Map<String, String> labels = Labels.read(body.get("labels"));
+    String credential = secrets.generate(CREDENTIAL_PREFIX);
+    EdgeStore.Edge edge = store.register(id, labels, Secrets.hash(credential))
+        .orElseThrow(() -> ApiException.of(409, "edge " + id + " is already registered"));
+    log.info("edge {} registered by {}", id, call.principal().operator());
+    Map<String, Object> reply = edgeJson(edge);
+    reply.put("credential", credential);
+    return Reply.created(reply);
+  }
+
+  private Reply list(Call call) {
+    LabelSelector selector;
+    try {
+      selector = LabelSelector.parse(call.queryParam("selector"));
+    } catch (IllegalArgumentException e) {
+      throw ApiException.of(400, e.getMessage());
+    }
+    return Reply.ok(Map.of("edges", store.list().stream().filter(e -> selector.matches(e.labels())).map(this::edgeJson).toList()));
+  }
+
+  private Reply relabel(Call call) {
+    String id = call.pathParam("id");
+    JsonNode body = call.jsonBody();
+    if (!body.isObject() || !body.has("labels")) {
+      throw ApiException.of(400, "the request body must be a JSON object with labels");
+    }
+    Map<String, String> labels = Labels.read(body.get("labels"));
+    EdgeStore.Edge edge = store.relabel(id, labels).orElseThrow(() -> notFound(id));
+    log.info("edge {} relabelled by {}", id, call.principal().operator());
+    return Reply.ok(edgeJson(edge));
+  }
+
+  private Reply rotateCredential(Call call) {
+    String id = call.pathParam("id");
+    String credential = secrets.generate(CREDENTIAL_PREFIX);
+    if (!store.rotateCredential(id, Secrets.hash(credential))) {
+      throw notFound(id);
+    }
+    log.info("credential of edge {} replaced by {}", id, call.principal().operator());
+    return Reply.ok(Map.of("id", id, "credential", credential));
+  }
+
+  private Reply deregister(Call call) {
+    String id = call.pathParam("id");
+    if (!store.deregister(id)) {
+      throw notFound(id);
+    }
+    log.info("edge {} deregistered by {}", id, call.principal().operator());
+    return Reply.noContent();
+  }
+
+  private static ApiException notFound(String id) {
+    return ApiException.of(404, "no edge " + id);
+  }
+
+  private Map<String, Object> edgeJson(EdgeStore.Edge edge) {
+    Map<String, Object> reply = new LinkedHashMap<>();
+    reply.put("id", edge.id());
+    reply.put("labels", new TreeMap<>(edge.labels()));
+    reply.put("createdAt", Rows.text(edge.createdAt()));
+    reply.put("updatedAt", Rows.text(edge.updatedAt()));
+    EdgeStore.Status status = edge.status();
+    Map<String, Object> statusJson = new LinkedHashMap<>();
+    statusJson.put("connected", status.connected());
+    statusJson.put("lastSeen", Rows.text(status.lastSeen()));
+    statusJson.put("ackedVersions", status.ackedVersions() == null ? null : json.parseStored(status.ackedVersions()));
+    if (status.lastNack() == null) {
+      statusJson.put("lastNack", null);
+    } else {
+      Map<String, Object> nack = new LinkedHashMap<>();
+      nack.put("type", status.lastNack().type());
+      nack.put("version", status.lastNack().version());
+      nack.put("error", status.lastNack().error());
+      nack.put("at", Rows.text(status.lastNack().at()));
+      statusJson.put("lastNack", nack);
+    }
+    statusJson.put("reportedDefaults", status.reportedDefaults() == null ? null : json.parseStored(status.reportedDefaults()));
+    reply.put("status", statusJson);
+    return reply;
+  }
+}

@@ -1,0 +1,34 @@
+package io.spillway.central.policy;
+
+import java.util.Optional;
+
+/** The policy sections of one edge, each replaced, deleted and revised on its own. */
+public enum Section {
+  /** The overload policy; validated with the shared {@code spillway-policy} module. */
+  OVERLOAD("overload"),
+  /** Access log settings; stored as an opaque JSON object until its schema exists. */
+  ACCESS_LOG("accessLog"),
+  /** Rate limits; stored as an opaque JSON object until its schema exists. */
+  RATE_LIMITS("rateLimits");
+
+  private final String jsonName;
+
+  Section(String jsonName) {
+    this.jsonName = jsonName;
+  }
+
+  /** The key in the API and the value of the database's {@code section} column. */
+  public String jsonName() {
+    return jsonName;
+  }
+
+  /** The section with this name. */
+  public static Optional<Section> fromJsonName(String name) {
+    for (Section section : values()) {
+      if (section.jsonName.equals(name)) {
+        return Optional.of(section);
+      }
+    }
+    return Optional.empty();
+  }
+}
