@@ -45,6 +45,11 @@ public interface AdminContext {
    * An admin connection opened or closed: counted in the global downstream connection resource but
    * never refused by it (as in Envoy).
    */
+  /** The ADS client's state; empty for an edge configured only by its bootstrap. */
+  default java.util.Optional<io.spillway.edge.xds.XdsStatus> xdsStatus() {
+    return java.util.Optional.empty();
+  }
+
   default void adminConnectionOpened() {}
 
   default void adminConnectionClosed() {}

@@ -41,6 +41,7 @@ final class AdminEndpoints {
     m.put("/quitquitquit", new QuitEndpoint(context));
     m.put("/runtime", new RuntimeEndpoint());
     m.put("/overload", new OverloadEndpoint(context));
+    m.put("/xds", new XdsEndpoint(context));
     Path profiles = Path.of(System.getProperty("java.io.tmpdir"));
     m.put("/cpuprofile", new ProfileEndpoint(ProfileEndpoint.Kind.CPU, profiles, context.clock()));
     m.put("/memoryprofile", new ProfileEndpoint(ProfileEndpoint.Kind.MEMORY, profiles, context.clock()));

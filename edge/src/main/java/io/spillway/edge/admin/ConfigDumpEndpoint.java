@@ -10,6 +10,8 @@ import com.google.protobuf.util.Timestamps;
 import io.envoyproxy.envoy.admin.v3.BootstrapConfigDump;
 import io.envoyproxy.envoy.admin.v3.ClustersConfigDump;
 import io.envoyproxy.envoy.admin.v3.ConfigDump;
+import io.envoyproxy.envoy.admin.v3.EndpointsConfigDump;
+import io.envoyproxy.envoy.admin.v3.UpdateFailureState;
 import io.envoyproxy.envoy.admin.v3.ListenersConfigDump;
 import io.envoyproxy.envoy.admin.v3.RoutesConfigDump;
 import io.envoyproxy.envoy.config.bootstrap.v3.Bootstrap;
@@ -21,8 +23,12 @@ import io.envoyproxy.envoy.config.route.v3.RouteConfiguration;
 import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager;
 import io.spillway.edge.config.EdgeConfig;
 import io.spillway.edge.config.ExtensionRegistry;
+import io.spillway.edge.xds.XdsResourceType;
+import io.spillway.edge.xds.XdsStatus;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * {@code /config_dump}: the configuration in force as Envoy's {@code envoy.admin.v3.ConfigDump}, in
@@ -31,8 +37,8 @@ import java.util.List;
  * with the time the configuration was loaded. Secrets are redacted ({@link SecretRedactor}).
  *
  * <p>{@code ?resource=<field>} returns only the entries of that repeated field of the dumps (e.g.
- * {@code static_clusters}), each as its own {@code Any}, as Envoy does. {@code ?include_eds} is
- * accepted and has no effect (there is no EDS yet). {@code ?mask} and {@code ?name_regex} are not
+ * {@code static_clusters}), each as its own {@code Any}, as Envoy does. Resources delivered over xDS
+ * appear as Envoy's dynamic entries with their version; {@code ?include_eds} adds the endpoints. {@code ?mask} and {@code ?name_regex} are not
  * supported and answer 400 rather than being ignored.
  */
 final class ConfigDumpEndpoint implements AdminEndpoint {
@@ -50,6 +56,8 @@ final class ConfigDumpEndpoint implements AdminEndpoint {
         .add(ClustersConfigDump.getDescriptor())
         .add(ListenersConfigDump.getDescriptor())
         .add(RoutesConfigDump.getDescriptor())
+        .add(EndpointsConfigDump.getDescriptor())
+        .add(io.envoyproxy.envoy.config.endpoint.v3.ClusterLoadAssignment.getDescriptor())
         .add(Bootstrap.getDescriptor())
         .add(Cluster.getDescriptor())
         .add(Listener.getDescriptor())
@@ -79,7 +87,7 @@ final class ConfigDumpEndpoint implements AdminEndpoint {
         return AdminResponse.badRequest("/config_dump?" + unsupported + "= is not supported");
       }
     }
-    List<Message> dumps = dumps();
+    List<Message> dumps = dumps(request.has("include_eds"));
     ConfigDump.Builder out = ConfigDump.newBuilder();
     String resource = request.param("resource");
     if (resource == null || resource.isEmpty()) {
@@ -111,7 +119,7 @@ final class ConfigDumpEndpoint implements AdminEndpoint {
   }
 
   /** The bootstrap, clusters, listeners and routes dumps, redacted. */
-  private List<Message> dumps() {
+  private List<Message> dumps(boolean includeEds) {
     Bootstrap bootstrap = redactor.redact(effectiveBootstrap());
     Timestamp loaded = Timestamps.fromMillis(context.startedAt().toEpochMilli());
     Bootstrap.StaticResources resources = bootstrap.getStaticResources();
@@ -131,16 +139,105 @@ final class ConfigDumpEndpoint implements AdminEndpoint {
             RoutesConfigDump.StaticRouteConfig.newBuilder().setRouteConfig(Any.pack(r)).setLastUpdated(loaded));
       }
     }
-    return List.of(
-        BootstrapConfigDump.newBuilder().setBootstrap(bootstrap).setLastUpdated(loaded).build(),
-        clusters.build(),
-        listeners.build(),
-        routes.build());
+    List<Message> dumps = new ArrayList<>(List.of(
+        BootstrapConfigDump.newBuilder().setBootstrap(bootstrap).setLastUpdated(loaded).build()));
+    Optional<XdsStatus> xds = context.xdsStatus();
+    if (xds.isPresent()) {
+      dynamicClusters(xds.get().types().get(XdsResourceType.CLUSTER), clusters);
+      dynamicListeners(xds.get().types().get(XdsResourceType.LISTENER), listeners);
+      dynamicRoutes(xds.get().types().get(XdsResourceType.ROUTE), routes);
+    }
+    dumps.add(clusters.build());
+    dumps.add(listeners.build());
+    dumps.add(routes.build());
+    if (xds.isPresent() && includeEds) {
+      dumps.add(dynamicEndpoints(xds.get().types().get(XdsResourceType.ENDPOINT)));
+    }
+    return dumps;
   }
 
-  /** The bootstrap with the node id and cluster in force (after command-line overrides). */
+  // Dynamic resources, as Envoy dumps them: each with the version it arrived in and when; a NACK
+  // that named the resource shows as its error_state.
+
+  private void dynamicClusters(XdsStatus.TypeStatus t, ClustersConfigDump.Builder out) {
+    if (t == null) {
+      return;
+    }
+    out.setVersionInfo(t.acceptedVersion().orElse(""));
+    for (Map.Entry<String, Message> e : t.resources().entrySet()) {
+      ClustersConfigDump.DynamicCluster.Builder c = ClustersConfigDump.DynamicCluster.newBuilder()
+          .setVersionInfo(t.acceptedVersion().orElse(""))
+          .setCluster(Any.pack(redactor.redact(e.getValue())))
+          .setLastUpdated(updated(t));
+      failure(t, "cluster", e.getKey()).ifPresent(c::setErrorState);
+      out.addDynamicActiveClusters(c);
+    }
+  }
+
+  private void dynamicListeners(XdsStatus.TypeStatus t, ListenersConfigDump.Builder out) {
+    if (t == null) {
+      return;
+    }
+    out.setVersionInfo(t.acceptedVersion().orElse(""));
+    for (Map.Entry<String, Message> e : t.resources().entrySet()) {
+      ListenersConfigDump.DynamicListener.Builder l = ListenersConfigDump.DynamicListener.newBuilder()
+          .setName(e.getKey())
+          .setActiveState(ListenersConfigDump.DynamicListenerState.newBuilder()
+              .setVersionInfo(t.acceptedVersion().orElse(""))
+              .setListener(Any.pack(redactor.redact(e.getValue())))
+              .setLastUpdated(updated(t)));
+      failure(t, "listener", e.getKey()).ifPresent(l::setErrorState);
+      out.addDynamicListeners(l);
+    }
+  }
+
+  private void dynamicRoutes(XdsStatus.TypeStatus t, RoutesConfigDump.Builder out) {
+    if (t == null) {
+      return;
+    }
+    for (Map.Entry<String, Message> e : t.resources().entrySet()) {
+      RoutesConfigDump.DynamicRouteConfig.Builder r = RoutesConfigDump.DynamicRouteConfig.newBuilder()
+          .setVersionInfo(t.acceptedVersion().orElse(""))
+          .setRouteConfig(Any.pack(e.getValue()))
+          .setLastUpdated(updated(t));
+      failure(t, "route_configuration", e.getKey()).ifPresent(r::setErrorState);
+      out.addDynamicRouteConfigs(r);
+    }
+  }
+
+  private static Message dynamicEndpoints(XdsStatus.TypeStatus t) {
+    EndpointsConfigDump.Builder out = EndpointsConfigDump.newBuilder();
+    if (t != null) {
+      for (Message m : t.resources().values()) {
+        out.addDynamicEndpointConfigs(EndpointsConfigDump.DynamicEndpointConfig.newBuilder()
+            .setVersionInfo(t.acceptedVersion().orElse(""))
+            .setEndpointConfig(Any.pack(m))
+            .setLastUpdated(updated(t)));
+      }
+    }
+    return out.build();
+  }
+
+  private static Timestamp updated(XdsStatus.TypeStatus t) {
+    return t.lastUpdateTime().map(i -> Timestamps.fromMillis(i.toEpochMilli())).orElse(Timestamps.EPOCH);
+  }
+
+  /** The last NACK of this type, when its reason names the resource ({@code <kind> "<name>"…}). */
+  private static Optional<UpdateFailureState> failure(XdsStatus.TypeStatus t, String kind, String name) {
+    if (t.lastNackMessage().isEmpty() || !t.lastNackMessage().get().startsWith(kind + " \"" + name + "\"")) {
+      return Optional.empty();
+    }
+    UpdateFailureState.Builder f = UpdateFailureState.newBuilder().setDetails(t.lastNackMessage().get());
+    t.lastNackTime().ifPresent(i -> f.setLastUpdateAttempt(Timestamps.fromMillis(i.toEpochMilli())));
+    return Optional.of(f.build());
+  }
+
+  /**
+   * The bootstrap with the node id and cluster in force (after command-line overrides), and the
+   * xDS servers' {@code initial_metadata} values (credentials) redacted.
+   */
   private Bootstrap effectiveBootstrap() {
-    Bootstrap bootstrap = context.bootstrap();
+    Bootstrap bootstrap = withoutXdsCredentials(context.bootstrap());
     EdgeConfig.NodeInfo node = context.config().node();
     if (node.id().equals(bootstrap.getNode().getId()) && node.cluster().equals(bootstrap.getNode().getCluster())) {
       return bootstrap;
@@ -148,6 +245,21 @@ final class ConfigDumpEndpoint implements AdminEndpoint {
     return bootstrap.toBuilder()
         .setNode(bootstrap.getNode().toBuilder().setId(node.id()).setCluster(node.cluster()))
         .build();
+  }
+
+  private static Bootstrap withoutXdsCredentials(Bootstrap bootstrap) {
+    if (!bootstrap.getDynamicResources().getAdsConfig().getGrpcServicesList().stream()
+        .anyMatch(g -> g.getInitialMetadataCount() > 0)) {
+      return bootstrap;
+    }
+    Bootstrap.Builder b = bootstrap.toBuilder();
+    var ads = b.getDynamicResourcesBuilder().getAdsConfigBuilder();
+    for (var service : ads.getGrpcServicesBuilderList()) {
+      for (var header : service.getInitialMetadataBuilderList()) {
+        header.setValue("[redacted]");
+      }
+    }
+    return b.build();
   }
 
   private static List<RouteConfiguration> inlineRoutes(Listener listener) {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import io.envoyproxy.envoy.config.bootstrap.v3.Bootstrap;
 import java.io.IOException;
@@ -84,6 +85,24 @@ public final class BootstrapLoader {
       throw new ConfigException("", "invalid bootstrap: " + e.getMessage(), e);
     }
     return builder.build();
+  }
+
+  /**
+   * Parses one xDS resource (a Cluster, Listener, RouteConfiguration, ClusterLoadAssignment…) from
+   * YAML or JSON with the bootstrap's leniencies; {@code prototype} names the type.
+   */
+  @SuppressWarnings("unchecked")
+  public static <T extends Message> T parseResource(String text, Format format, T prototype) throws ConfigException {
+    ExtensionRegistry registry = ExtensionRegistry.standard();
+    JsonNode tree = readTree(text, format);
+    JsonNode canonical = new ProtoJsonNormalizer(registry).normalize(tree, prototype.getDescriptorForType());
+    Message.Builder builder = prototype.newBuilderForType();
+    try {
+      JsonFormat.parser().usingTypeRegistry(registry.typeRegistry()).merge(canonical.toString(), builder);
+    } catch (InvalidProtocolBufferException | RuntimeException e) {
+      throw new ConfigException("", "invalid " + prototype.getDescriptorForType().getName() + ": " + e.getMessage(), e);
+    }
+    return (T) builder.build();
   }
 
   private static JsonNode readTree(String text, Format format) throws ConfigException {

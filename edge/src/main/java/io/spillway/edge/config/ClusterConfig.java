@@ -7,7 +7,8 @@ import java.util.List;
  * An upstream cluster.
  *
  * @param name cluster name; stats live under {@code cluster.<name>.*}
- * @param discoveryType STATIC (IP literals) or STRICT_DNS (names resolved and re-resolved)
+ * @param discoveryType STATIC (IP literals), STRICT_DNS (names resolved and re-resolved) or EDS
+ *     (endpoints delivered over ADS)
  * @param lbPolicy how a host is picked
  * @param leastRequestChoiceCount LEAST_REQUEST's choice count (Envoy default 2)
  * @param connectTimeout upstream connect timeout (Envoy default 5 s)
@@ -19,6 +20,8 @@ import java.util.List;
  * @param maxRequestsPerConnection close an upstream connection after this many requests (0 = no limit)
  * @param idleTimeout upstream connection idle timeout (Envoy default 1 h)
  * @param dnsLookupFamily which resolved addresses of a STRICT_DNS name become hosts (Envoy default AUTO)
+ * @param edsServiceName for an EDS cluster, the ClusterLoadAssignment name its endpoints come under
+ *     ({@code eds_cluster_config.service_name}, else the cluster name); empty otherwise
  */
 public record ClusterConfig(
     String name,
@@ -33,10 +36,27 @@ public record ClusterConfig(
     int perConnectionBufferLimitBytes,
     int maxRequestsPerConnection,
     Duration idleTimeout,
-    DnsLookupFamily dnsLookupFamily) {
+    DnsLookupFamily dnsLookupFamily,
+    String edsServiceName) {
 
   public ClusterConfig {
     endpoints = List.copyOf(endpoints);
+  }
+
+  /** A STATIC or STRICT_DNS cluster. */
+  public ClusterConfig(String name, DiscoveryType discoveryType, LbPolicy lbPolicy, int leastRequestChoiceCount,
+      Duration connectTimeout, Duration dnsRefreshRate, List<Endpoint> endpoints, Thresholds thresholds,
+      UpstreamProtocol protocol, int perConnectionBufferLimitBytes, int maxRequestsPerConnection, Duration idleTimeout,
+      DnsLookupFamily dnsLookupFamily) {
+    this(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate, endpoints, thresholds,
+        protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout, dnsLookupFamily, "");
+  }
+
+  /** The same cluster with other endpoints (an EDS update). */
+  public ClusterConfig withEndpoints(List<Endpoint> newEndpoints) {
+    return new ClusterConfig(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate,
+        newEndpoints, thresholds, protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout,
+        dnsLookupFamily, edsServiceName);
   }
 
   /** A cluster with Envoy's default DNS lookup family (AUTO). */
@@ -53,7 +73,7 @@ public record ClusterConfig(
    */
   public enum DnsLookupFamily { AUTO, V4_ONLY, V6_ONLY, V4_PREFERRED, ALL }
 
-  public enum DiscoveryType { STATIC, STRICT_DNS }
+  public enum DiscoveryType { STATIC, STRICT_DNS, EDS }
 
   public enum LbPolicy { ROUND_ROBIN, LEAST_REQUEST, RANDOM }
 

@@ -40,8 +40,10 @@ final class ClusterTranslator {
           "name", "type", "connect_timeout", "per_connection_buffer_limit_bytes", "lb_policy", "load_assignment",
           "max_requests_per_connection", "circuit_breakers", "common_http_protocol_options", "http_protocol_options",
           "http2_protocol_options", "typed_extension_protocol_options", "dns_refresh_rate", "dns_lookup_family",
-          "least_request_lb_config", "metadata")
-      .later("transport_socket", "health_checks", "outlier_detection", "eds_cluster_config");
+          "least_request_lb_config", "metadata", "eds_cluster_config")
+      .later("transport_socket", "health_checks", "outlier_detection");
+  private static final SupportedFields EDS_CLUSTER_CONFIG = SupportedFields.of(
+      Cluster.EdsClusterConfig.getDescriptor(), "eds_config", "service_name");
   private static final SupportedFields LEAST_REQUEST = SupportedFields.of(
       Cluster.LeastRequestLbConfig.getDescriptor(), "choice_count");
   private static final SupportedFields LOAD_ASSIGNMENT = SupportedFields.of(
@@ -66,9 +68,16 @@ final class ClusterTranslator {
   private static final SupportedFields HTTP2_OPTIONS = SupportedFields.of(Http2ProtocolOptions.getDescriptor());
 
   private final ExtensionRegistry registry;
+  private final boolean adsAvailable;
 
   ClusterTranslator(ExtensionRegistry registry) {
+    this(registry, false);
+  }
+
+  /** @param adsAvailable whether the bootstrap has an ADS stream that can deliver EDS */
+  ClusterTranslator(ExtensionRegistry registry, boolean adsAvailable) {
     this.registry = registry;
+    this.adsAvailable = adsAvailable;
   }
 
   /** Translates every cluster; names must be unique. */
@@ -89,7 +98,7 @@ final class ClusterTranslator {
   }
 
   @SuppressWarnings("deprecation") // dns_refresh_rate: deprecated in Envoy, still accepted by it
-  private ClusterConfig cluster(Cluster c, FieldPath path) throws ConfigException {
+  ClusterConfig cluster(Cluster c, FieldPath path) throws ConfigException {
     CLUSTER.check(c, path);
     if (c.getName().isEmpty()) {
       throw new ConfigException(path.field("name"), "name is required");
@@ -116,6 +125,12 @@ final class ClusterTranslator {
     if (dnsRefreshRate.compareTo(Duration.ofMillis(1)) < 0) {
       throw new ConfigException(path.field("dns_refresh_rate"), "must be at least 1ms");
     }
+    String edsServiceName = "";
+    if (discovery == DiscoveryType.EDS) {
+      edsServiceName = edsServiceName(c, path);
+    } else if (c.hasEdsClusterConfig()) {
+      throw new ConfigException(path.field("eds_cluster_config"), "is only for clusters of type EDS");
+    }
     List<ClusterConfig.Endpoint> endpoints = c.hasLoadAssignment()
         ? endpoints(c.getLoadAssignment(), discovery, path.field("load_assignment"))
         : List.of();
@@ -136,14 +151,41 @@ final class ClusterTranslator {
     };
     return new ClusterConfig(c.getName(), discovery, lbPolicy, choiceCount, connectTimeout, dnsRefreshRate,
         endpoints, thresholds, http.protocol(), bufferLimit, http.maxRequestsPerConnection(), http.idleTimeout(),
-        family);
+        family, edsServiceName);
+  }
+
+  private String edsServiceName(Cluster c, FieldPath path) throws ConfigException {
+    if (!adsAvailable) {
+      throw new ConfigException(path.field("type"), "EDS needs dynamic_resources.ads_config (endpoints come over ADS)");
+    }
+    if (c.hasLoadAssignment()) {
+      throw new ConfigException(path.field("load_assignment"), "an EDS cluster takes its endpoints from EDS;"
+          + " remove load_assignment");
+    }
+    FieldPath edsPath = path.field("eds_cluster_config");
+    if (!c.hasEdsClusterConfig()) {
+      throw new ConfigException(edsPath, "is required for type EDS (eds_config: {ads: {}})");
+    }
+    Cluster.EdsClusterConfig eds = c.getEdsClusterConfig();
+    EDS_CLUSTER_CONFIG.check(eds, edsPath);
+    ConfigSources.requireAds(eds.hasEdsConfig(), eds.getEdsConfig(), edsPath.field("eds_config"));
+    return eds.getServiceName().isEmpty() ? c.getName() : eds.getServiceName();
+  }
+
+  /** The endpoints of an EDS update ({@code ClusterLoadAssignment}); addresses must be IP literals. */
+  static List<ClusterConfig.Endpoint> edsEndpoints(ClusterLoadAssignment assignment, FieldPath path)
+      throws ConfigException {
+    if (assignment.getClusterName().isEmpty()) {
+      throw new ConfigException(path.field("cluster_name"), "cluster_name is required");
+    }
+    return endpoints(assignment, DiscoveryType.EDS, path);
   }
 
   private static DiscoveryType discoveryType(Cluster c, FieldPath path) throws ConfigException {
     return switch (c.getType()) {
       case STATIC -> DiscoveryType.STATIC;
       case STRICT_DNS -> DiscoveryType.STRICT_DNS;
-      case EDS -> throw new ConfigException(path.field("type"), "EDS is not supported yet");
+      case EDS -> DiscoveryType.EDS;
       default -> throw new ConfigException(path.field("type"), c.getType() + " is not supported");
     };
   }
@@ -169,9 +211,10 @@ final class ClusterTranslator {
         if (!endpoint.hasAddress()) {
           throw new ConfigException(addressPath, "address is required");
         }
-        SocketAddress address = discovery == DiscoveryType.STATIC
+        SocketAddress address = discovery != DiscoveryType.STRICT_DNS
             ? AddressTranslator.translate(endpoint.getAddress(), addressPath, HostKind.IP_LITERAL,
-                " (a STATIC cluster needs IP addresses; use STRICT_DNS for names)", 1)
+                discovery == DiscoveryType.EDS ? " (EDS endpoints are IP addresses)"
+                    : " (a STATIC cluster needs IP addresses; use STRICT_DNS for names)", 1)
             : AddressTranslator.translate(endpoint.getAddress(), addressPath, HostKind.IP_OR_NAME, "", 1);
         int weight = ProtoValues.uint32(lbEndpoint.hasLoadBalancingWeight(), lbEndpoint.getLoadBalancingWeight(),
             endpointPath.field("load_balancing_weight"), 1, 1);

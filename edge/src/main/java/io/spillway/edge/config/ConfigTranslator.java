@@ -5,6 +5,8 @@ import io.envoyproxy.envoy.config.bootstrap.v3.Admin;
 import io.envoyproxy.envoy.config.bootstrap.v3.Bootstrap;
 import io.envoyproxy.envoy.config.core.v3.Node;
 import io.spillway.edge.config.AddressTranslator.HostKind;
+import io.spillway.edge.xds.DynamicResourcesTranslator;
+import io.spillway.edge.xds.XdsClientConfig;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,8 +25,8 @@ import java.util.Set;
 public final class ConfigTranslator {
 
   private static final SupportedFields BOOTSTRAP = SupportedFields.of(Bootstrap.getDescriptor(),
-          "node", "static_resources", "admin", "overload_manager")
-      .later("dynamic_resources", "stats_sinks")
+          "node", "static_resources", "admin", "overload_manager", "dynamic_resources")
+      .later("stats_sinks")
       .laterUnlessEmpty("layered_runtime", "watchdogs", "watchdog", "cluster_manager");
   private static final SupportedFields STATIC_RESOURCES = SupportedFields.of(
       Bootstrap.StaticResources.getDescriptor(), "listeners", "clusters");
@@ -72,17 +74,19 @@ public final class ConfigTranslator {
     FieldPath staticPath = root.field("static_resources");
     Bootstrap.StaticResources resources = bootstrap.getStaticResources();
     STATIC_RESOURCES.check(resources, staticPath);
+    boolean ads = bootstrap.hasDynamicResources() && bootstrap.getDynamicResources().hasAdsConfig();
     Map<String, ClusterConfig> clusters =
-        new ClusterTranslator(registry).translate(resources.getClustersList(), staticPath.field("clusters"));
+        new ClusterTranslator(registry, ads).translate(resources.getClustersList(), staticPath.field("clusters"));
+    Optional<XdsClientConfig> xds = DynamicResourcesTranslator.translate(bootstrap, clusters, Optional.empty());
     RouteTranslator routes = new RouteTranslator(clusters.keySet());
     ListenerTranslator listenerTranslator =
-        new ListenerTranslator(registry, new HttpConnectionManagerTranslator(registry, routes));
+        new ListenerTranslator(registry, new HttpConnectionManagerTranslator(registry, routes, ads));
     List<ListenerConfig> listeners =
         listenerTranslator.translate(resources.getListenersList(), staticPath.field("listeners"));
     OverloadConfig overload = OverloadManagerTranslator.translate(bootstrap.getOverloadManager(),
         root.field("overload_manager"), registry);
     rejectUnwiredOverloadParts(overload, root.field("overload_manager"));
-    return new EdgeConfig(node, admin, listeners, clusters, overload);
+    return new EdgeConfig(node, admin, listeners, clusters, overload, xds);
   }
 
   private static EdgeConfig.NodeInfo node(Node node, FieldPath path) throws ConfigException {

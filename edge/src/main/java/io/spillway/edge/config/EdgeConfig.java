@@ -6,24 +6,32 @@ import java.util.Optional;
 
 /**
  * The whole validated configuration of one edge: what the bootstrap's static resources describe,
- * translated from Envoy's protos. Immutable; the data plane reads it through published snapshots.
+ * translated from Envoy's protos, and how to reach the xDS servers for the rest. Immutable; the data plane reads it through published snapshots.
  *
  * @param node identity reported in /server_info and, later, on the xDS stream
  * @param admin the admin listener, absent when the bootstrap has no {@code admin.address}
  * @param listeners listeners in bootstrap order, names unique
  * @param clusters clusters by name, in bootstrap order
  * @param overload the overload manager ({@link OverloadConfig#disabled()} when not configured)
+ * @param xds the ADS client's settings from {@code dynamic_resources}, absent for a static edge
  */
 public record EdgeConfig(
     NodeInfo node,
     Optional<AdminConfig> admin,
     List<ListenerConfig> listeners,
     Map<String, ClusterConfig> clusters,
-    OverloadConfig overload) {
+    OverloadConfig overload,
+    Optional<io.spillway.edge.xds.XdsClientConfig> xds) {
 
   public EdgeConfig {
     listeners = List.copyOf(listeners);
     clusters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(clusters));
+  }
+
+  /** A static edge: no xDS. */
+  public EdgeConfig(NodeInfo node, Optional<AdminConfig> admin, List<ListenerConfig> listeners,
+      Map<String, ClusterConfig> clusters, OverloadConfig overload) {
+    this(node, admin, listeners, clusters, overload, Optional.empty());
   }
 
   /** The node identity: {@code node.id}, {@code node.cluster} and string metadata. */

@@ -10,6 +10,7 @@ import io.envoyproxy.envoy.extensions.access_loggers.file.v3.FileAccessLog;
 import io.envoyproxy.envoy.extensions.access_loggers.stream.v3.StderrAccessLog;
 import io.envoyproxy.envoy.extensions.access_loggers.stream.v3.StdoutAccessLog;
 import io.envoyproxy.envoy.extensions.filters.http.buffer.v3.Buffer;
+import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthz;
 import io.envoyproxy.envoy.extensions.filters.http.router.v3.Router;
 import io.envoyproxy.envoy.extensions.filters.listener.http_inspector.v3.HttpInspector;
 import io.envoyproxy.envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector;
@@ -78,6 +79,8 @@ public final class ExtensionRegistry {
   public static final String ROUTER = "envoy.filters.http.router";
   /** Envoy's name of the buffer HTTP filter. */
   public static final String BUFFER = "envoy.filters.http.buffer";
+  /** Envoy's name of the external authorization HTTP filter. */
+  public static final String EXT_AUTHZ = "envoy.filters.http.ext_authz";
   /** Envoy's name of the TLS transport socket. */
   public static final String TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
   /** The {@code typed_extension_protocol_options} key of upstream HTTP protocol options. */
@@ -87,6 +90,7 @@ public final class ExtensionRegistry {
       .add(HTTP_CONNECTION_MANAGER, Category.NETWORK_FILTER, HttpConnectionManager.getDefaultInstance())
       .add(ROUTER, Category.HTTP_FILTER, Router.getDefaultInstance())
       .add(BUFFER, Category.HTTP_FILTER, Buffer.getDefaultInstance())
+      .add(EXT_AUTHZ, Category.HTTP_FILTER, ExtAuthz.getDefaultInstance())
       .add(TLS_TRANSPORT_SOCKET, Category.TRANSPORT_SOCKET, DownstreamTlsContext.getDefaultInstance())
       .add(UPSTREAM_HTTP_PROTOCOL_OPTIONS, Category.UPSTREAM_PROTOCOL_OPTIONS,
           HttpProtocolOptions.getDefaultInstance())

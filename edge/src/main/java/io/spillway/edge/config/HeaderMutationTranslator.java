@@ -105,7 +105,7 @@ final class HeaderMutationTranslator {
     return raw.toLowerCase(Locale.ROOT);
   }
 
-  private static String literalValue(String raw, FieldPath path) throws ConfigException {
+  static String literalValue(String raw, FieldPath path) throws ConfigException {
     StringBuilder value = new StringBuilder(raw.length());
     for (int i = 0; i < raw.length(); i++) {
       char c = raw.charAt(i);

@@ -10,7 +10,7 @@ import java.util.Optional;
  *
  * @param statPrefix stats live under {@code http.<statPrefix>.*}
  * @param codecType AUTO sniffs the HTTP/2 preface (or uses ALPN under TLS)
- * @param routeConfig the inline route configuration
+ * @param routeConfig the inline route configuration (empty under RDS)
  * @param idleTimeout connection idle timeout (Envoy default 1 h)
  * @param streamIdleTimeout per-stream idle timeout (Envoy default 5 min)
  * @param requestTimeout whole-request receive timeout (default disabled)
@@ -28,6 +28,9 @@ import java.util.Optional;
  * @param appendLocalOverload add {@code x-envoy-local-overloaded: true} to overload replies
  * @param serverName the {@code server} header value of local replies and responses
  * @param httpFilters the filter chain, router last
+ * @param rdsRouteConfigName the route configuration to take from RDS, or empty when
+ *     {@code routeConfig} is inline; with RDS, {@code routeConfig} is empty until RDS delivers it
+ * @param extAuthz the ext_authz filter's config when the chain has one
  */
 public record HttpConnectionManagerConfig(
     String statPrefix,
@@ -48,10 +51,37 @@ public record HttpConnectionManagerConfig(
     boolean preserveExternalRequestId,
     boolean appendLocalOverload,
     String serverName,
-    List<String> httpFilters) {
+    List<String> httpFilters,
+    Optional<String> rdsRouteConfigName,
+    Optional<ExtAuthzConfig> extAuthz) {
 
   public HttpConnectionManagerConfig {
     httpFilters = List.copyOf(httpFilters);
+  }
+
+  /** Without ext_authz. */
+  public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,
+      Duration idleTimeout, Duration streamIdleTimeout, Duration requestTimeout, Duration requestHeadersTimeout,
+      Duration maxConnectionDuration, Duration drainTimeout, int maxRequestHeadersBytes, int maxRequestHeadersCount,
+      Optional<Long> maxRequestBodyBytes, boolean useRemoteAddress, int xffNumTrustedHops, boolean generateRequestId,
+      boolean preserveExternalRequestId, boolean appendLocalOverload, String serverName, List<String> httpFilters,
+      Optional<String> rdsRouteConfigName) {
+    this(statPrefix, codecType, routeConfig, idleTimeout, streamIdleTimeout, requestTimeout, requestHeadersTimeout,
+        maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, maxRequestBodyBytes,
+        useRemoteAddress, xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload,
+        serverName, httpFilters, rdsRouteConfigName, Optional.empty());
+  }
+
+  /** With inline routes. */
+  public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,
+      Duration idleTimeout, Duration streamIdleTimeout, Duration requestTimeout, Duration requestHeadersTimeout,
+      Duration maxConnectionDuration, Duration drainTimeout, int maxRequestHeadersBytes, int maxRequestHeadersCount,
+      Optional<Long> maxRequestBodyBytes, boolean useRemoteAddress, int xffNumTrustedHops, boolean generateRequestId,
+      boolean preserveExternalRequestId, boolean appendLocalOverload, String serverName, List<String> httpFilters) {
+    this(statPrefix, codecType, routeConfig, idleTimeout, streamIdleTimeout, requestTimeout, requestHeadersTimeout,
+        maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, maxRequestBodyBytes,
+        useRemoteAddress, xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload,
+        serverName, httpFilters, Optional.empty());
   }
 
   /** Envoy's HttpConnectionManager.CodecType. */

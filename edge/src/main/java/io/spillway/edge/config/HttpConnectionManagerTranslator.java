@@ -2,9 +2,11 @@ package io.spillway.edge.config;
 
 import io.envoyproxy.envoy.config.core.v3.HttpProtocolOptions;
 import io.envoyproxy.envoy.extensions.filters.http.buffer.v3.Buffer;
+import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthz;
 import io.envoyproxy.envoy.extensions.filters.http.router.v3.Router;
 import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager;
 import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter;
+import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.Rds;
 import io.spillway.edge.config.ExtensionRegistry.Category;
 import io.spillway.edge.config.ExtensionRegistry.Extension;
 import io.spillway.edge.config.HttpConnectionManagerConfig.CodecType;
@@ -16,7 +18,7 @@ import java.util.Optional;
 /**
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
- * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer filter and must end with the router.
+ * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer and ext_authz filters and must end with the router.
  */
 final class HttpConnectionManagerTranslator {
 
@@ -27,8 +29,9 @@ final class HttpConnectionManagerTranslator {
           "codec_type", "stat_prefix", "route_config", "http_filters", "common_http_protocol_options", "server_name",
           "max_request_headers_kb", "stream_idle_timeout", "request_timeout", "request_headers_timeout",
           "drain_timeout", "access_log", "use_remote_address", "xff_num_trusted_hops", "generate_request_id",
-          "preserve_external_request_id", "append_local_overload", "normalize_path", "merge_slashes")
-      .later("rds");
+          "preserve_external_request_id", "append_local_overload", "normalize_path", "merge_slashes", "rds");
+  private static final SupportedFields RDS = SupportedFields.of(Rds.getDescriptor(),
+      "config_source", "route_config_name");
   private static final SupportedFields COMMON_HTTP_OPTIONS = SupportedFields.of(HttpProtocolOptions.getDescriptor(),
       "idle_timeout", "max_connection_duration", "max_headers_count", "headers_with_underscores_action");
   private static final SupportedFields HTTP_FILTER = SupportedFields.of(HttpFilter.getDescriptor(),
@@ -38,10 +41,17 @@ final class HttpConnectionManagerTranslator {
 
   private final ExtensionRegistry registry;
   private final RouteTranslator routes;
+  private final boolean adsAvailable;
 
   HttpConnectionManagerTranslator(ExtensionRegistry registry, RouteTranslator routes) {
+    this(registry, routes, false);
+  }
+
+  /** @param adsAvailable whether the bootstrap has an ADS stream that can deliver RDS */
+  HttpConnectionManagerTranslator(ExtensionRegistry registry, RouteTranslator routes, boolean adsAvailable) {
     this.registry = registry;
     this.routes = routes;
+    this.adsAvailable = adsAvailable;
   }
 
   HttpConnectionManagerConfig translate(HttpConnectionManager hcm, FieldPath path) throws ConfigException {
@@ -55,10 +65,26 @@ final class HttpConnectionManagerTranslator {
       case HTTP2 -> CodecType.HTTP2;
       default -> throw new ConfigException(path.field("codec_type"), hcm.getCodecType() + " is not supported");
     };
-    if (!hcm.hasRouteConfig()) {
-      throw new ConfigException(path.field("route_config"), "route_config is required (rds is not supported yet)");
+    Optional<String> rdsName = Optional.empty();
+    RouteConfig routeConfig;
+    if (hcm.hasRds()) {
+      FieldPath rdsPath = path.field("rds");
+      Rds rds = hcm.getRds();
+      RDS.check(rds, rdsPath);
+      if (!adsAvailable) {
+        throw new ConfigException(rdsPath, "rds needs dynamic_resources.ads_config (routes come over ADS)");
+      }
+      ConfigSources.requireAds(rds.hasConfigSource(), rds.getConfigSource(), rdsPath.field("config_source"));
+      if (rds.getRouteConfigName().isEmpty()) {
+        throw new ConfigException(rdsPath.field("route_config_name"), "route_config_name is required");
+      }
+      rdsName = Optional.of(rds.getRouteConfigName());
+      routeConfig = new RouteConfig(rds.getRouteConfigName(), List.of(), HeaderMutations.NONE, HeaderMutations.NONE);
+    } else if (hcm.hasRouteConfig()) {
+      routeConfig = routes.translate(hcm.getRouteConfig(), path.field("route_config"));
+    } else {
+      throw new ConfigException(path.field("route_config"), "route_config or rds is required");
     }
-    RouteConfig routeConfig = routes.translate(hcm.getRouteConfig(), path.field("route_config"));
     HttpConnectionManagerConfig defaults =
         HttpConnectionManagerConfig.defaults(hcm.getStatPrefix(), codec, routeConfig);
 
@@ -118,15 +144,18 @@ final class HttpConnectionManagerTranslator {
     return new HttpConnectionManagerConfig(hcm.getStatPrefix(), codec, routeConfig, idle, streamIdle,
         requestTimeout, requestHeadersTimeout, maxConnectionDuration, drain, headersBytes, maxHeadersCount,
         filters.maxRequestBodyBytes(), useRemoteAddress, xffHops, generateRequestId,
-        hcm.getPreserveExternalRequestId(), hcm.getAppendLocalOverload(), serverName, filters.names());
+        hcm.getPreserveExternalRequestId(), hcm.getAppendLocalOverload(), serverName, filters.names(), rdsName,
+        filters.extAuthz());
   }
 
-  /** The HTTP filter chain: Envoy's canonical names in order, and the buffer filter's limit. */
-  private record HttpFilters(List<String> names, Optional<Long> maxRequestBodyBytes) {}
+  /** The HTTP filter chain: Envoy's canonical names in order, the buffer filter's limit, ext_authz. */
+  private record HttpFilters(List<String> names, Optional<Long> maxRequestBodyBytes,
+      Optional<ExtAuthzConfig> extAuthz) {}
 
   private HttpFilters httpFilters(List<HttpFilter> filters, FieldPath path) throws ConfigException {
     List<String> names = new ArrayList<>();
     Optional<Long> maxBody = Optional.empty();
+    Optional<ExtAuthzConfig> extAuthz = Optional.empty();
     for (int i = 0; i < filters.size(); i++) {
       FieldPath filterPath = path.index(i);
       HttpFilter filter = filters.get(i);
@@ -156,6 +185,9 @@ final class HttpConnectionManagerTranslator {
           maxBody = Optional.of(Integer.toUnsignedLong(ProtoValues.uint32(buffer.getMaxRequestBytes().getValue(),
               configPath.field("max_request_bytes"), 1)));
         }
+        case ExtensionRegistry.EXT_AUTHZ -> extAuthz = Optional.of(ExtAuthzTranslator.translate(
+            registry.unpack(filter.getTypedConfig(), ExtAuthz.class, Category.HTTP_FILTER, configPath),
+            routes::knowsCluster, configPath));
         default -> throw new ConfigException(filterPath, name + " is not supported");
       }
       names.add(name);
@@ -163,7 +195,7 @@ final class HttpConnectionManagerTranslator {
     if (names.isEmpty() || !names.get(names.size() - 1).equals(ExtensionRegistry.ROUTER)) {
       throw new ConfigException(path, ExtensionRegistry.ROUTER + " is required as the last filter");
     }
-    return new HttpFilters(names, maxBody);
+    return new HttpFilters(names, maxBody, extAuthz);
   }
 
   /**

@@ -68,7 +68,7 @@ final class ListenerTranslator {
     return result;
   }
 
-  private ListenerConfig listener(Listener l, FieldPath path) throws ConfigException {
+  ListenerConfig listener(Listener l, FieldPath path) throws ConfigException {
     LISTENER.check(l, path);
     FieldPath addressPath = path.field("address");
     if (!l.hasAddress()) {

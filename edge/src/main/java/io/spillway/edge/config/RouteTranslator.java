@@ -60,15 +60,31 @@ final class RouteTranslator {
   private static final SupportedFields METADATA = SupportedFields.of(Metadata.getDescriptor(), "filter_metadata");
 
   private final Set<String> clusterNames;
+  private final boolean validateClustersByDefault;
 
   /** @param clusterNames the static clusters routes may name */
   RouteTranslator(Set<String> clusterNames) {
+    this(clusterNames, true);
+  }
+
+  /**
+   * @param clusterNames the clusters known when the routes arrive
+   * @param validateClustersByDefault whether an unset {@code validate_clusters} means true: so for
+   *     static and listener-inline routes, not for routes delivered by RDS (Envoy's rule)
+   */
+  RouteTranslator(Set<String> clusterNames, boolean validateClustersByDefault) {
     this.clusterNames = Set.copyOf(clusterNames);
+    this.validateClustersByDefault = validateClustersByDefault;
+  }
+
+  /** Whether a cluster of that name is known (for filters that name a cluster, such as ext_authz). */
+  boolean knowsCluster(String name) {
+    return clusterNames.contains(name);
   }
 
   RouteConfig translate(RouteConfiguration rc, FieldPath path) throws ConfigException {
     ROUTE_CONFIGURATION.check(rc, path);
-    boolean validateClusters = !rc.hasValidateClusters() || rc.getValidateClusters().getValue();
+    boolean validateClusters = rc.hasValidateClusters() ? rc.getValidateClusters().getValue() : validateClustersByDefault;
     Map<String, FieldPath> domains = new HashMap<>();
     List<RouteConfig.VirtualHost> hosts = new ArrayList<>();
     for (int i = 0; i < rc.getVirtualHostsCount(); i++) {
@@ -245,7 +261,7 @@ final class RouteTranslator {
       throw new ConfigException(path, "a cluster name is required");
     }
     if (validateClusters && !clusterNames.contains(name)) {
-      throw new ConfigException(path, "unknown cluster \"" + name + "\" (not in static_resources.clusters)");
+      throw new ConfigException(path, "unknown cluster \"" + name + "\" (no cluster of that name is configured)");
     }
     return name;
   }

@@ -11,9 +11,9 @@ import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 
 /**
- * The guards of one configuration, peer name → {@link PeerGuard}, built at configuration time and
- * immutable afterwards (a lookup is one {@code Map.get}; the router may also resolve the guard into
- * its cluster object once). Peers that must never be limited — the cluster that reaches central for
+ * The guards of one configuration, peer name → {@link PeerGuard}: an immutable map published as one
+ * reference, replaced whole when the clusters change (a lookup is one volatile read and one
+ * {@code Map.get}). Peers that must never be limited — the cluster that reaches central for
  * configuration sync — are simply not registered: {@link #guard(String)} answers {@code null} and
  * the router calls them unguarded.
  *
@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  */
 public final class GuardRegistry {
 
-  private final Map<String, PeerGuard> guards;
+  private volatile Map<String, PeerGuard> guards;
   private final StatsStore stats;
   private final LongSupplier nanoTime;
   private final DoubleSupplier random;
@@ -71,6 +71,15 @@ public final class GuardRegistry {
       });
     }
     return new GuardRegistry(Map.copyOf(next), current, stats, nanoTime, random);
+  }
+
+  /**
+   * Changes the guarded peers in place (a CDS update): peers that stay keep their guards and state,
+   * new peers get new guards under the current policy, peers that left are dropped. The map is
+   * published as one reference; call from the control thread.
+   */
+  public void setPeers(Collection<String> peers) {
+    guards = next(peers).guards;
   }
 
   /** The guard of a peer, or {@code null} when the peer is not guarded. */

@@ -90,6 +90,10 @@ final class ActiveRequest implements RequestView {
   private boolean finished;
   /** The admission permit of a forwarded request; released exactly once in {@link #finish()}. */
   private Permit permit;
+  /** The ext_authz check in progress; the request waits for its verdict before going upstream. */
+  private ExtAuthzCheck authz;
+  /** Headers of an OK ext_authz answer for the client's response (allowed_client_headers_on_success). */
+  private HttpHeaders authzClientHeaders;
   /** A try waiting in the outbound guard's queue; cancelled if the request ends first. */
   private io.spillway.edge.guard.Ticket guardTicket;
   private int status;
@@ -288,6 +292,13 @@ final class ActiveRequest implements RequestView {
     if (replayable && bodyBytes > hcm.bufferLimitBytes()) {
       stopKeepingBody();
     }
+    if (authz != null) {
+      // Kept until the verdict, as the router would keep it while connecting.
+      if (unsentBytes > hcm.bufferLimitBytes()) {
+        pauseDownstream(true);
+      }
+      return;
+    }
     if (last) {
       startRouteTimer();
     }
@@ -357,6 +368,20 @@ final class ActiveRequest implements RequestView {
       }
       waitForFullBody = !requestComplete;
     }
+    if (hcm.extAuthz() != null) {
+      // Envoy's filter order: ext_authz decides before the router sees the request.
+      authz = new ExtAuthzCheck(hcm.extAuthz(), this, hcm, request, head);
+      authz.start();
+      return;
+    }
+    continueForward(action);
+  }
+
+  /** After the HTTP filters: the router's part of forwarding. */
+  private void continueForward(Route.RouteAction action) {
+    if (waitForFullBody && requestComplete) {
+      waitForFullBody = false;
+    }
     prepareUpstreamHeaders(action);
     if (requestComplete) {
       startRouteTimer();
@@ -364,6 +389,26 @@ final class ActiveRequest implements RequestView {
     if (!waitForFullBody) {
       startAttempt();
     }
+  }
+
+  /** ext_authz let the request through (OK, or a failure with failure_mode_allow). */
+  void onAuthzAllowed(HttpHeaders clientHeaders) {
+    authz = null;
+    if (finished) {
+      return;
+    }
+    authzClientHeaders = clientHeaders;
+    continueForward(entry.routeAction());
+  }
+
+  /** ext_authz answered the request itself: denied, failed, or its call refused by the guard. */
+  void onAuthzReply(FullHttpResponse response, ResponseFlag flag) {
+    authz = null;
+    if (finished) {
+      response.release();
+      return;
+    }
+    sendLocal(response, flag);
   }
 
   private void prepareUpstreamHeaders(Route.RouteAction action) {
@@ -392,7 +437,8 @@ final class ActiveRequest implements RequestView {
     }
     HeaderMutator.apply(entry.requestHeaders(), headers);
     request.setProtocolVersion(HttpVersion.HTTP_1_1);
-    if (!requestComplete && !headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
+    if ((!requestComplete || bodyBytes > 0) && !headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
+      // (a body already received in full — while ext_authz decided — still needs framing)
       headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
     }
   }
@@ -623,6 +669,9 @@ final class ActiveRequest implements RequestView {
         Long.toString(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - a.startNanos)));
     headers.set(HttpHeaderNames.SERVER, config.serverName());
     HeaderMutator.apply(entry.responseHeaders(), headers);
+    if (authzClientHeaders != null) {
+      headers.add(authzClientHeaders);
+    }
     response.setProtocolVersion(HttpVersion.HTTP_1_1);
     boolean endStream = response instanceof FullHttpResponse;
     if (!downstream.isHttp2() && !endStream && !head && mayHaveBody(code)
@@ -1035,6 +1084,9 @@ final class ActiveRequest implements RequestView {
     if (entry != null && !(entry.route().action() instanceof Route.RouteAction)) {
       HeaderMutator.apply(entry.responseHeaders(), response.headers());
     }
+    if (authzClientHeaders != null) {
+      response.headers().add(authzClientHeaders);
+    }
     responseStarted = true;
     status = response.status().code();
     stats.responseCode(status);
@@ -1069,6 +1121,10 @@ final class ActiveRequest implements RequestView {
     if (guardTicket != null) {
       guardTicket.cancel();
       guardTicket = null;
+    }
+    if (authz != null) {
+      authz.cancel(); // gives back the auth call's guard permit and cluster slot, once
+      authz = null;
     }
     if (retrySlotHeld) {
       cluster.limits().releaseRetry();

@@ -7,6 +7,7 @@ import io.spillway.edge.stats.Scope;
 
 /** An HTTP connection manager's stats under {@code http.<stat_prefix>.*}, with Envoy's names. */
 public final class HcmStats {
+  private final Scope scope;
   public final Counter downstreamCxTotal;
   public final Gauge downstreamCxActive;
   public final Counter downstreamCxHttp1Total;
@@ -47,6 +48,7 @@ public final class HcmStats {
   public final Counter downstreamCxOverloadCloseIdle;
 
   public HcmStats(Scope scope) {
+    this.scope = scope;
     downstreamCxTotal = scope.counter("downstream_cx_total");
     downstreamCxActive = scope.gauge("downstream_cx_active");
     downstreamCxHttp1Total = scope.counter("downstream_cx_http1_total");
@@ -88,6 +90,11 @@ public final class HcmStats {
     downstreamRqOverloadClose = scope.counter("downstream_rq_overload_close");
     downstreamCxOverloadDisableKeepalive = scope.counter("downstream_cx_overload_disable_keepalive");
     downstreamCxOverloadCloseIdle = scope.counter("downstream_cx_overload_close_idle");
+  }
+
+  /** The scope {@code http.<stat_prefix>.}, for the stats of the connection manager's HTTP filters. */
+  Scope scope() {
+    return scope;
   }
 
   /** Counts a response sent downstream by status class. */

@@ -22,6 +22,7 @@ public final class HttpConnectionManager {
   private final OverloadHooks overload;
   private final io.spillway.edge.admission.AdmissionController admission;
   private final io.spillway.edge.guard.GuardRegistry guards;
+  private final ExtAuthzFilter extAuthz;
   private volatile RouteTable routes;
 
   public HttpConnectionManager(HttpConnectionManagerConfig config, HcmStats stats, RouteTable routes,
@@ -39,6 +40,12 @@ public final class HttpConnectionManager {
     this.overload = overload;
     this.admission = admission;
     this.guards = guards;
+    this.extAuthz = config.extAuthz().map(c -> new ExtAuthzFilter(c, stats.scope())).orElse(null);
+  }
+
+  /** The ext_authz filter of the chain, or null when it has none. */
+  ExtAuthzFilter extAuthz() {
+    return extAuthz;
   }
 
   /** The outbound guard of each upstream peer (cluster). */

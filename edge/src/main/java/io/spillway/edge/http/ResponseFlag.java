@@ -31,6 +31,8 @@ public enum ResponseFlag {
   DPE,
   /** Overload manager refused the request. */
   OM,
+  /** The external authorization service denied the request, or the check failed (ext_authz). */
+  UAEX,
   /** Ours: inbound admission refused the request (503 with Retry-After). */
   AR,
   /** Ours: the outbound guard refused the call (queue full, queue timeout, breaker open). */

@@ -27,6 +27,7 @@ import io.spillway.edge.http.HttpPipelines;
 import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -39,12 +40,11 @@ import java.util.function.Supplier;
 public final class Listener {
   static final AttributeKey<Long> ACCEPTED_AT = AttributeKey.valueOf("spillway.acceptedAt");
 
-  private final ListenerConfig config;
-  private final HttpConnectionManager hcm;
   private final ListenerStats stats;
   private final Map<EventLoop, Worker> workers;
-  private final SslContext ssl;
   private final ListenerOverload overload;
+  /** What new connections get; swapped whole by {@link #replace}. */
+  private volatile Generation current;
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private Channel serverChannel;
 
@@ -53,20 +53,45 @@ public final class Listener {
    */
   public Listener(ListenerConfig config, HttpConnectionManager hcm, ListenerStats stats, Map<EventLoop, Worker> workers,
       SslContext ssl, ListenerOverload overload) {
-    this.config = config;
-    this.hcm = hcm;
     this.stats = stats;
     this.workers = Map.copyOf(workers);
-    this.ssl = ssl;
     this.overload = overload;
+    this.current = new Generation(config, hcm, ssl, hcm == null ? null
+        : new ConnectionTracker(stats, hcm.stats(), overload, config.ignoreGlobalConnLimit(), this.workers));
   }
 
+  /**
+   * The settings a connection is accepted with. Connections keep the generation they were accepted
+   * with for their whole life; a {@link #replace} affects only the connections accepted after it.
+   */
+  private record Generation(ListenerConfig config, HttpConnectionManager hcm, SslContext ssl,
+      ConnectionTracker tracker) {}
+
   public ListenerConfig config() {
-    return config;
+    return current.config();
   }
 
   public HttpConnectionManager hcm() {
-    return hcm;
+    return current.hcm();
+  }
+
+  /**
+   * Changes the listener in place (an LDS update that keeps the address): connections accepted
+   * from now on use the new filter chain; the connections already open are asked to drain, so
+   * their requests in flight finish on the configuration they started with.
+   *
+   * @param ssl the new TLS context, or null for cleartext
+   */
+  public void replace(ListenerConfig config, HttpConnectionManager hcm, SslContext ssl) {
+    if (!config.address().equals(current.config().address())) {
+      throw new IllegalArgumentException("replace keeps the address; bind a new listener to move it");
+    }
+    List<Channel> open = new ArrayList<>(connections);
+    current = new Generation(config, hcm, ssl,
+        new ConnectionTracker(stats, hcm.stats(), overload, config.ignoreGlobalConnLimit(), workers));
+    for (Channel ch : open) {
+      ch.pipeline().fireUserEventTriggered(DownstreamEvents.Drain.INSTANCE);
+    }
   }
 
   /** The bound address (the actual port when the config asked for port 0). */
@@ -86,8 +111,8 @@ public final class Listener {
   /** Binds the socket; blocking, called on the main thread at start-up. */
   public void bind(EventLoopGroup acceptor, EventLoopGroup workerGroup,
       Supplier<? extends ServerChannel> channelFactory, ByteBufAllocator allocator) throws InterruptedException {
+    ListenerConfig config = current.config();
     int limit = Math.max(config.perConnectionBufferLimitBytes(), 1024);
-    tracker = new ConnectionTracker(stats, hcm.stats(), overload, config.ignoreGlobalConnLimit(), workers);
     ServerBootstrap b = new ServerBootstrap()
         .group(acceptor, workerGroup)
         .channelFactory(channelFactory::get)
@@ -106,13 +131,15 @@ public final class Listener {
     serverChannel = b.bind(config.address().host(), config.address().port()).sync().channel();
   }
 
-  private ConnectionTracker tracker;
-
   private void initConnection(Channel ch) {
     connections.add(ch);
+    Generation g = current;
+    ListenerConfig config = g.config();
+    HttpConnectionManager hcm = g.hcm();
+    SslContext ssl = g.ssl();
     Worker worker = workers.get(ch.eventLoop());
     ChannelPipeline p = ch.pipeline();
-    p.addLast("accounting", tracker);
+    p.addLast("accounting", g.tracker());
     if (ssl != null) {
       hcm.stats().downstreamCxSslTotal.inc();
       p.addLast("tls", ssl.newHandler(ch.alloc()));
@@ -122,7 +149,7 @@ public final class Listener {
       p.addLast("alpn", new ApplicationProtocolNegotiationHandler(fallback) {
         @Override
         protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
-          install(ctx.pipeline(), ApplicationProtocolNames.HTTP_2.equals(protocol), worker);
+          install(ctx.pipeline(), ApplicationProtocolNames.HTTP_2.equals(protocol), worker, hcm);
         }
 
         @Override
@@ -134,23 +161,23 @@ public final class Listener {
       return;
     }
     switch (config.hcm().codecType()) {
-      case HTTP1 -> install(p, false, worker);
-      case HTTP2 -> install(p, true, worker);
+      case HTTP1 -> install(p, false, worker, hcm);
+      case HTTP2 -> install(p, true, worker, hcm);
       case AUTO -> p.addLast("sniff", new ProtocolSniffer(new ProtocolSniffer.Choice() {
         @Override
         public void http1(ChannelHandlerContext ctx) {
-          install(ctx.pipeline(), false, worker);
+          install(ctx.pipeline(), false, worker, hcm);
         }
 
         @Override
         public void http2(ChannelHandlerContext ctx) {
-          install(ctx.pipeline(), true, worker);
+          install(ctx.pipeline(), true, worker, hcm);
         }
       }));
     }
   }
 
-  private void install(ChannelPipeline p, boolean http2, Worker worker) {
+  private void install(ChannelPipeline p, boolean http2, Worker worker, HttpConnectionManager hcm) {
     if (overload != null && worker != null
         && overload.codecCreation().shouldShed(overload.manager().state(), worker.random())) {
       p.channel().close();

@@ -61,6 +61,19 @@ public final class EdgeMain implements Callable<Integer> {
           + "HTTP_ADMISSION_* / HTTP_CLIENT_GUARD_* environment, then to built-in defaults.")
   Path overloadPolicy;
 
+  @Option(names = "--xds-state-dir", paramLabel = "DIR",
+      description = "Keep the last configuration accepted over xDS in DIR and start from it when the control plane "
+          + "cannot be reached at start-up.")
+  Path xdsStateDir;
+
+  @Option(names = "--xds-overload-policy", paramLabel = "BOOL", defaultValue = "true", arity = "1",
+      description = "Subscribe to the spillway.policy.v1.OverloadPolicy resource on the ADS stream (default true); "
+          + "false for an xDS server that knows only Envoy's types (java-control-plane closes the stream on an "
+          + "unknown type).")
+  boolean xdsOverloadPolicy;
+
+  private io.spillway.policy.DeploymentDefaults deploymentDefaults;
+
   public static void main(String[] args) {
     System.setProperty("io.netty.allocator.type", "pooled");
     CommandLine cl = new CommandLine(new EdgeMain());
@@ -105,6 +118,10 @@ public final class EdgeMain implements Callable<Integer> {
       return 1;
     }
     config = withNodeOverrides(config);
+    if (!xdsOverloadPolicy && config.xds().isPresent()) {
+      config = new EdgeConfig(config.node(), config.admin(), config.listeners(), config.clusters(), config.overload(),
+          config.xds().map(io.spillway.edge.xds.XdsClientConfig::withoutOverloadPolicy));
+    }
     io.spillway.policy.EffectivePolicy policy;
     try {
       policy = loadPolicy();
@@ -125,6 +142,7 @@ public final class EdgeMain implements Callable<Integer> {
    */
   private io.spillway.policy.EffectivePolicy loadPolicy() throws java.io.IOException {
     io.spillway.policy.DeploymentDefaults defaults = io.spillway.policy.DeploymentDefaults.fromEnvironment(System.getenv());
+    deploymentDefaults = defaults;
     io.spillway.policy.OverloadPolicy policy = null;
     if (overloadPolicy != null) {
       io.spillway.policy.ParseResult parsed = io.spillway.policy.PolicyJson.parse(
@@ -157,7 +175,10 @@ public final class EdgeMain implements Callable<Integer> {
     EdgeConfig.NodeInfo n = c.node();
     EdgeConfig.NodeInfo node = new EdgeConfig.NodeInfo(serviceNode != null ? serviceNode : n.id(),
         serviceCluster != null ? serviceCluster : n.cluster(), n.metadata());
-    return new EdgeConfig(node, c.admin(), c.listeners(), c.clusters(), c.overload());
+    // The identity on the xDS stream follows the overrides too.
+    java.util.Optional<io.spillway.edge.xds.XdsClientConfig> xds = c.xds().map(x -> x.withNode(
+        x.node().toBuilder().setId(node.id()).setCluster(node.cluster()).build()));
+    return new EdgeConfig(node, c.admin(), c.listeners(), c.clusters(), c.overload(), xds);
   }
 
   private int serve(Bootstrap bootstrap, EdgeConfig config, io.spillway.policy.EffectivePolicy policy) throws Exception {
@@ -168,7 +189,8 @@ public final class EdgeMain implements Callable<Integer> {
       options = options.withConcurrency(concurrency);
     }
     options = new ServerOptions(options.concurrency(), options.drainTime(), transport, options.seed(),
-        serviceNode, serviceCluster, policy);
+        serviceNode, serviceCluster, policy, deploymentDefaults, java.util.Optional.ofNullable(xdsStateDir),
+        java.util.Optional.ofNullable(overloadPolicy));
     EdgeServer server = new EdgeServer(config, bootstrap, options, new StatsStore(), Clock.systemUTC());
     try {
       server.start();

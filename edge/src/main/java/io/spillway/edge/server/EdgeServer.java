@@ -35,10 +35,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.random.RandomGenerator;
 import java.util.random.RandomGeneratorFactory;
 import javax.net.ssl.SSLException;
@@ -52,6 +54,9 @@ import org.slf4j.LoggerFactory;
 public final class EdgeServer implements AdminContext {
   private static final Logger log = LoggerFactory.getLogger(EdgeServer.class);
 
+  /** Node metadata key under which the edge reports its deployment's overload baseline. */
+  public static final String DEPLOYMENT_DEFAULTS_KEY = "spillway.deployment_defaults";
+
   private static final io.spillway.edge.config.SocketAddress DEFAULT_ADMIN =
       new io.spillway.edge.config.SocketAddress("127.0.0.1", 9901);
 
@@ -63,8 +68,12 @@ public final class EdgeServer implements AdminContext {
   private final Instant startedAt;
   private final DrainSignal drain = new DrainSignal();
   private final CountDownLatch terminated = new CountDownLatch(1);
-  private final List<Listener> listeners = new ArrayList<>();
-  private final List<HttpConnectionManager> connectionManagers = new ArrayList<>();
+  private final List<Listener> listeners = new CopyOnWriteArrayList<>();
+  private final List<HttpConnectionManager> connectionManagers = new CopyOnWriteArrayList<>();
+  private OverloadHooks httpOverload;
+  private ListenerOverload listenerOverload;
+  private Map<EventLoop, Worker> workers;
+  private ByteBufAllocator allocator;
   private ScheduledExecutorService control;
   private Transport transport;
   private EventLoopGroup acceptors;
@@ -75,6 +84,12 @@ public final class EdgeServer implements AdminContext {
   private AdmissionController admission;
   private io.spillway.edge.guard.GuardRegistry guards;
   private AdminServer admin;
+  private ActionIndex stopAccepting;
+  private volatile Thread controlThread;
+  private DynamicConfiguration dynamic;
+  private io.spillway.policy.EffectivePolicy filePolicy;
+  private java.util.Optional<io.spillway.policy.OverloadPolicy> controlPlanePolicy = java.util.Optional.empty();
+  private io.spillway.edge.xds.AdsClient xdsClient;
   private volatile boolean ready;
   private volatile boolean healthCheckFailed;
   private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
@@ -99,6 +114,7 @@ public final class EdgeServer implements AdminContext {
     control = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "spillway-main");
       t.setDaemon(true);
+      controlThread = t;
       return t;
     });
     acceptors = transport.newGroup(1, "spillway-accept");
@@ -124,8 +140,11 @@ public final class EdgeServer implements AdminContext {
         .build();
     config.overload().warnings().forEach(w -> log.warn("overload manager: {}", w));
     OverloadHooks httpOverload = OverloadHooks.of(overload);
+    filePolicy = options.policy();
     admission = new AdmissionController(options.policy().inbound(), stats);
-    guards = io.spillway.edge.guard.GuardRegistry.build(config.clusters().keySet(), options.policy().outbound(), stats);
+    java.util.Set<String> guarded = new java.util.LinkedHashSet<>(config.clusters().keySet());
+    guarded.removeAll(xdsClusterNames(bootstrap));
+    guards = io.spillway.edge.guard.GuardRegistry.build(guarded, options.policy().outbound(), stats);
     control.scheduleAtFixedRate(() -> admission.onExecutorLag(lag.worstLagNanosForAdmission()),
         100, 100, TimeUnit.MILLISECONDS);
     ListenerOverload listenerOverload = ListenerOverload.of(overload);
@@ -135,26 +154,29 @@ public final class EdgeServer implements AdminContext {
       clusters.setConnectionGate(worker -> !newConnectionShed.shouldShed(overload.state(), worker.random()));
     }
     clusters.initialize(config.clusters());
+    this.httpOverload = httpOverload;
+    this.listenerOverload = listenerOverload;
+    this.workers = Map.copyOf(workers);
+    this.allocator = allocator;
     for (ListenerConfig lc : config.listeners()) {
-      HcmStats hcmStats = new HcmStats(root.taggedScope("http", lc.hcm().statPrefix(), "envoy_http_conn_manager_prefix"));
-      HttpConnectionManager hcm = new HttpConnectionManager(lc.hcm(), hcmStats,
-          RouteTable.compile(lc.hcm().routeConfig()), clusters, drain, lc.tls().isPresent(),
-          lc.perConnectionBufferLimitBytes(), clock, httpOverload, admission, guards);
-      ListenerStats listenerStats = new ListenerStats(root.taggedScope("listener", Listener.statName(lc),
-          "envoy_listener_address"));
-      Listener listener = new Listener(lc, hcm, listenerStats, workers,
-          lc.tls().isPresent() ? TlsContexts.server(lc.tls().get(), lc.hcm().codecType()) : null,
-          listenerOverload);
-      listener.bind(acceptors, workerGroup, transport.serverChannels(), allocator);
-      listeners.add(listener);
-      connectionManagers.add(hcm);
-      log.info("listener {} on {} ({})", lc.name(), listener.localAddress(), lc.hcm().codecType());
+      Listener listener = newListener(lc, RouteTable.compile(lc.hcm().routeConfig()));
+      bind(listener);
+      addListener(listener);
     }
     startAdmin();
-    ActionIndex stopAccepting = overload.actionHandle(OverloadNames.STOP_ACCEPTING_CONNECTIONS);
-    if (stopAccepting.isConfigured()) {
+    startPolicyFileWatcher(root);
+    if (config.xds().isPresent()) {
+      dynamic = new DynamicConfiguration(this, control,
+          new io.spillway.edge.config.XdsResourceTranslator(io.spillway.edge.config.ExtensionRegistry.standard()),
+          config.clusters(), config.listeners().stream().map(ListenerConfig::name).collect(Collectors.toSet()),
+          xdsClusterNames(bootstrap), this::decodePolicy);
+      startXds(root);
+    }
+    ActionIndex stopAcceptingAction = overload.actionHandle(OverloadNames.STOP_ACCEPTING_CONNECTIONS);
+    if (stopAcceptingAction.isConfigured()) {
+      stopAccepting = stopAcceptingAction;
       overload.addStateListener(state -> {
-        boolean paused = state.isSaturated(stopAccepting);
+        boolean paused = state.isSaturated(stopAcceptingAction);
         listeners.forEach(l -> l.pauseAccepting(paused));
       });
     }
@@ -179,6 +201,198 @@ public final class EdgeServer implements AdminContext {
     ready = true;
     log.info("edge ready: {} workers on {}, {} listeners, {} clusters", options.concurrency(), transport,
         listeners.size(), config.clusters().size());
+  }
+
+  /**
+   * A listener with its own connection manager, not yet bound. The connection manager serves
+   * {@code routes} until RDS (when the listener uses it) publishes others.
+   */
+  Listener newListener(ListenerConfig lc, RouteTable routes) {
+    return new Listener(lc, newConnectionManager(lc, routes), listenerStats(lc), workers, sslContext(lc),
+        listenerOverload);
+  }
+
+  HttpConnectionManager newConnectionManager(ListenerConfig lc, RouteTable routes) {
+    HcmStats hcmStats = new HcmStats(stats.rootScope().taggedScope("http", lc.hcm().statPrefix(),
+        "envoy_http_conn_manager_prefix"));
+    return new HttpConnectionManager(lc.hcm(), hcmStats, routes, clusters, drain, lc.tls().isPresent(),
+        lc.perConnectionBufferLimitBytes(), clock, httpOverload, admission, guards);
+  }
+
+  ListenerStats listenerStats(ListenerConfig lc) {
+    return new ListenerStats(stats.rootScope().taggedScope("listener", Listener.statName(lc), "envoy_listener_address"));
+  }
+
+  /** The listener's TLS context, or null for cleartext; unreadable certificates fail with their reason. */
+  io.netty.handler.ssl.SslContext sslContext(ListenerConfig lc) {
+    if (lc.tls().isEmpty()) {
+      return null;
+    }
+    try {
+      return TlsContexts.server(lc.tls().get(), lc.hcm().codecType());
+    } catch (SSLException | RuntimeException e) {
+      throw new IllegalArgumentException("listener " + lc.name() + ": cannot load its TLS certificate: "
+          + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Opens the ADS stream and waits for the first complete configuration, at most
+   * {@code initial_fetch_timeout} (after which the client has applied the last-known-good state, if
+   * any); the edge then serves, and the stream keeps converging in the background.
+   */
+  private void startXds(Scope root) throws InterruptedException {
+    io.spillway.edge.xds.XdsClientConfig xc = config.xds().orElseThrow();
+    if (options.xdsStateDir().isPresent()) {
+      xc = xc.withStateDirectory(options.xdsStateDir().get());
+    }
+    xc = withDeploymentDefaults(xc);
+    xdsClient = new io.spillway.edge.xds.AdsClient(xc, dynamic, root);
+    xdsClient.start();
+    long waitMillis = xc.initialFetchTimeout().toMillis() + 2_000;
+    try {
+      xdsClient.ready().get(waitMillis, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      log.warn("xds: no configuration after {} ms; serving what there is and still trying", waitMillis);
+    } catch (java.util.concurrent.ExecutionException e) {
+      log.warn("xds: the first fetch failed ({}); serving what there is and still trying", e.getCause().toString());
+    }
+  }
+
+  /**
+   * The node identity with the deployment's overload baseline added under the metadata key
+   * {@code spillway.deployment_defaults} (HTTP_ADMISSION_* / HTTP_CLIENT_GUARD_* variables set in
+   * this edge's environment, canonical values), so the control plane can validate a policy against
+   * what this edge falls back to and show it.
+   */
+  private io.spillway.edge.xds.XdsClientConfig withDeploymentDefaults(io.spillway.edge.xds.XdsClientConfig xc) {
+    com.google.protobuf.Struct.Builder defaults = com.google.protobuf.Struct.newBuilder();
+    options.deploymentDefaults().environmentVariables().forEach((name, value) ->
+        defaults.putFields(name, com.google.protobuf.Value.newBuilder().setStringValue(value).build()));
+    io.envoyproxy.envoy.config.core.v3.Node.Builder node = xc.node().toBuilder();
+    node.getMetadataBuilder().putFields(DEPLOYMENT_DEFAULTS_KEY,
+        com.google.protobuf.Value.newBuilder().setStructValue(defaults).build());
+    return xc.withNode(node.build());
+  }
+
+  /** The ADS client's state, or empty for a static edge. */
+  @Override
+  public java.util.Optional<io.spillway.edge.xds.XdsStatus> xdsStatus() {
+    return xdsClient == null ? java.util.Optional.empty() : java.util.Optional.of(xdsClient.status());
+  }
+
+  /**
+   * The clusters that reach the xDS servers ({@code ads_config.grpc_services[].envoy_grpc}): never
+   * limited by the outbound guard.
+   */
+  private static java.util.Set<String> xdsClusterNames(Bootstrap bootstrap) {
+    if (!bootstrap.hasDynamicResources()) {
+      return java.util.Set.of();
+    }
+    return bootstrap.getDynamicResources().getAdsConfig().getGrpcServicesList().stream()
+        .filter(g -> g.hasEnvoyGrpc())
+        .map(g -> g.getEnvoyGrpc().getClusterName())
+        .collect(Collectors.toSet());
+  }
+
+  /** The {@code spillway.policy.v1.OverloadPolicy} resource → the validated model, over the deployment defaults. */
+  private io.spillway.policy.OverloadPolicy decodePolicy(com.google.protobuf.Message message) {
+    io.spillway.policy.ParseResult parsed = io.spillway.policy.PolicyProto.parse(
+        (io.spillway.policy.v1.OverloadPolicy) message, options.deploymentDefaults());
+    if (!parsed.valid()) {
+      throw new IllegalArgumentException(parsed.firstProblem().orElseThrow().message());
+    }
+    return parsed.policy();
+  }
+
+  /**
+   * The one "apply a new overload policy" path: a policy from the control plane wins while there is
+   * one; otherwise the policy file's (over the deployment defaults). Runs on the main thread.
+   */
+  private void applyPolicy() {
+    io.spillway.policy.EffectivePolicy effective = controlPlanePolicy.isPresent()
+        ? io.spillway.policy.EffectivePolicy.resolve(controlPlanePolicy.get(), options.deploymentDefaults())
+        : filePolicy;
+    admission.applyPolicy(effective.inbound());
+    guards.applyPolicy(effective.outbound());
+    log.info("overload policy from {}: inbound {}, outbound {}",
+        controlPlanePolicy.isPresent() ? "the control plane" : "the deployment", effective.inbound().mode(),
+        effective.outbound().mode());
+  }
+
+  /** A new policy file content was accepted (main thread). */
+  void setFilePolicy(io.spillway.policy.EffectivePolicy policy) {
+    filePolicy = policy;
+    applyPolicy();
+  }
+
+  /** The control plane's policy, or empty when it has none for this edge (main thread). */
+  void setControlPlanePolicy(java.util.Optional<io.spillway.policy.OverloadPolicy> policy) {
+    controlPlanePolicy = policy;
+    applyPolicy();
+  }
+
+  private void startPolicyFileWatcher(Scope root) {
+    if (options.policyFile().isEmpty()) {
+      return;
+    }
+    java.nio.file.Path file = options.policyFile().get();
+    byte[] initial;
+    try {
+      initial = java.nio.file.Files.readAllBytes(file);
+    } catch (java.io.IOException e) {
+      initial = new byte[0];
+    }
+    PolicyFileWatcher watcher = new PolicyFileWatcher(file, initial, options.deploymentDefaults(),
+        this::setFilePolicy, root.scope("policy_file"));
+    control.scheduleWithFixedDelay(watcher, 1, 1, TimeUnit.SECONDS);
+  }
+
+  /** Where xDS-delivered resources are applied, or null for a static edge. */
+  public io.spillway.edge.xds.XdsConfigSink xdsSink() {
+    return dynamic;
+  }
+
+  /** The outbound guards of the upstream clusters. */
+  io.spillway.edge.guard.GuardRegistry guards() {
+    return guards;
+  }
+
+  /** Whether the calling thread is the main (control) thread. */
+  boolean onMainThread() {
+    return Thread.currentThread() == controlThread;
+  }
+
+  /** Binds a listener's socket; blocking, on the main thread. */
+  void bind(Listener listener) throws InterruptedException {
+    listener.bind(acceptors, workerGroup, transport.serverChannels(), allocator);
+    if (stopAccepting != null && overload.state().isSaturated(stopAccepting)) {
+      listener.pauseAccepting(true);
+    }
+    log.info("listener {} on {} ({})", listener.config().name(), listener.localAddress(),
+        listener.config().hcm().codecType());
+  }
+
+  /** Makes a bound listener part of the server: stats, drain, overload actions and admin see it. */
+  void addListener(Listener listener) {
+    listeners.add(listener);
+    connectionManagers.add(listener.hcm());
+  }
+
+  /** Records the connection manager of an in-place listener replacement. */
+  void addConnectionManager(HttpConnectionManager hcm) {
+    connectionManagers.add(hcm);
+  }
+
+  /**
+   * Takes a listener out of service: stops accepting, asks its connections to drain and closes
+   * what is left after the drain time.
+   */
+  void retireListener(Listener listener) {
+    listeners.remove(listener);
+    listener.stopAccepting();
+    listener.drainConnections();
+    control.schedule(listener::closeConnections, options.drainTime().toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /**
@@ -265,6 +479,9 @@ public final class EdgeServer implements AdminContext {
     if (!stopping.compareAndSet(false, true)) {
       return;
     }
+    if (xdsClient != null) {
+      xdsClient.close();
+    }
     log.info("draining for up to {} s", drainTime.toSeconds());
     drain.startDraining();
     for (Listener l : listeners) {
@@ -330,9 +547,13 @@ public final class EdgeServer implements AdminContext {
 
   @Override
   public long activeRequests() {
+    // Connection managers with the same stat prefix share one gauge: count each gauge once.
+    java.util.Set<Object> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     long n = 0;
     for (HttpConnectionManager hcm : connectionManagers) {
-      n += hcm.stats().downstreamRqActive.value();
+      if (seen.add(hcm.stats().downstreamRqActive)) {
+        n += hcm.stats().downstreamRqActive.value();
+      }
     }
     return n;
   }

@@ -1,6 +1,8 @@
 package io.spillway.edge.server;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Process options from the command line.
@@ -13,6 +15,10 @@ import java.time.Duration;
  * @param serviceCluster overrides {@code node.cluster}
  * @param policy the overload policy in force at start: policy file, else HTTP_ADMISSION_* /
  *     HTTP_CLIENT_GUARD_* environment, else built-in defaults
+ * @param deploymentDefaults the HTTP_ADMISSION_* / HTTP_CLIENT_GUARD_* baseline a policy from the
+ *     control plane falls back to field by field
+ * @param xdsStateDir where the last-known-good xDS state is kept, when set
+ * @param policyFile the {@code --overload-policy} file, watched for changes, when set
  */
 public record ServerOptions(
     int concurrency,
@@ -21,7 +27,25 @@ public record ServerOptions(
     long seed,
     String serviceNode,
     String serviceCluster,
-    io.spillway.policy.EffectivePolicy policy) {
+    io.spillway.policy.EffectivePolicy policy,
+    io.spillway.policy.DeploymentDefaults deploymentDefaults,
+    Optional<Path> xdsStateDir,
+    Optional<Path> policyFile) {
+
+  /** Without a policy file to watch. */
+  public ServerOptions(int concurrency, Duration drainTime, String transport, long seed, String serviceNode,
+      String serviceCluster, io.spillway.policy.EffectivePolicy policy,
+      io.spillway.policy.DeploymentDefaults deploymentDefaults, Optional<Path> xdsStateDir) {
+    this(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults, xdsStateDir,
+        Optional.empty());
+  }
+
+  /** With the built-in deployment defaults and no xDS state directory. */
+  public ServerOptions(int concurrency, Duration drainTime, String transport, long seed, String serviceNode,
+      String serviceCluster, io.spillway.policy.EffectivePolicy policy) {
+    this(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
+        io.spillway.policy.DeploymentDefaults.builtIn(), Optional.empty());
+  }
 
   public static ServerOptions defaults() {
     return new ServerOptions(Runtime.getRuntime().availableProcessors(), Duration.ofSeconds(600), "auto",
@@ -30,10 +54,12 @@ public record ServerOptions(
   }
 
   public ServerOptions withConcurrency(int n) {
-    return new ServerOptions(n, drainTime, transport, seed, serviceNode, serviceCluster, policy);
+    return new ServerOptions(n, drainTime, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults,
+        xdsStateDir, policyFile);
   }
 
   public ServerOptions withDrainTime(Duration d) {
-    return new ServerOptions(concurrency, d, transport, seed, serviceNode, serviceCluster, policy);
+    return new ServerOptions(concurrency, d, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults,
+        xdsStateDir, policyFile);
   }
 }

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,9 +29,11 @@ public final class ClusterManager {
   private final int workers;
   private final ScheduledExecutorService control;
   private final Resolver resolver;
-  private final long seed;
   private volatile Map<String, Cluster> clusters = Map.of();
   private ConnectionGate gate = ConnectionGate.OPEN;
+  /** STRICT_DNS re-resolution tasks by cluster name; touched on the control thread only. */
+  private final Map<String, ScheduledFuture<?>> dnsRefresh = new HashMap<>();
+  private long nextSeed;
 
   /** Resolves a DNS name to addresses; blocking, called only on the control thread. */
   @FunctionalInterface
@@ -45,7 +48,7 @@ public final class ClusterManager {
     this.workers = workers;
     this.control = control;
     this.resolver = resolver;
-    this.seed = seed;
+    this.nextSeed = seed;
   }
 
   /** Sets the gate every pool asks before opening a connection; call before {@link #initialize}. */
@@ -68,19 +71,124 @@ public final class ClusterManager {
    * is retried at the refresh rate), then re-resolved at {@code dns_refresh_rate}.
    */
   public void initialize(Map<String, ClusterConfig> configs) {
+    update(configs, Map.of());
+  }
+
+  /**
+   * Publishes a new complete set of clusters (the static ones plus those CDS delivered); call on
+   * the control thread. A cluster whose configuration is unchanged stays as it is (its pools,
+   * balancers and breakers carry on); a changed cluster is rebuilt and the old one's connections
+   * drain (requests in flight finish on them); a cluster that is gone drains the same way. EDS
+   * clusters take their hosts from {@code edsEndpoints} (by service name); one without an entry
+   * has no hosts until {@link #updateEndpoints} brings them.
+   *
+   * @param edsEndpoints EDS endpoints by {@code ClusterLoadAssignment} name
+   */
+  public void update(Map<String, ClusterConfig> configs, Map<String, List<ClusterConfig.Endpoint>> edsEndpoints) {
+    Map<String, Cluster> current = clusters;
     Map<String, Cluster> built = new LinkedHashMap<>();
-    long s = seed;
+    List<Cluster> retired = new ArrayList<>();
     for (ClusterConfig config : configs.values()) {
+      Cluster old = current.get(config.name());
+      if (old != null && old.config().equals(config)) {
+        built.put(config.name(), old);
+        if (config.discoveryType() == ClusterConfig.DiscoveryType.EDS) {
+          List<ClusterConfig.Endpoint> endpoints = edsEndpoints.get(config.edsServiceName());
+          if (endpoints != null) {
+            publishHosts(old, endpoints);
+          }
+        }
+        continue;
+      }
       Scope scope = statsRoot.taggedScope("cluster", config.name(), "envoy_cluster_name");
-      Cluster cluster = Cluster.create(config, new ClusterStats(scope), workers, s++, gate);
+      Cluster cluster = Cluster.create(config, new ClusterStats(scope), workers, nextSeed++, gate);
       built.put(config.name(), cluster);
-      refreshHosts(cluster);
-      if (config.discoveryType() == ClusterConfig.DiscoveryType.STRICT_DNS) {
-        long every = Math.max(100, config.dnsRefreshRate().toMillis());
-        control.scheduleWithFixedDelay(() -> refreshHosts(cluster), every, every, TimeUnit.MILLISECONDS);
+      if (old != null) {
+        retired.add(old);
+      }
+      switch (config.discoveryType()) {
+        case STATIC -> publishHosts(cluster, config.endpoints());
+        case EDS -> publishHosts(cluster, edsEndpoints.getOrDefault(config.edsServiceName(), List.of()));
+        case STRICT_DNS -> {
+          refreshHosts(cluster);
+          long every = Math.max(100, config.dnsRefreshRate().toMillis());
+          ScheduledFuture<?> previous = dnsRefresh.put(config.name(),
+              control.scheduleWithFixedDelay(() -> refreshHosts(cluster), every, every, TimeUnit.MILLISECONDS));
+          if (previous != null) {
+            previous.cancel(false);
+          }
+        }
+      }
+      if (config.discoveryType() != ClusterConfig.DiscoveryType.STRICT_DNS) {
+        ScheduledFuture<?> previous = dnsRefresh.remove(config.name());
+        if (previous != null) {
+          previous.cancel(false);
+        }
+      }
+    }
+    for (Map.Entry<String, Cluster> e : current.entrySet()) {
+      if (!configs.containsKey(e.getKey())) {
+        retired.add(e.getValue());
+        ScheduledFuture<?> refresh = dnsRefresh.remove(e.getKey());
+        if (refresh != null) {
+          refresh.cancel(false);
+        }
       }
     }
     clusters = Collections.unmodifiableMap(built);
+    for (Cluster old : retired) {
+      old.hosts().hosts().forEach(Host::drainPools);
+      log.info("cluster {} {}", old.name(), configs.containsKey(old.name()) ? "replaced" : "removed");
+    }
+  }
+
+  /**
+   * An EDS update: publishes the endpoints of every EDS cluster whose service name is
+   * {@code serviceName}. Hosts at an unchanged address and weight keep their pools.
+   */
+  public void updateEndpoints(String serviceName, List<ClusterConfig.Endpoint> endpoints) {
+    for (Cluster cluster : clusters.values()) {
+      ClusterConfig config = cluster.config();
+      if (config.discoveryType() == ClusterConfig.DiscoveryType.EDS && config.edsServiceName().equals(serviceName)) {
+        publishHosts(cluster, endpoints);
+      }
+    }
+  }
+
+  /**
+   * Publishes hosts for endpoints that are IP literals (STATIC and EDS clusters): hosts whose
+   * address and weight stay keep their pools, hosts that went away drain.
+   */
+  void publishHosts(Cluster cluster, List<ClusterConfig.Endpoint> endpoints) {
+    Map<InetSocketAddress, Host> existing = new HashMap<>();
+    for (Host h : cluster.hosts().hosts()) {
+      existing.put(h.address(), h);
+    }
+    List<Host> hosts = new ArrayList<>(endpoints.size());
+    boolean changed = endpoints.size() != cluster.hosts().hosts().size() || cluster.hosts() == HostSet.EMPTY;
+    for (ClusterConfig.Endpoint e : endpoints) {
+      InetSocketAddress sa = new InetSocketAddress(literal(e.address().host()), e.address().port());
+      Host h = existing.get(sa);
+      if (h != null && h.weight() == e.weight()) {
+        existing.remove(sa);
+      } else {
+        h = new Host(cluster.name(), sa, e.address().host(), e.weight(), workers);
+        changed = true;
+      }
+      hosts.add(h);
+    }
+    if (changed) {
+      cluster.setHosts(HostSet.of(hosts));
+      existing.values().forEach(Host::drainPools);
+    }
+  }
+
+  private static InetAddress literal(String host) {
+    try {
+      return InetAddress.getByName(host); // an IP literal: no lookup happens
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException("not an IP address: " + host, e);
+    }
   }
 
   /** The addresses of the family the cluster asks for (Envoy's dns_lookup_family rules). */

@@ -20,8 +20,8 @@ class AdminEndpointsTest {
   void registersEnvoysPathsInOrder() {
     assertThat(endpoints.keySet()).containsExactly("/", "/help", "/ready", "/server_info", "/stats",
         "/stats/prometheus", "/reset_counters", "/clusters", "/listeners", "/config_dump", "/memory", "/logging",
-        "/healthcheck/fail", "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/runtime", "/overload", "/cpuprofile",
-        "/memoryprofile");
+        "/healthcheck/fail", "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/runtime", "/overload", "/xds",
+        "/cpuprofile", "/memoryprofile");
   }
 
   @Test

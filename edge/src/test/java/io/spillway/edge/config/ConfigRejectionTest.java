@@ -21,9 +21,9 @@ class ConfigRejectionTest {
   // --- bootstrap ---------------------------------------------------------------------------
 
   @Test
-  void rejectsDynamicResourcesAsNotSupportedYet() {
+  void rejectsDynamicResourcesWithoutAnXdsServer() {
     BootstrapYaml.minimal().top("dynamic_resources: {ads_config: {api_type: GRPC}}\n")
-        .rejects("dynamic_resources: dynamic_resources is not supported yet");
+        .rejects("dynamic_resources.ads_config.grpc_services: at least one gRPC service is required");
   }
 
   @Test
@@ -135,7 +135,7 @@ class ConfigRejectionTest {
   }
 
   @Test
-  void rejectsRdsAsNotSupportedYet() {
+  void rejectsRdsWithoutAds() {
     assertRejects(BootstrapYaml.minimal().yaml().replace("          route_config:\n            name: local_route\n",
             "          rds: {route_config_name: r, config_source: {ads: {}}}\n          route_config_x:\n"),
         HCM + ".route_config_x: unknown field (not in"
@@ -144,7 +144,7 @@ class ConfigRejectionTest {
     String rds = yaml.substring(0, yaml.indexOf("          route_config:"))
         + "          rds: {route_config_name: r, config_source: {ads: {}}}\n"
         + yaml.substring(yaml.indexOf("  clusters:"));
-    assertRejects(rds, HCM + ".rds: rds is not supported yet");
+    assertRejects(rds, HCM + ".rds: rds needs dynamic_resources.ads_config (routes come over ADS)");
   }
 
   @Test
@@ -255,14 +255,14 @@ class ConfigRejectionTest {
             - match: {prefix: /}
               route: {cluster: nope}
             """)
-        .rejects(ROUTE + ".route.cluster: unknown cluster \"nope\" (not in static_resources.clusters)");
+        .rejects(ROUTE + ".route.cluster: unknown cluster \"nope\" (no cluster of that name is configured)");
     BootstrapYaml.minimal()
         .routes("""
             - match: {prefix: /}
               route: {weighted_clusters: {clusters: [{name: backend, weight: 1}, {name: gone, weight: 1}]}}
             """)
         .rejects(ROUTE + ".route.weighted_clusters.clusters[1].name: unknown cluster \"gone\""
-            + " (not in static_resources.clusters)");
+            + " (no cluster of that name is configured)");
   }
 
   @Test
@@ -447,7 +447,7 @@ class ConfigRejectionTest {
     BootstrapYaml.minimal().clusters("- {name: backend, type: ORIGINAL_DST}\n")
         .rejects(CLUSTER_0 + ".type: ORIGINAL_DST is not supported");
     BootstrapYaml.minimal().clusters("- {name: backend, type: EDS}\n")
-        .rejects(CLUSTER_0 + ".type: EDS is not supported yet");
+        .rejects(CLUSTER_0 + ".type: EDS needs dynamic_resources.ads_config (endpoints come over ADS)");
   }
 
   @Test

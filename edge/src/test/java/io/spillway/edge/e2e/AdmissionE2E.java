@@ -73,4 +73,37 @@ class AdmissionE2E {
     assertThat(r.exitCode()).isEqualTo(1);
     assertThat(r.stderr()).contains("inbound.startShare (0.9) must not exceed inbound.continuationShare (0.85)");
   }
+
+  @Test
+  void aChangedPolicyFileTakesEffectAndABadOneChangesNothing() throws Exception {
+    Path policy = dir.resolve("live-policy.json");
+    Files.writeString(policy, "{\"inbound\": {\"mode\": \"shadow\"}}");
+    try (EdgeProcess edge = EdgeProcess.start(bootstrap, "--overload-policy", policy.toString())) {
+      AdminClient admin = new AdminClient(edge);
+      assertThat(admin.get("/overload").body()).contains("\"mode\" : \"shadow\"");
+
+      Files.writeString(policy, "{\"inbound\": {\"mode\": \"enforce\"}}");
+      awaitBody(admin, "/overload", "\"mode\" : \"enforce\"");
+      assertThat(admin.stat("policy_file.reload_success")).isEqualTo(1);
+
+      Files.writeString(policy, "{\"inbound\": {\"startShare\": 2}}");
+      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (admin.stat("policy_file.reload_rejected") < 1 && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      assertThat(admin.stat("policy_file.reload_rejected")).isEqualTo(1);
+      assertThat(admin.get("/overload").body()).contains("\"mode\" : \"enforce\"");
+      assertThat(edge.logTail()).contains("inbound.startShare");
+    }
+  }
+
+  private static void awaitBody(AdminClient admin, String path, String expected) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    String body = admin.get(path).body();
+    while (!body.contains(expected) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+      body = admin.get(path).body();
+    }
+    assertThat(body).contains(expected);
+  }
 }

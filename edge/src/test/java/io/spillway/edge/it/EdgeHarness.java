@@ -31,8 +31,17 @@ final class EdgeHarness implements AutoCloseable {
       .build();
 
   private EdgeHarness(String yaml, String policyJson) throws Exception {
+    this(yaml, policyJson, null, true);
+  }
+
+  private EdgeHarness(String yaml, String policyJson, java.nio.file.Path xdsStateDir, boolean xdsPolicyType)
+      throws Exception {
     Bootstrap bootstrap = BootstrapLoader.parse(yaml, BootstrapLoader.Format.YAML);
     EdgeConfig config = ConfigTranslator.translate(bootstrap);
+    if (!xdsPolicyType) {
+      config = new EdgeConfig(config.node(), config.admin(), config.listeners(), config.clusters(), config.overload(),
+          config.xds().map(io.spillway.edge.xds.XdsClientConfig::withoutOverloadPolicy));
+    }
     io.spillway.policy.DeploymentDefaults defaults = io.spillway.policy.DeploymentDefaults.builtIn();
     io.spillway.policy.OverloadPolicy policy = null;
     if (policyJson != null) {
@@ -44,7 +53,8 @@ final class EdgeHarness implements AutoCloseable {
     }
     server = new EdgeServer(config, bootstrap,
         new ServerOptions(2, Duration.ofSeconds(5), "auto", 42L, null, null,
-            io.spillway.policy.EffectivePolicy.resolve(policy, defaults)),
+            io.spillway.policy.EffectivePolicy.resolve(policy, defaults), defaults,
+            java.util.Optional.ofNullable(xdsStateDir)),
         stats, Clock.systemUTC());
     server.start();
   }
@@ -56,6 +66,14 @@ final class EdgeHarness implements AutoCloseable {
   /** An edge whose overload policy is the given OverloadPolicy JSON (over built-in defaults). */
   static EdgeHarness start(String yaml, String policyJson) throws Exception {
     return new EdgeHarness(yaml, policyJson);
+  }
+
+  /**
+   * An edge for an xDS server that knows only Envoy's types (no OverloadPolicy subscription),
+   * keeping its last-known-good state in {@code xdsStateDir} when that is not null.
+   */
+  static EdgeHarness startForEnvoyXds(String yaml, java.nio.file.Path xdsStateDir) throws Exception {
+    return new EdgeHarness(yaml, null, xdsStateDir, false);
   }
 
   EdgeServer server() {

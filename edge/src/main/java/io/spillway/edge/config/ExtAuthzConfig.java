@@ -1,0 +1,60 @@
+package io.spillway.edge.config;
+
+import io.spillway.edge.config.Route.StringMatch;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Envoy's {@code envoy.filters.http.ext_authz} with an HTTP authorization service, reduced to the
+ * supported subset. Header names are lower case; matchers apply to lower-case header names.
+ *
+ * @param cluster {@code http_service.server_uri.cluster}: the cluster the check calls go to, guarded
+ *     as the peer of that name
+ * @param uri {@code http_service.server_uri.uri}, kept for the config dump (Envoy does not use it
+ *     to address the check either: the check keeps the request's authority)
+ * @param timeout {@code http_service.server_uri.timeout}: until the whole check response; zero = none
+ * @param pathPrefix prepended to the request's path (and query) in the check request
+ * @param allowedHeaders request headers copied into the check request, on top of those Envoy always
+ *     sends ({@code host}, {@code authorization}; method and path are the request line's)
+ * @param headersToAdd headers set on every check request
+ * @param allowedUpstreamHeaders headers of an OK check response that are set on the upstream request
+ * @param allowedClientHeaders headers of a denied check response sent to the client; empty = all but
+ *     {@code host} (Envoy's default); else these plus {@code content-length}, {@code www-authenticate}
+ *     and {@code location}
+ * @param allowedClientHeadersOnSuccess headers of an OK check response added to the client's response
+ * @param failureModeAllow let the request through when the check fails (error, timeout, 5xx, guard refusal)
+ * @param failureModeAllowHeaderAdd with {@code failureModeAllow}: mark such requests with
+ *     {@code x-envoy-auth-failure-mode-allowed: true}
+ * @param statusOnError the status answered when the check fails and {@code failureModeAllow} is off (403)
+ * @param statPrefix the filter's own {@code stat_prefix}: stats under {@code ext_authz.<statPrefix>.}, or
+ *     empty for {@code ext_authz.}
+ */
+public record ExtAuthzConfig(
+    String cluster,
+    String uri,
+    Duration timeout,
+    String pathPrefix,
+    List<StringMatch> allowedHeaders,
+    List<Header> headersToAdd,
+    List<StringMatch> allowedUpstreamHeaders,
+    List<StringMatch> allowedClientHeaders,
+    List<StringMatch> allowedClientHeadersOnSuccess,
+    boolean failureModeAllow,
+    boolean failureModeAllowHeaderAdd,
+    int statusOnError,
+    String statPrefix) {
+
+  /** Envoy's default {@code status_on_error}: 403 Forbidden. */
+  public static final int DEFAULT_STATUS_ON_ERROR = 403;
+
+  public ExtAuthzConfig {
+    allowedHeaders = List.copyOf(allowedHeaders);
+    headersToAdd = List.copyOf(headersToAdd);
+    allowedUpstreamHeaders = List.copyOf(allowedUpstreamHeaders);
+    allowedClientHeaders = List.copyOf(allowedClientHeaders);
+    allowedClientHeadersOnSuccess = List.copyOf(allowedClientHeadersOnSuccess);
+  }
+
+  /** A header set on the check request; {@code name} is lower case. */
+  public record Header(String name, String value) {}
+}

@@ -1,0 +1,420 @@
+package io.spillway.edge.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.config.ExtAuthzConfig;
+import io.spillway.edge.guard.GuardLoop;
+import io.spillway.edge.guard.Outcome;
+import io.spillway.edge.guard.PeerGuard;
+import io.spillway.edge.guard.Permit;
+import io.spillway.edge.guard.QueueCallback;
+import io.spillway.edge.guard.Refusal;
+import io.spillway.edge.upstream.Cluster;
+import io.spillway.edge.upstream.Host;
+import io.spillway.edge.upstream.HostPool;
+import io.spillway.edge.upstream.StreamCallbacks;
+import io.spillway.edge.upstream.UpstreamResponseListener;
+import io.spillway.edge.upstream.UpstreamStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One request's call to the external authorization service (Envoy's ext_authz
+ * {@code RawHttpClientImpl} request), made on the request's worker through the auth cluster's
+ * per-worker pools, like an upstream try. The call passes the outbound guard of its cluster (the
+ * {@code auth} peer) exactly as a router try does: admitted, queued or refused, and its permit is
+ * released exactly once with the call's {@link Outcome}, on every path — answer, transport error,
+ * timeout, or the request going away mid-check ({@link #cancel()}).
+ *
+ * <p>The verdict, Envoy's: {@code 200} → OK (allowed headers copied to the upstream request);
+ * {@code 5xx}, a transport error, a timeout, no host or an overflowing cluster → error
+ * ({@code status_on_error}, or through with {@code failure_mode_allow}); any other status → denied
+ * (that status, its allowed headers and body to the client). A guard refusal answers {@code 503}
+ * with flag {@code GR}, or lets the request through with {@code failure_mode_allow}.
+ */
+final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, QueueCallback {
+
+  private static final String FAILURE_MODE_ALLOWED_HEADER = "x-envoy-auth-failure-mode-allowed";
+
+  private final ExtAuthzFilter filter;
+  private final ActiveRequest request;
+  private final HttpConnectionManager hcm;
+  private final HttpRequest downstreamRequest;
+  private final boolean head;
+
+  private Cluster cluster;
+  private Host host;
+  private PeerGuard guard;
+  private Permit permit;
+  private io.spillway.edge.guard.Ticket ticket;
+  private HostPool.Pending pending = HostPool.Pending.NONE;
+  private UpstreamStream stream;
+  private ScheduledFuture<?> timer;
+  private boolean slotHeld;
+  private boolean done;
+  private Outcome outcome = Outcome.ABANDONED;
+  private int status;
+  private HttpHeaders responseHeaders;
+  private CompositeByteBuf body;
+
+  ExtAuthzCheck(ExtAuthzFilter filter, ActiveRequest request, HttpConnectionManager hcm, HttpRequest downstreamRequest,
+      boolean head) {
+    this.filter = filter;
+    this.request = request;
+    this.hcm = hcm;
+    this.downstreamRequest = downstreamRequest;
+    this.head = head;
+  }
+
+  /** Starts the check; the verdict reaches the request later, or inline when it fails at once. */
+  void start() {
+    ExtAuthzConfig config = filter.config();
+    cluster = hcm.clusters().get(config.cluster());
+    if (cluster == null) {
+      finishWithError(); // removed by CDS since the listener was built
+      return;
+    }
+    guard = hcm.guards() == null ? null : hcm.guards().guard(config.cluster());
+    if (guard == null) {
+      send(null);
+      return;
+    }
+    switch (guard.tryAcquire(GuardLoop.of(request.worker().loop()), this)) {
+      case Permit admitted -> send(admitted);
+      case Refusal reason -> refused(reason);
+      case io.spillway.edge.guard.Ticket queued -> ticket = queued;
+    }
+  }
+
+  /** The request went away (client disconnect, timeout) mid-check: abandon the call, release once. */
+  void cancel() {
+    if (done) {
+      return;
+    }
+    done = true;
+    if (ticket != null) {
+      ticket.cancel(); // false: the callback runs later and releases the permit it brings
+      ticket = null;
+    }
+    pending.cancel();
+    pending = HostPool.Pending.NONE;
+    if (stream != null) {
+      cluster.stats().upstreamRqTxReset.inc();
+      stream.reset();
+    }
+    end(false);
+  }
+
+  // ---- the guard's queue ---------------------------------------------------------------------
+
+  @Override
+  public void onAdmitted(Permit admitted) {
+    ticket = null;
+    if (done) {
+      admitted.release(Outcome.ABANDONED);
+      return;
+    }
+    send(admitted);
+  }
+
+  @Override
+  public void onRefused(Refusal reason) {
+    ticket = null;
+    if (!done) {
+      refused(reason);
+    }
+  }
+
+  private void refused(Refusal reason) {
+    done = true;
+    filter.error.inc();
+    if (filter.config().failureModeAllow()) {
+      allowOnFailure();
+    } else {
+      request.onAuthzReply(response(503, textBody("upstream guard refused the auth call: " + reason.label())),
+          ResponseFlag.GR);
+    }
+  }
+
+  // ---- the call ------------------------------------------------------------------------------
+
+  private void send(Permit admitted) {
+    permit = admitted;
+    host = cluster.pickHost(request.worker());
+    if (host == null) {
+      cluster.stats().upstreamCxNoneHealthy.inc();
+      finishWithError();
+      return;
+    }
+    if (!cluster.limits().tryAcquireRequest()) {
+      cluster.stats().upstreamRqPendingOverflow.inc();
+      finishWithError();
+      return;
+    }
+    slotHeld = true;
+    cluster.stats().upstreamRqTotal.inc();
+    cluster.stats().upstreamRqActive.inc();
+    host.requestStarted();
+    long timeoutNanos = filter.config().timeout().toNanos();
+    OptionalInt guardTimeout = admitted == null ? OptionalInt.empty() : guard.requestTimeoutMillis();
+    if (guardTimeout.isPresent()) {
+      long guardNanos = TimeUnit.MILLISECONDS.toNanos(guardTimeout.getAsInt());
+      timeoutNanos = timeoutNanos == 0 ? guardNanos : Math.min(timeoutNanos, guardNanos);
+    }
+    if (timeoutNanos > 0) {
+      timer = request.worker().loop().schedule(this::onTimeout, timeoutNanos, TimeUnit.NANOSECONDS);
+    }
+    HostPool.Pending p = cluster.pool(host, request.worker()).newStream(this);
+    if (!done && stream == null) {
+      pending = p;
+    }
+  }
+
+  @Override
+  public void onStreamReady(UpstreamStream ready) {
+    pending = HostPool.Pending.NONE;
+    if (done) {
+      ready.reset();
+      return;
+    }
+    stream = ready;
+    ready.bind(this);
+    ready.write(checkRequest(), true);
+  }
+
+  @Override
+  public void onStreamFailure(PoolFailure failure, String detail) {
+    pending = HostPool.Pending.NONE;
+    if (done) {
+      return;
+    }
+    outcome = failure == PoolFailure.OVERFLOW ? Outcome.ABANDONED : Outcome.TRANSPORT_ERROR;
+    finishWithError();
+  }
+
+  /** The request's method and path (behind path_prefix), the allowed headers, no body. */
+  private DefaultFullHttpRequest checkRequest() {
+    ExtAuthzConfig config = filter.config();
+    HttpHeaders headers = new DefaultHttpHeaders();
+    for (Map.Entry<String, String> h : downstreamRequest.headers()) {
+      String name = h.getKey().toLowerCase(Locale.ROOT);
+      if (!name.equals("content-length") && filter.sendsRequestHeader(name)) {
+        headers.add(name, h.getValue());
+      }
+    }
+    HopByHop.strip(headers);
+    for (ExtAuthzConfig.Header h : config.headersToAdd()) {
+      headers.set(h.name(), h.value());
+    }
+    headers.set(HttpHeaderNames.CONTENT_LENGTH, "0");
+    return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, downstreamRequest.method(),
+        config.pathPrefix() + downstreamRequest.uri(), Unpooled.EMPTY_BUFFER, headers, EmptyHttpHeaders.INSTANCE);
+  }
+
+  @Override
+  public void onResponseHeaders(HttpResponse response) {
+    if (done) {
+      ReferenceCountUtil.release(response);
+      return;
+    }
+    status = response.status().code();
+    outcome = Outcome.ofStatus(status);
+    cluster.stats().responseCode(status);
+    responseHeaders = response.headers();
+    if (isDenied()) {
+      body = request.worker().allocator().compositeBuffer();
+    }
+    if (response instanceof HttpContent content) {
+      onResponseData(content);
+    }
+  }
+
+  @Override
+  public void onResponseData(HttpContent content) {
+    if (done) {
+      content.release();
+      return;
+    }
+    if (body != null) {
+      ByteBuf part = content.content();
+      if (body.readableBytes() + part.readableBytes() > hcm.bufferLimitBytes()) {
+        content.release();
+        stream.reset(); // a denial too large to relay: the check failed
+        finishWithError();
+        return;
+      }
+      if (part.isReadable()) {
+        body.addComponent(true, part.retain());
+      }
+    }
+    boolean last = content instanceof LastHttpContent;
+    content.release();
+    if (last) {
+      onComplete();
+    }
+  }
+
+  @Override
+  public void onReset(String reason) {
+    if (!done) {
+      outcome = Outcome.TRANSPORT_ERROR;
+      finishWithError();
+    }
+  }
+
+  @Override
+  public void onReadComplete() {}
+
+  @Override
+  public void onWritabilityChanged(boolean writable) {}
+
+  private void onTimeout() {
+    timer = null;
+    if (done) {
+      return;
+    }
+    outcome = Outcome.TIMEOUT;
+    host.requestTimedOut();
+    cluster.stats().upstreamRqTimeout.inc();
+    if (stream != null) {
+      cluster.stats().upstreamRqTxReset.inc();
+      stream.reset();
+    }
+    pending.cancel();
+    pending = HostPool.Pending.NONE;
+    finishWithError();
+  }
+
+  private boolean isDenied() {
+    return status != 200 && status < 500;
+  }
+
+  /** The whole answer arrived (the stream goes back to its pool by itself). */
+  private void onComplete() {
+    ByteBuf denial = body; // kept past end(), which releases a body still held
+    body = null;
+    done = true;
+    end(status < 500);
+    if (status == 200) {
+      filter.ok.inc();
+      HttpHeaders clientHeaders = null;
+      for (Map.Entry<String, String> h : responseHeaders) {
+        String name = h.getKey().toLowerCase(Locale.ROOT);
+        if (filter.toUpstream(name)) {
+          downstreamRequest.headers().set(name, h.getValue());
+        }
+        if (filter.toClientOnSuccess(name)) {
+          if (clientHeaders == null) {
+            clientHeaders = new DefaultHttpHeaders();
+          }
+          clientHeaders.add(name, h.getValue());
+        }
+      }
+      request.onAuthzAllowed(clientHeaders);
+    } else if (status >= 500) {
+      onError();
+    } else {
+      filter.denied.inc();
+      HttpHeaders headers = new DefaultHttpHeaders();
+      for (Map.Entry<String, String> h : responseHeaders) {
+        String name = h.getKey().toLowerCase(Locale.ROOT);
+        if (filter.toClientOnDenied(name)) {
+          headers.add(name, h.getValue());
+        }
+      }
+      HopByHop.strip(headers);
+      headers.remove(HttpHeaderNames.CONTENT_LENGTH);
+      headers.remove(HttpHeaderNames.SERVER);
+      FullHttpResponse reply = response(status, denial);
+      reply.headers().add(headers);
+      request.onAuthzReply(reply, ResponseFlag.UAEX);
+    }
+  }
+
+  private void finishWithError() {
+    done = true;
+    end(false);
+    onError();
+  }
+
+  /** Envoy's error verdict: status_on_error with UAEX, or through with failure_mode_allow. */
+  private void onError() {
+    filter.error.inc();
+    if (filter.config().failureModeAllow()) {
+      allowOnFailure();
+    } else {
+      request.onAuthzReply(response(filter.config().statusOnError(), Unpooled.EMPTY_BUFFER), ResponseFlag.UAEX);
+    }
+  }
+
+  private void allowOnFailure() {
+    filter.failureModeAllowed.inc();
+    if (filter.config().failureModeAllowHeaderAdd()) {
+      downstreamRequest.headers().set(FAILURE_MODE_ALLOWED_HEADER, "true");
+    }
+    request.onAuthzAllowed(null);
+  }
+
+  /** Gives back what the call holds, once: timer, guard permit (with the outcome), cluster slot, body. */
+  private void end(boolean success) {
+    if (timer != null) {
+      timer.cancel(false);
+      timer = null;
+    }
+    if (permit != null) {
+      permit.release(outcome);
+      permit = null;
+    }
+    if (slotHeld) {
+      slotHeld = false;
+      cluster.limits().releaseRequest();
+      cluster.stats().upstreamRqActive.dec();
+      cluster.stats().upstreamRqCompleted.inc();
+      host.requestFinished(success);
+    }
+    if (body != null) {
+      body.release();
+      body = null;
+    }
+  }
+
+  private static ByteBuf textBody(String text) {
+    return Unpooled.wrappedBuffer(text.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** A reply to the client; a HEAD request's carries no body (its content-length stays). */
+  private FullHttpResponse response(int code, ByteBuf content) {
+    int length = content.readableBytes();
+    ByteBuf sent = content;
+    if (head && length > 0) {
+      content.release();
+      sent = Unpooled.EMPTY_BUFFER;
+    }
+    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(code), sent);
+    if (length > 0 && code == 503) {
+      r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain");
+    }
+    r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, length);
+    r.headers().set(HttpHeaderNames.SERVER, hcm.config().serverName());
+    return r;
+  }
+}

@@ -1,0 +1,109 @@
+package io.spillway.edge.http;
+
+import io.spillway.edge.config.ExtAuthzConfig;
+import io.spillway.edge.config.Route.StringMatch;
+import io.spillway.edge.stats.Counter;
+import io.spillway.edge.stats.Scope;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The ext_authz HTTP filter's factory for one connection manager (Envoy's
+ * {@code extensions/filters/http/ext_authz} {@code FilterConfig} with the HTTP {@code ClientConfig}):
+ * the parsed configuration, its header rules and the {@code http.<stat_prefix>.ext_authz.*} stats.
+ * Shared by every worker and immutable; each request's check is an {@link ExtAuthzCheck}.
+ *
+ * <p>Header rules are Envoy's ({@code ext_authz_http_impl.cc}): the check request carries the
+ * request's {@code host} and {@code authorization}, its method and path (with {@code path_prefix}),
+ * {@code content-length: 0} and no body, plus the headers {@code allowed_headers} matches. A denied
+ * answer's headers go to the client: all but {@code host} when {@code allowed_client_headers} is
+ * empty, else the matched ones plus {@code content-length}, {@code www-authenticate} and
+ * {@code location}.
+ */
+final class ExtAuthzFilter {
+
+  /** Request headers every HTTP check carries, whatever allowed_headers says (method and path are the request line). */
+  private static final Set<String> ALWAYS_SENT = Set.of("host", "authorization");
+  /** Denied-response headers always passed to the client once allowed_client_headers is set. */
+  private static final Set<String> ALWAYS_TO_CLIENT = Set.of("content-length", "www-authenticate", "location");
+
+  private final ExtAuthzConfig config;
+  final Counter ok;
+  final Counter denied;
+  final Counter error;
+  final Counter failureModeAllowed;
+
+  /** @param httpScope the connection manager's {@code http.<stat_prefix>.} scope */
+  ExtAuthzFilter(ExtAuthzConfig config, Scope httpScope) {
+    this.config = config;
+    Scope scope = httpScope.scope("ext_authz");
+    if (!config.statPrefix().isEmpty()) {
+      scope = scope.scope(config.statPrefix());
+    }
+    ok = scope.counter("ok");
+    denied = scope.counter("denied");
+    error = scope.counter("error");
+    failureModeAllowed = scope.counter("failure_mode_allowed");
+  }
+
+  ExtAuthzConfig config() {
+    return config;
+  }
+
+  /** Whether the check request carries this request header (lower-case name). */
+  boolean sendsRequestHeader(String name) {
+    return ALWAYS_SENT.contains(name) || anyMatch(config.allowedHeaders(), name);
+  }
+
+  /** Whether an OK answer's header is set on the upstream request. */
+  boolean toUpstream(String name) {
+    return anyMatch(config.allowedUpstreamHeaders(), name);
+  }
+
+  /** Whether a denied answer's header goes to the client. */
+  boolean toClientOnDenied(String name) {
+    if (config.allowedClientHeaders().isEmpty()) {
+      return !name.equals("host");
+    }
+    return ALWAYS_TO_CLIENT.contains(name) || anyMatch(config.allowedClientHeaders(), name);
+  }
+
+  /** Whether an OK answer's header is added to the client's response. */
+  boolean toClientOnSuccess(String name) {
+    return anyMatch(config.allowedClientHeadersOnSuccess(), name);
+  }
+
+  private static boolean anyMatch(List<StringMatch> matchers, String name) {
+    for (int i = 0; i < matchers.size(); i++) {
+      if (matches(matchers.get(i), name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Envoy's StringMatcher against a header name. */
+  static boolean matches(StringMatch match, String value) {
+    return switch (match) {
+      case StringMatch.Exact e -> e.ignoreCase() ? value.equalsIgnoreCase(e.value()) : value.equals(e.value());
+      case StringMatch.Prefix p -> value.regionMatches(p.ignoreCase(), 0, p.value(), 0, p.value().length());
+      case StringMatch.Suffix s -> value.length() >= s.value().length()
+          && value.regionMatches(s.ignoreCase(), value.length() - s.value().length(), s.value(), 0, s.value().length());
+      case StringMatch.Contains c -> contains(value, c.value(), c.ignoreCase());
+      case StringMatch.Regex r -> r.pattern().matcher(value).matches();
+      case StringMatch.Present p -> p.present();
+    };
+  }
+
+  private static boolean contains(String value, String part, boolean ignoreCase) {
+    if (!ignoreCase) {
+      return value.contains(part);
+    }
+    for (int i = 0; i <= value.length() - part.length(); i++) {
+      if (value.regionMatches(true, i, part, 0, part.length())) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,254 @@
+package io.spillway.edge.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.Message;
+import io.envoyproxy.envoy.config.cluster.v3.Cluster;
+import io.envoyproxy.envoy.config.endpoint.v3.ClusterLoadAssignment;
+import io.envoyproxy.envoy.config.listener.v3.Listener;
+import io.envoyproxy.envoy.config.route.v3.RouteConfiguration;
+import io.spillway.edge.config.BootstrapLoader;
+import io.spillway.edge.config.ConfigException;
+import io.spillway.edge.xds.XdsConfigSink;
+import io.spillway.edge.xds.XdsResourceType;
+import io.spillway.testkit.FreePorts;
+import io.spillway.testkit.OriginServer;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the edge does with resources once its ADS client accepted them: clusters, endpoints,
+ * listeners and routes applied to a running edge, checked with real traffic. The xDS server in the
+ * bootstrap is a closed port, so nothing but these calls changes the configuration.
+ */
+class DynamicConfigurationIT {
+
+  private OriginServer a;
+  private OriginServer b;
+  private EdgeHarness edge;
+  private XdsConfigSink sink;
+
+  @BeforeEach
+  void start() throws Exception {
+    a = OriginServer.start("a");
+    b = OriginServer.start("b");
+    int deadXds = FreePorts.pick();
+    edge = EdgeHarness.start("""
+        admin:
+          address: {socket_address: {address: 127.0.0.1, port_value: 0}}
+        dynamic_resources:
+          ads_config:
+            api_type: GRPC
+            transport_api_version: V3
+            grpc_services: [{envoy_grpc: {cluster_name: xds}}]
+          cds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 0.1s}
+          lds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 0.1s}
+        static_resources:
+          clusters:
+          - name: xds
+            type: STATIC
+            typed_extension_protocol_options:
+              envoy.extensions.upstreams.http.v3.HttpProtocolOptions:
+                "@type": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions
+                explicit_http_config: {http2_protocol_options: {}}
+            load_assignment:
+              cluster_name: xds
+              endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: %d}}}}]}]
+        """.formatted(deadXds));
+    sink = edge.server().xdsSink();
+    assertThat(sink).isNotNull();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (edge != null) {
+      edge.close();
+    }
+    a.close();
+    b.close();
+  }
+
+  @Test
+  void clustersEndpointsListenersAndRoutesTakeEffectInOrder() throws Exception {
+    sink.apply(XdsResourceType.CLUSTER, Map.of("backend", edsCluster("backend")));
+    sink.apply(XdsResourceType.ENDPOINT, Map.of("backend", endpoints("backend", a)));
+    sink.apply(XdsResourceType.LISTENER, Map.of("ingress", rdsListener("ingress", 0, "main")));
+    assertThat(listenerPort("ingress")).as("waits for its routes").isEqualTo(-1);
+
+    sink.apply(XdsResourceType.ROUTE, Map.of("main", routeTo("main", "backend")));
+    int port = listenerPort("ingress");
+    assertThat(port).isPositive();
+    assertThat(get(port, "/x").headers().firstValue("x-origin")).hasValue("a");
+
+    // EDS: the endpoint moves to b.
+    sink.apply(XdsResourceType.ENDPOINT, Map.of("backend", endpoints("backend", b)));
+    assertThat(get(port, "/x").headers().firstValue("x-origin")).hasValue("b");
+
+    // RDS: the route now answers directly.
+    sink.apply(XdsResourceType.ROUTE, Map.of("main", resource("""
+        name: main
+        virtual_hosts:
+        - name: all
+          domains: ["*"]
+          routes: [{match: {prefix: /}, direct_response: {status: 204}}]
+        """, RouteConfiguration.getDefaultInstance())));
+    assertThat(get(port, "/x").statusCode()).isEqualTo(204);
+  }
+
+  @Test
+  void aRejectedSetChangesNothingAndNamesTheResourceAndField() throws Exception {
+    sink.apply(XdsResourceType.CLUSTER, Map.of("backend", edsCluster("backend")));
+    sink.apply(XdsResourceType.ENDPOINT, Map.of("backend", endpoints("backend", a)));
+    sink.apply(XdsResourceType.ROUTE, Map.of("main", routeTo("main", "backend")));
+    sink.apply(XdsResourceType.LISTENER, Map.of("ingress", rdsListener("ingress", 0, "main")));
+    int port = listenerPort("ingress");
+
+    Map<String, Message> bad = new LinkedHashMap<>();
+    bad.put("ingress", rdsListener("ingress", 0, "main"));
+    bad.put("broken", resource("""
+        name: broken
+        address: {socket_address: {address: 127.0.0.1, port_value: 0}}
+        filter_chains: []
+        """, Listener.getDefaultInstance()));
+    assertThatThrownBy(() -> sink.apply(XdsResourceType.LISTENER, bad))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("listener \"broken\".filter_chains: one filter chain is required");
+
+    Map<String, Message> badCluster = Map.of("backend", resource("""
+        name: backend
+        type: EDS
+        lb_policy: MAGLEV
+        eds_cluster_config: {eds_config: {ads: {}}}
+        """, Cluster.getDefaultInstance()));
+    assertThatThrownBy(() -> sink.apply(XdsResourceType.CLUSTER, badCluster))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage("cluster \"backend\".lb_policy: MAGLEV is not supported");
+
+    assertThat(listenerPort("broken")).isEqualTo(-1);
+    assertThat(get(port, "/x").headers().firstValue("x-origin")).hasValue("a");
+  }
+
+  @Test
+  void aListenerThatMovesRebindsAndARemovedOneStopsAccepting() throws Exception {
+    sink.apply(XdsResourceType.CLUSTER, Map.of("backend", edsCluster("backend")));
+    sink.apply(XdsResourceType.ENDPOINT, Map.of("backend", endpoints("backend", a)));
+    sink.apply(XdsResourceType.ROUTE, Map.of("main", routeTo("main", "backend")));
+    int first = FreePorts.pick();
+    sink.apply(XdsResourceType.LISTENER, Map.of("ingress", rdsListener("ingress", first, "main")));
+    assertThat(get(first, "/x").statusCode()).isEqualTo(200);
+
+    int second = FreePorts.pick();
+    sink.apply(XdsResourceType.LISTENER, Map.of("ingress", rdsListener("ingress", second, "main")));
+    assertThat(get(second, "/x").statusCode()).isEqualTo(200);
+    assertThatThrownBy(() -> freshGet(first)).isInstanceOf(ConnectException.class);
+
+    sink.apply(XdsResourceType.LISTENER, Map.of());
+    assertThat(listenerPort("ingress")).isEqualTo(-1);
+    assertThatThrownBy(() -> freshGet(second)).isInstanceOf(ConnectException.class);
+  }
+
+  @Test
+  void aListenerChangedInPlaceKeepsItsPortAndServesTheNewChain() throws Exception {
+    sink.apply(XdsResourceType.CLUSTER, Map.of("backend", edsCluster("backend"), "other", edsCluster("other")));
+    sink.apply(XdsResourceType.ENDPOINT, Map.of("backend", endpoints("backend", a), "other", endpoints("other", b)));
+    sink.apply(XdsResourceType.ROUTE, Map.of("main", routeTo("main", "backend"), "alt", routeTo("alt", "other")));
+    sink.apply(XdsResourceType.LISTENER, Map.of("ingress", rdsListener("ingress", 0, "main")));
+    int port = listenerPort("ingress");
+    assertThat(get(port, "/x").headers().firstValue("x-origin")).hasValue("a");
+
+    sink.apply(XdsResourceType.LISTENER, Map.of("ingress", rdsListener("ingress", 0, "alt")));
+    assertThat(listenerPort("ingress")).isEqualTo(port);
+    assertThat(get(port, "/x").headers().firstValue("x-origin")).hasValue("b");
+  }
+
+  @Test
+  void aRemovedClusterAnswers503AndAReAddedOneServesAgain() throws Exception {
+    sink.apply(XdsResourceType.CLUSTER, Map.of("backend", edsCluster("backend")));
+    sink.apply(XdsResourceType.ENDPOINT, Map.of("backend", endpoints("backend", a)));
+    sink.apply(XdsResourceType.ROUTE, Map.of("main", routeTo("main", "backend")));
+    sink.apply(XdsResourceType.LISTENER, Map.of("ingress", rdsListener("ingress", 0, "main")));
+    int port = listenerPort("ingress");
+
+    sink.apply(XdsResourceType.CLUSTER, Map.of());
+    assertThat(get(port, "/x").statusCode()).isEqualTo(503);
+    sink.apply(XdsResourceType.CLUSTER, Map.of("backend", edsCluster("backend")));
+    assertThat(get(port, "/x").statusCode()).isEqualTo(200);
+  }
+
+  private int listenerPort(String name) {
+    for (io.spillway.edge.listener.Listener l : edge.server().listeners()) {
+      if (l.config().name().equals(name)) {
+        return l.localAddress().getPort();
+      }
+    }
+    return -1;
+  }
+
+  private HttpResponse<String> get(int port, String path) throws Exception {
+    return edge.http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** On a new connection: the shared client could reuse one accepted before the listener moved. */
+  private static void freshGet(int port) throws Exception {
+    try (java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder()
+        .connectTimeout(Duration.ofSeconds(5)).build()) {
+      client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/x"))
+          .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+  }
+
+  private static Cluster edsCluster(String name) throws ConfigException {
+    return resource("""
+        name: %s
+        type: EDS
+        connect_timeout: 1s
+        eds_cluster_config: {eds_config: {ads: {}, resource_api_version: V3}}
+        """.formatted(name), Cluster.getDefaultInstance());
+  }
+
+  private static ClusterLoadAssignment endpoints(String name, OriginServer origin) throws ConfigException {
+    return resource("""
+        cluster_name: %s
+        endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: %d}}}}]}]
+        """.formatted(name, origin.port()), ClusterLoadAssignment.getDefaultInstance());
+  }
+
+  private static Listener rdsListener(String name, int port, String routes) throws ConfigException {
+    return resource("""
+        name: %s
+        address: {socket_address: {address: 127.0.0.1, port_value: %d}}
+        filter_chains:
+        - filters:
+          - name: envoy.filters.network.http_connection_manager
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+              stat_prefix: ingress
+              rds: {route_config_name: %s, config_source: {ads: {}, resource_api_version: V3}}
+              http_filters: [{name: envoy.filters.http.router}]
+        """.formatted(name, port, routes), Listener.getDefaultInstance());
+  }
+
+  private static RouteConfiguration routeTo(String name, String cluster) throws ConfigException {
+    return resource("""
+        name: %s
+        virtual_hosts:
+        - name: all
+          domains: ["*"]
+          routes: [{match: {prefix: /}, route: {cluster: %s}}]
+        """.formatted(name, cluster), RouteConfiguration.getDefaultInstance());
+  }
+
+  private static <T extends Message> T resource(String yaml, T prototype) throws ConfigException {
+    return BootstrapLoader.parseResource(yaml, BootstrapLoader.Format.YAML, prototype);
+  }
+}
