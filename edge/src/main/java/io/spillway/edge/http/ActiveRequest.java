@@ -860,6 +860,11 @@ final class ActiveRequest implements RequestView {
     return hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_STREAM_IDLE, configured);
   }
 
+  /** reduce_timeouts changed: the idle deadline is recomputed from the last activity and re-armed. */
+  void rescaleTimers() {
+    armStreamTimer();
+  }
+
   /**
    * Asks the downstream for a timer callback at the earlier of the route deadline and the idle
    * deadline. Activity does not move the timer: when it fires, {@link #onTimer()} checks what

@@ -12,4 +12,11 @@ public final class DownstreamEvents {
    * least {@code idleNanos} closes now (0: every idle connection).
    */
   public record CloseIdle(long idleNanos) {}
+
+  /**
+   * reduce_timeouts changed its state: recompute the running scaled timers (connection idle, and
+   * the HTTP/1 request's stream idle) from when they started, so a connection idle for longer than
+   * its new, shorter timeout closes now rather than when the old timeout ends.
+   */
+  public enum RescaleTimers { INSTANCE }
 }

@@ -172,6 +172,19 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       }
       return;
     }
+    if (evt instanceof DownstreamEvents.RescaleTimers) {
+      if (current != null) {
+        current.rescaleTimers();
+      } else if (idleDeadline != 0 && !closing) {
+        long nanos = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_IDLE,
+            hcm.config().idleTimeout()).toNanos();
+        if (nanos > 0) {
+          idleDeadline = idleSince + nanos;
+          armTimer(idleDeadline); // earlier: re-armed; later: the earlier timer re-arms on firing
+        }
+      }
+      return;
+    }
     if (evt instanceof DownstreamEvents.Drain) {
       onDrain();
       return;

@@ -71,6 +71,19 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
       }
       return;
     }
+    if (evt instanceof DownstreamEvents.RescaleTimers) {
+      if (idleTimer != null) {
+        idleTimer.cancel(false);
+        idleTimer = null;
+        long nanos = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_IDLE,
+            hcm.config().idleTimeout()).toNanos();
+        if (nanos > 0) {
+          idleTimer = ctx.executor().schedule(this::onIdle, Math.max(1, idleSince + nanos - System.nanoTime()),
+              TimeUnit.NANOSECONDS);
+        }
+      }
+      return;
+    }
     if (evt instanceof DownstreamEvents.Drain) {
       hcm.stats().downstreamCxDrainClose.inc();
       goAway();

@@ -197,6 +197,18 @@ public final class EdgeServer implements AdminContext {
         }
       });
     }
+    ActionIndex reduceTimeouts = overload.actionHandle(OverloadNames.REDUCE_TIMEOUTS);
+    if (reduceTimeouts.isConfigured()) {
+      // Running scaled timers follow the action: each change of its state re-times them.
+      double[] last = {0};
+      overload.addStateListener(state -> {
+        double s = state.actionState(reduceTimeouts);
+        if (s != last[0]) {
+          last[0] = s;
+          listeners.forEach(l -> l.signalConnections(io.spillway.edge.http.DownstreamEvents.RescaleTimers.INSTANCE));
+        }
+      });
+    }
     overload.start((delay, task) -> control.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS));
     ready = true;
     log.info("edge ready: {} workers on {}, {} listeners, {} clusters", options.concurrency(), transport,

@@ -165,6 +165,38 @@ class OverloadIT {
     assertThat(edge.awaitStat("http.ingress.downstream_cx_idle_timeout", 1)).isEqualTo(1);
   }
 
+  @Test
+  void reduceTimeoutsRetimesAConnectionThatIsAlreadyIdle() throws Exception {
+    Path file = pressure(0.1);
+    String yaml = bootstrap("""
+        common_http_protocol_options: { idle_timeout: 30s }
+        """, """
+        - match: { prefix: "/" }
+          route: { cluster: origin }
+        """, cluster("origin", "", origin.port())) + injectedOverload(file, """
+          actions:
+          - name: envoy.overload_actions.reduce_timeouts
+            triggers:
+            - name: envoy.resource_monitors.injected_resource
+              scaled: { scaling_threshold: 0.5, saturation_threshold: 0.9 }
+            typed_config:
+              "@type": type.googleapis.com/envoy.config.overload.v3.ScaleTimersOverloadActionConfig
+              timer_scale_factors:
+              - timer: HTTP_DOWNSTREAM_CONNECTION_IDLE
+                min_timeout: 0.2s
+        """);
+    edge = EdgeHarness.start(yaml);
+    try (RawHttp.Connection c = RawHttp.connect(edge.port(), Duration.ofSeconds(5))) {
+      // Idle under a 30 s timeout; then the pressure saturates reduce_timeouts: the running idle
+      // timer is re-timed to 0.2 s from when the connection went idle, so it closes at once.
+      assertThat(c.exchange("GET /a HTTP/1.1\r\nHost: x\r\n\r\n", Duration.ofSeconds(5)).status()).isEqualTo(200);
+      Thread.sleep(300);
+      pressure(1.0);
+      assertThat(c.awaitClose(Duration.ofSeconds(10))).isTrue();
+    }
+    assertThat(edge.awaitStat("http.ingress.downstream_cx_idle_timeout", 1)).isEqualTo(1);
+  }
+
   private String shedPointBootstrap(Path file, String point) {
     return bootstrap("""
         - match: { prefix: "/" }
