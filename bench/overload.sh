@@ -1,0 +1,479 @@
+#!/usr/bin/env bash
+# bench/overload.sh — the `bench/overload` scenario: a backend of known capacity C
+# behind the Spillway edge (admission enforce / off / shadow), nginx and HAProxy, loaded by a
+# truly open-loop generator (io.spillway.bench.overload.OpenLoopLoad; latency from each
+# request's scheduled send time, so no coordinated omission).
+#
+# Scenarios (SCENARIOS, any of):
+#   levels  for each target in TARGETS: a fresh proxy, WARM s at 0.5 C, then PHASE s at each
+#           multiple of C in MULTS (GAP s apart); goodput, p50/p99 of successes, refusal p99,
+#           CPU of the proxy per request; the edge's limit/in-flight/executor lag every 50 ms.
+#   step    edge enforce: WARM at 0.5 C, STEP_PRE s at 1x, STEP_HIGH s at 3x, STEP_POST s at 1x;
+#           the limit and admitted concurrency every 50 ms; time to within +-10 % of steady state.
+#   tiers   edge enforce and edge shadow (fresh each): 3x C of `proxy`, then the login storm
+#           (STORM_START x C of `start` over STORM_PROXY x C of `proxy`, plus small
+#           `continuation` and `exempt` streams); per-tier success, and shadow's would-refuse
+#           rate next to enforce's refusals (shadow fidelity).
+# Everything listens on 127.0.0.1; every process started here is stopped on exit; every load
+# step is bounded by its schedule and by `timeout`.
+#
+# Environment (defaults in brackets):
+#   SCENARIOS   levels step tiers                         [levels step tiers]
+#   TARGETS     edge-enforce edge-off nginx haproxy       [all four]
+#   MULTS       multiples of C for `levels`               [0.8 1 2 3 10]
+#   SLOTS / SERVICE_MS  backend capacity: C = SLOTS*1000/SERVICE_MS req/s   [20 / 50 -> C = 400]
+#   PHASE       seconds per load level                    [10]
+#   PROXY_WARM  seconds of a throw-away warm-up run at 0.5 C after a proxy starts [8]
+#   WARM        seconds at 0.5 C at the start of each measured generator run (not scored) [5]
+#   GAP         idle seconds between levels               [3]
+#   TIMEOUT_MS  client timeout, from the scheduled time   [2000]
+#   SLO_MS      a success counts as goodput if within it  [1000]
+#   MAX_CONNS   generator connection cap                  [6000]
+#   HAPROXY_MAXCONN / HAPROXY_QUEUE_MS  server maxconn and `timeout queue`  [$SLOTS / 500]
+#   STORM_START / STORM_PROXY / STORM_CONT / STORM_EXEMPT  storm rates in C   [3 / 0.5 / 0.1 / 0.05]
+#   STEP_PRE / STEP_HIGH / STEP_POST  step phases (s)     [5 / 15 / 8]
+#   RUNS        repetitions of all scenarios (medians in the report) [1]
+#   EDGE_JAVA_OPTS  extra JVM options for the edge        []
+#   REBUILD     1 = build even if the jars exist          [0]
+#   INSTALL     0 = never apt-get                          [1]
+#   KEEP_DIR    1 = keep the work dir                     [0]
+#   RESULTS_DIR where the report goes                     [bench/results]
+set -euo pipefail
+export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
+export LC_ALL=C
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
+LIB=$SCRIPT_DIR/lib
+
+SCENARIOS=${SCENARIOS:-"levels step tiers"}
+TARGETS=${TARGETS:-"edge-enforce edge-off nginx haproxy"}
+MULTS=${MULTS:-"0.8 1 2 3 10"}
+SLOTS=${SLOTS:-20}
+SERVICE_MS=${SERVICE_MS:-50}
+PHASE=${PHASE:-10}
+WARM=${WARM:-5}
+PROXY_WARM=${PROXY_WARM:-8}
+GAP=${GAP:-3}
+TIMEOUT_MS=${TIMEOUT_MS:-2000}
+SLO_MS=${SLO_MS:-1000}
+MAX_CONNS=${MAX_CONNS:-6000}
+HAPROXY_MAXCONN=${HAPROXY_MAXCONN:-$SLOTS}
+HAPROXY_QUEUE_MS=${HAPROXY_QUEUE_MS:-500}
+STORM_START=${STORM_START:-3}
+STORM_PROXY=${STORM_PROXY:-0.5}
+STORM_CONT=${STORM_CONT:-0.1}
+STORM_EXEMPT=${STORM_EXEMPT:-0.05}
+STEP_PRE=${STEP_PRE:-5}
+STEP_HIGH=${STEP_HIGH:-15}
+STEP_POST=${STEP_POST:-8}
+RUNS=${RUNS:-1}
+EDGE_JAVA_OPTS=${EDGE_JAVA_OPTS:-}
+REBUILD=${REBUILD:-0}
+INSTALL=${INSTALL:-1}
+KEEP_DIR=${KEEP_DIR:-0}
+RESULTS_DIR=${RESULTS_DIR:-$SCRIPT_DIR/results}
+EDGE_JAR=$REPO_ROOT/edge/target/spillway-edge-all.jar
+BENCH_JAR=$REPO_ROOT/bench/target/spillway-jmh.jar
+
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf 'overload: ERROR: %s\n' "$*" >&2; exit 1; }
+
+is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+for v in SLOTS PHASE WARM PROXY_WARM GAP TIMEOUT_MS SLO_MS MAX_CONNS HAPROXY_MAXCONN HAPROXY_QUEUE_MS STEP_PRE STEP_HIGH STEP_POST RUNS REBUILD INSTALL KEEP_DIR; do
+  is_uint "${!v}" || die "$v must be a non-negative integer (got '${!v}')"
+done
+(( PHASE >= 1 && PHASE <= 120 )) || die "PHASE must be 1..120"
+(( RUNS >= 1 && RUNS <= 5 )) || die "RUNS must be 1..5"
+for m in $MULTS; do [[ $m =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "MULTS: '$m' is not a number"; done
+for t in $TARGETS; do case $t in edge-enforce|edge-off|nginx|haproxy) ;; *) die "unknown target '$t'";; esac; done
+for s in $SCENARIOS; do case $s in levels|step|tiers) ;; *) die "unknown scenario '$s'";; esac; done
+CAP=$(python3 -c "print(round($SLOTS*1000/$SERVICE_MS, 3))")
+rate() { python3 -c "print(round($1*$CAP, 3))"; }
+
+# ------------------------------------------------------------------ tools
+need_pkgs=()
+want_t() { [[ " $TARGETS " == *" $1 "* ]]; }
+if [[ " $SCENARIOS " == *" levels "* ]]; then
+  want_t nginx && ! command -v nginx >/dev/null && need_pkgs+=(nginx)
+  want_t haproxy && ! command -v haproxy >/dev/null && need_pkgs+=(haproxy)
+fi
+command -v curl >/dev/null || need_pkgs+=(curl)
+command -v python3 >/dev/null || need_pkgs+=(python3)
+if (( ${#need_pkgs[@]} )); then
+  (( INSTALL )) || die "missing: ${need_pkgs[*]} (INSTALL=0)"
+  (( EUID == 0 )) || die "missing: ${need_pkgs[*]}; run as root or install them"
+  before=" $(pgrep -d ' ' -x 'nginx|haproxy' || true) "
+  log "installing: ${need_pkgs[*]}"
+  apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need_pkgs[@]}" >&2
+  for pid in $(pgrep -x 'nginx|haproxy' || true); do   # stop a service the package install started
+    [[ $before == *" $pid "* ]] || kill -TERM "$pid" 2>/dev/null || true
+  done
+fi
+
+find_jdk() {
+  local c m
+  for c in ${JAVA_HOME:-} /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*21* /usr/lib/jvm/*; do
+    [[ -n $c && -x $c/bin/java ]] || continue
+    m=$("$c/bin/java" -version 2>&1 | awk -F'"' '/version/ { print $2; exit }' | awk -F. '{ print ($1 == "1") ? $2 : $1 }' | sed 's/[^0-9].*//')
+    [[ -n $m ]] && (( m >= 21 )) && { echo "$c"; return 0; }
+  done
+  return 1
+}
+JDK=$(find_jdk) || die "need a JDK >= 21 (set JAVA_HOME)"
+JAVA=$JDK/bin/java
+stale() { [[ ! -f $1 ]] || [[ -n $(find "$REPO_ROOT/edge/src/main" "$REPO_ROOT/bench/src/main" -newer "$1" -type f -print -quit 2>/dev/null) ]]; }
+if (( REBUILD )) || stale "$EDGE_JAR" || stale "$BENCH_JAR"; then
+  log "building (bin/spillway build) with $JDK"
+  (cd "$REPO_ROOT" && JAVA_HOME=$JDK PATH="$JDK/bin:$PATH" bin/spillway build) >&2 || die "build failed"
+fi
+[[ -f $EDGE_JAR && -f $BENCH_JAR ]] || die "missing $EDGE_JAR or $BENCH_JAR after the build"
+
+# ------------------------------------------------------------------ processes
+PIDS=()
+DIR=""
+FAILED=1
+cleanup() {
+  local rc=$? pid i alive
+  trap - EXIT INT TERM
+  set +e
+  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+  for i in $(seq 1 25); do
+    alive=0
+    for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    (( alive )) || break
+    sleep 0.2
+  done
+  for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null; done
+  if [[ -n $DIR && -d $DIR ]]; then
+    if (( KEEP_DIR || rc != 0 || FAILED )); then log "kept work dir: $DIR"; else rm -rf "$DIR"; fi
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'log interrupted; exit 130' INT
+trap 'log terminated; exit 143' TERM
+
+DIR=$(mktemp -d /tmp/overload.XXXXXX)
+chmod 755 "$DIR"
+mkdir -p "$DIR/tmp"
+RESULTS=$DIR/results.jsonl
+: >"$RESULTS"
+
+read -r EPH_LO EPH_HI < /proc/sys/net/ipv4/ip_local_port_range || { EPH_LO=32768; EPH_HI=60999; }
+if (( EPH_LO > 12000 )); then PORT_LO=$(( EPH_LO > 30000 ? EPH_LO - 20000 : 10000 )); PORT_HI=$(( EPH_LO - 1 ))
+else PORT_LO=$(( EPH_HI + 1 )); PORT_HI=65000; fi
+PICKED=" "
+pick_port() {
+  local p tries=0
+  while (( tries++ < 500 )); do
+    p=$(( PORT_LO + (RANDOM * 32768 + RANDOM) % (PORT_HI - PORT_LO + 1) ))
+    [[ $PICKED == *" $p "* ]] && continue
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
+    echo "$p"; return 0
+  done
+  die "no free port"
+}
+BACKEND_PORT=$(pick_port); PICKED+="$BACKEND_PORT "
+PROXY_PORT=$(pick_port); PICKED+="$PROXY_PORT "
+ADMIN_PORT=$(pick_port); PICKED+="$ADMIN_PORT "
+
+LAST_PID=""
+start_bg() {  # NAME CMD...
+  local name=$1; shift
+  "$@" >"$DIR/$name.log" 2>&1 &
+  LAST_PID=$!
+  PIDS+=("$LAST_PID")
+  log "started $name (pid $LAST_PID)"
+}
+stop_pid() {  # PID: TERM, wait up to 5 s, then KILL
+  local pid=$1 i
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for i in $(seq 1 25); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+wait_http() {  # NAME PID URL SECONDS
+  local deadline=$((SECONDS + $4)) code
+  while (( SECONDS < deadline )); do
+    kill -0 "$2" 2>/dev/null || { tail -n 30 "$DIR/$1.log" >&2; die "$1 exited before it was ready"; }
+    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$3" || true)
+    [[ $code == 200 ]] && return 0
+    sleep 0.25
+  done
+  tail -n 30 "$DIR/$1.log" >&2
+  die "$1 not ready on $3 within $4 s"
+}
+
+# The backend: SLOTS concurrent slots of SERVICE_MS each, FIFO queue; C = SLOTS / SERVICE_MS.
+# The generator and the backend run C1-only with the serial GC: less JIT and GC CPU taken from
+# the proxy on these few shared cores, and they are warm within a second or two.
+TOOL_JVM=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms256m)
+start_bg backend "$JAVA" "${TOOL_JVM[@]}" -Xmx512m -cp "$BENCH_JAR" io.spillway.bench.overload.CapacityBackend \
+  --port "$BACKEND_PORT" --slots "$SLOTS" --service-ms "$SERVICE_MS"
+BACKEND_PID=$LAST_PID
+wait_http backend "$BACKEND_PID" "http://127.0.0.1:$BACKEND_PORT/__stats" 30
+log "backend capacity C = $CAP req/s ($SLOTS slots x $SERVICE_MS ms)"
+
+# ------------------------------------------------------------------ configs
+cat >"$DIR/edge.yaml" <<EOF
+admin:
+  address:
+    socket_address: { address: 127.0.0.1, port_value: $ADMIN_PORT }
+static_resources:
+  listeners:
+  - name: bench_listener
+    address:
+      socket_address: { address: 127.0.0.1, port_value: $PROXY_PORT }
+    filter_chains:
+    - filters:
+      - name: envoy.filters.network.http_connection_manager
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+          stat_prefix: bench
+          codec_type: AUTO
+          route_config:
+            name: bench_route
+            virtual_hosts:
+            - name: all
+              domains: ["*"]
+              routes:
+              - match: { prefix: "/login" }
+                route: { cluster: backend }
+                metadata: { filter_metadata: { spillway.admission: { tier: start } } }
+              - match: { prefix: "/cont" }
+                route: { cluster: backend }
+                metadata: { filter_metadata: { spillway.admission: { tier: continuation } } }
+              - match: { prefix: "/exempt" }
+                route: { cluster: backend }
+                metadata: { filter_metadata: { spillway.admission: { tier: exempt } } }
+              - match: { prefix: "/" }
+                route: { cluster: backend }
+          http_filters:
+          - name: envoy.filters.http.router
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+  clusters:
+  - name: backend
+    type: STATIC
+    connect_timeout: 1s
+    lb_policy: ROUND_ROBIN
+    load_assignment:
+      cluster_name: backend
+      endpoints:
+      - lb_endpoints:
+        - endpoint:
+            address:
+              socket_address: { address: 127.0.0.1, port_value: $BACKEND_PORT }
+EOF
+for mode in enforce off shadow; do
+  # Inbound admission in MODE with the built-in defaults; the outbound guard off, so only
+  # admission differs between the edge rows.
+  printf '{"inbound": {"mode": "%s"}, "outbound": {"mode": "off"}}\n' "$mode" >"$DIR/policy-$mode.json"
+done
+
+cat >"$DIR/nginx.conf" <<EOF
+worker_processes 2;
+worker_rlimit_nofile 20000;
+pid $DIR/nginx.pid;
+error_log $DIR/nginx-error.log error;
+events { worker_connections 16000; }
+http {
+    access_log off;
+    client_body_temp_path $DIR/tmp/body; proxy_temp_path $DIR/tmp/proxy;
+    fastcgi_temp_path $DIR/tmp/fcgi; uwsgi_temp_path $DIR/tmp/uwsgi; scgi_temp_path $DIR/tmp/scgi;
+    keepalive_timeout 120s;
+    keepalive_requests 100000000;
+    upstream backend {
+        server 127.0.0.1:$BACKEND_PORT;
+        keepalive 64;
+        keepalive_requests 100000000;
+    }
+    server {
+        listen 127.0.0.1:$PROXY_PORT backlog=8192;
+        location / {
+            proxy_pass http://backend;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+        }
+    }
+}
+EOF
+
+cat >"$DIR/haproxy.cfg" <<EOF
+global
+    nbthread 2
+    maxconn 9000
+    pidfile $DIR/haproxy.pid
+
+defaults
+    mode http
+    option http-keep-alive
+    option abortonclose
+    http-reuse always
+    timeout connect 5s
+    timeout client 120s
+    timeout server 120s
+    timeout http-keep-alive 120s
+    timeout http-request 10s
+    timeout queue ${HAPROXY_QUEUE_MS}ms
+
+frontend fe
+    bind 127.0.0.1:$PROXY_PORT backlog 8192
+    maxconn 9000
+    default_backend backend
+
+backend backend
+    # At most HAPROXY_MAXCONN requests at the backend; the excess waits in HAProxy's queue
+    # for up to 'timeout queue', then gets 503.
+    server b1 127.0.0.1:$BACKEND_PORT maxconn $HAPROXY_MAXCONN
+EOF
+
+# ------------------------------------------------------------------ helpers
+PROXY_PID=""
+CPU_PIDS=""
+start_proxy() {  # TARGET
+  case $1 in
+    edge-enforce|edge-off|edge-shadow)
+      local mode=${1#edge-}
+      # shellcheck disable=SC2086
+      start_bg "$1" "$JAVA" $EDGE_JAVA_OPTS -jar "$EDGE_JAR" -c "$DIR/edge.yaml" --concurrency 2 \
+        --overload-policy "$DIR/policy-$mode.json" --log-level warning
+      PROXY_PID=$LAST_PID
+      wait_http "$1" "$PROXY_PID" "http://127.0.0.1:$ADMIN_PORT/ready" 90
+      CPU_PIDS=$PROXY_PID ;;
+    nginx)
+      nginx -t -q -p "$DIR" -c "$DIR/nginx.conf" -e "$DIR/nginx-error.log" >&2 || die "nginx config invalid"
+      start_bg nginx nginx -p "$DIR" -c "$DIR/nginx.conf" -e "$DIR/nginx-error.log" -g 'daemon off;'
+      PROXY_PID=$LAST_PID
+      wait_http nginx "$PROXY_PID" "http://127.0.0.1:$PROXY_PORT/" 20
+      CPU_PIDS=$(echo "$PROXY_PID" $(pgrep -P "$PROXY_PID") | tr ' ' ',') ;;
+    haproxy)
+      haproxy -c -q -f "$DIR/haproxy.cfg" >&2 || die "haproxy config invalid"
+      start_bg haproxy haproxy -db -f "$DIR/haproxy.cfg"
+      PROXY_PID=$LAST_PID
+      wait_http haproxy "$PROXY_PID" "http://127.0.0.1:$PROXY_PORT/" 20
+      CPU_PIDS=$PROXY_PID ;;
+  esac
+  warm_proxy
+}
+stop_proxy() {
+  local target=$1 rss oom
+  rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$PROXY_PID/status" 2>/dev/null || echo 0)
+  if kill -0 "$PROXY_PID" 2>/dev/null; then alive=1; else alive=0; fi
+  oom=$(grep -c 'OutOfMemoryError' "$DIR/$target.log" 2>/dev/null || true)
+  stop_pid "$PROXY_PID"
+  mv "$DIR/$target.log" "$DIR/$target-r$RUN-$SCEN.log" 2>/dev/null || true
+  printf '{"kind":"proxy_end","run":%d,"scenario":"%s","target":"%s","rss_kb":%s,"alive_at_end":%d,"oom_lines":%s}\n' \
+    "$RUN" "$SCEN" "$target" "${rss:-0}" "$alive" "${oom:-0}" >>"$RESULTS"
+}
+flush_backend() {  # answer whatever a previous phase left queued at the backend, and wait until idle
+  local i s
+  curl -s --max-time 5 "http://127.0.0.1:$BACKEND_PORT/__flush" >/dev/null || true
+  for i in $(seq 1 40); do
+    s=$(curl -s --max-time 2 "http://127.0.0.1:$BACKEND_PORT/__stats" || true)
+    [[ $s == *'"in_service":0,"queued":0'* ]] && return 0
+    sleep 0.25
+  done
+  log "backend not idle after 10 s: $s"
+}
+# warm_proxy: PROXY_WARM s at 0.5 C in a throw-away generator run, so a freshly started edge has
+# compiled its hot paths (and nginx/HAProxy get the same treatment) before anything is measured.
+warm_proxy() {
+  (( PROXY_WARM > 0 )) || return 0
+  log "run $RUN $SCEN $TARGET: proxy warm-up ${PROXY_WARM}s at 0.5 C"
+  timeout --kill-after=5 $(( PROXY_WARM + TIMEOUT_MS / 1000 + 40 )) "$JAVA" "${TOOL_JVM[@]}" -Xmx1g -cp "$BENCH_JAR" \
+    io.spillway.bench.overload.OpenLoopLoad --target "http://127.0.0.1:$PROXY_PORT" \
+    --stream "proxywarm,/api/warm,$(rate 0.5),0,$PROXY_WARM" --timeout-ms "$TIMEOUT_MS" --label proxywarm \
+    >"$DIR/warm-$TARGET-$SCEN-r$RUN.json" 2>&1 || log "warm-up run failed (see $DIR/warm-$TARGET-$SCEN-r$RUN.json)"
+  flush_backend
+}
+# gen NAME TOTAL_SECONDS STREAM... : one generator run; JSON summary appended to RESULTS
+gen() {
+  local name=$1 secs=$2; shift 2
+  local args=() s sample=()
+  for s in "$@"; do args+=(--stream "$s"); done
+  if [[ $TARGET == edge-* ]]; then
+    sample=(--sample "http://127.0.0.1:$ADMIN_PORT/overload" --prom "http://127.0.0.1:$ADMIN_PORT/stats/prometheus"
+            --sample-ms 50 --sample-out "$DIR/samples-$name.tsv")
+  fi
+  log "run $RUN $SCEN $TARGET: $name (${secs}s)"
+  timeout --kill-after=5 $(( secs + TIMEOUT_MS / 1000 + 40 )) "$JAVA" "${TOOL_JVM[@]}" -Xmx1g -cp "$BENCH_JAR" \
+    io.spillway.bench.overload.OpenLoopLoad --target "http://127.0.0.1:$PROXY_PORT" "${args[@]}" \
+    --timeout-ms "$TIMEOUT_MS" --slo-ms "$SLO_MS" --max-conns "$MAX_CONNS" --threads 2 --cpu-pids "$CPU_PIDS" \
+    --series "$DIR/series-$name.tsv" "${sample[@]}" --label "$name" \
+    >"$DIR/gen-$name.json" 2>"$DIR/gen-$name.err" || { tail -n 20 "$DIR/gen-$name.err" >&2; die "generator failed ($name)"; }
+  python3 "$LIB/overload_report.py" record "$DIR/gen-$name.json" --run "$RUN" --scenario "$SCEN" --target "$TARGET" \
+    --capacity "$CAP" ${sample:+--samples "$DIR/samples-$name.tsv"} >>"$RESULTS"
+  tail -n 1 "$RESULTS" | python3 "$LIB/overload_report.py" line >&2
+}
+
+# ------------------------------------------------------------------ scenarios
+LOADAVG_START=$(cut -d' ' -f1-3 /proc/loadavg)
+for (( RUN = 1; RUN <= RUNS; RUN++ )); do
+  if [[ " $SCENARIOS " == *" levels "* ]]; then
+    SCEN=levels
+    read -r -a TL <<<"$TARGETS"
+    n=${#TL[@]}
+    for (( i = 0; i < n; i++ )); do
+      TARGET=${TL[$(( (i + RUN - 1) % n ))]}   # rotate the order every run
+      flush_backend
+      start_proxy "$TARGET"
+      # One generator run per target: warm-up, then each level in turn, GAP s apart.
+      streams=("warm,/api/w,$(rate 0.5),0,$WARM")
+      t=$WARM
+      for m in $MULTS; do
+        t=$(( t + GAP ))
+        streams+=("x$m,/api/x$m,$(rate "$m"),$t,$(( t + PHASE ))")
+        t=$(( t + PHASE ))
+      done
+      gen "levels-$TARGET-r$RUN" "$t" "${streams[@]}"
+      stop_proxy "$TARGET"
+    done
+  fi
+  if [[ " $SCENARIOS " == *" step "* ]]; then
+    SCEN=step TARGET=edge-enforce
+    flush_backend
+    start_proxy "$TARGET"
+    a=$((WARM + 1)); b=$((a + STEP_PRE)); c=$((b + STEP_HIGH)); d=$((c + STEP_POST))
+    gen "step-r$RUN" "$d" "warm,/api/w,$(rate 0.5),0,$WARM" "pre1x,/api/pre,$(rate 1),$a,$b" \
+      "step3x,/api/step,$(rate 3),$b,$c" "post1x,/api/post,$(rate 1),$c,$d"
+    stop_proxy "$TARGET"
+  fi
+  if [[ " $SCENARIOS " == *" tiers "* ]]; then
+    SCEN=tiers
+    for TARGET in edge-enforce edge-shadow; do
+      flush_backend
+      start_proxy "$TARGET"
+      a=$((WARM + GAP)); b=$((a + PHASE)); c=$((b + GAP + 2)); d=$((c + PHASE))
+      gen "tiers-$TARGET-r$RUN" "$d" "warm,/api/w,$(rate 0.5),0,$WARM" "proxy3x,/api/p3,$(rate 3),$a,$b" \
+        "storm-start,/login/s,$(rate "$STORM_START"),$c,$d" "storm-proxy,/api/s,$(rate "$STORM_PROXY"),$c,$d" \
+        "storm-continuation,/cont/s,$(rate "$STORM_CONT"),$c,$d" "storm-exempt,/exempt/s,$(rate "$STORM_EXEMPT"),$c,$d"
+      stop_proxy "$TARGET"
+    done
+  fi
+done
+
+# ------------------------------------------------------------------ report
+TS=$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$RESULTS_DIR"
+REPORT=$RESULTS_DIR/overload-$TS.md
+{
+  printf 'machine\t%s cores, %s, load average at start %s, at end %s\n' "$(nproc)" \
+    "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)" "$LOADAVG_START" "$(cut -d' ' -f1-3 /proc/loadavg)"
+  printf 'backend\tC = %s req/s (%s slots x %s ms, FIFO queue)\n' "$CAP" "$SLOTS" "$SERVICE_MS"
+  printf 'generator\topen loop, timeout %s ms from the scheduled time, SLO %s ms, max %s connections\n' "$TIMEOUT_MS" "$SLO_MS" "$MAX_CONNS"
+  printf 'phases\twarm-up %s s at 0.5 C, %s s per level, %s s apart; runs %s\n' "$WARM" "$PHASE" "$GAP" "$RUNS"
+  printf 'haproxy\tserver maxconn %s, timeout queue %s ms\n' "$HAPROXY_MAXCONN" "$HAPROXY_QUEUE_MS"
+  printf 'storm\tstart %s C, proxy %s C, continuation %s C, exempt %s C\n' "$STORM_START" "$STORM_PROXY" "$STORM_CONT" "$STORM_EXEMPT"
+  printf 'java\t%s\n' "$("$JAVA" -version 2>&1 | head -n 1)"
+  printf 'nginx\t%s\n' "$(nginx -v 2>&1 | head -n 1 || true)"
+  printf 'haproxy\t%s\n' "$(haproxy -v 2>&1 | head -n 1 || true)"
+} >"$DIR/facts.tsv"
+python3 "$LIB/overload_report.py" report "$RESULTS" "$DIR/facts.tsv" --samples-dir "$DIR" >"$REPORT"
+cp "$RESULTS" "${REPORT%.md}.jsonl"
+for f in "$DIR"/samples-step-r*.tsv; do [[ -f $f ]] && cp "$f" "$RESULTS_DIR/overload-$TS-$(basename "$f")"; done
+cat "$REPORT"
+log "report: $REPORT (raw: ${REPORT%.md}.jsonl)"
+FAILED=0
