@@ -184,6 +184,44 @@ class DynamicConfigurationIT {
     assertThat(get(port, "/x").statusCode()).isEqualTo(200);
   }
 
+  /**
+   * The edge's own share of push-to-traffic: from handing an accepted EDS or RDS set to the edge
+   * until the next request sees it (no gRPC, no control plane). Printed, never asserted.
+   */
+  @Test
+  void measuresApplyToTrafficLatency() throws Exception {
+    sink.apply(XdsResourceType.CLUSTER, Map.of("backend", edsCluster("backend"), "other", edsCluster("other")));
+    sink.apply(XdsResourceType.ENDPOINT, Map.of("backend", endpoints("backend", a), "other", endpoints("other", b)));
+    sink.apply(XdsResourceType.ROUTE, Map.of("main", routeTo("main", "backend")));
+    sink.apply(XdsResourceType.LISTENER, Map.of("ingress", rdsListener("ingress", 0, "main")));
+    int port = listenerPort("ingress");
+    get(port, "/warm");
+    int rounds = 50;
+    java.util.List<Long> eds = new java.util.ArrayList<>();
+    java.util.List<Long> rds = new java.util.ArrayList<>();
+    for (int i = 0; i < rounds; i++) {
+      OriginServer target = i % 2 == 0 ? b : a;
+      long t0 = System.nanoTime();
+      sink.apply(XdsResourceType.ENDPOINT, Map.of("backend", endpoints("backend", target),
+          "other", endpoints("other", b)));
+      assertThat(get(port, "/x").headers().firstValue("x-origin")).hasValue(target.name());
+      eds.add(System.nanoTime() - t0);
+    }
+    sink.apply(XdsResourceType.ENDPOINT, Map.of("backend", endpoints("backend", a), "other", endpoints("other", b)));
+    for (int i = 0; i < rounds; i++) {
+      boolean toOther = i % 2 == 0;
+      long t0 = System.nanoTime();
+      sink.apply(XdsResourceType.ROUTE, Map.of("main", routeTo("main", toOther ? "other" : "backend")));
+      assertThat(get(port, "/x").headers().firstValue("x-origin")).hasValue(toOther ? "b" : "a");
+      rds.add(System.nanoTime() - t0);
+    }
+    java.util.Collections.sort(eds);
+    java.util.Collections.sort(rds);
+    System.out.printf(java.util.Locale.ROOT, "apply-to-traffic (edge only, %d rounds): EDS median %.2f ms p99 %.2f ms;"
+        + " RDS median %.2f ms p99 %.2f ms%n", rounds, eds.get(rounds / 2) / 1e6, eds.get(rounds * 99 / 100) / 1e6,
+        rds.get(rounds / 2) / 1e6, rds.get(rounds * 99 / 100) / 1e6);
+  }
+
   private int listenerPort(String name) {
     for (io.spillway.edge.listener.Listener l : edge.server().listeners()) {
       if (l.config().name().equals(name)) {
