@@ -14,23 +14,43 @@ import java.util.Objects;
  * @param databasePassword the database password, or null; never logged
  * @param httpAddress the address the HTTP API binds
  * @param httpPort the HTTP port, 0 for any free port
- * @param xdsPort the xDS port (used by the xDS server, a later issue)
+ * @param xdsPort the port of the xDS server, 0 for any free port
  * @param adminToken the first administrator's token ({@code SPILLWAY_ADMIN_TOKEN}), or null to
  *     generate and print one on first start
  * @param secureCookies whether the session cookie carries {@code Secure}
  * @param maxBodyBytes the largest request body accepted
  * @param sessionTtl how long a console session lasts
+ * @param xdsAddress the address the xDS server binds
+ * @param xdsResyncInterval how often the xDS server re-sends every connected edge what differs
+ *     (the safety net behind push on change)
  */
 public record CentralConfig(Path dataDir, String databaseUrl, String databaseUser, String databasePassword,
     String httpAddress, int httpPort, int xdsPort, String adminToken, boolean secureCookies, int maxBodyBytes,
-    Duration sessionTtl) {
+    Duration sessionTtl, String xdsAddress, Duration xdsResyncInterval) {
 
   /** The default body limit: 1 MiB. */
   public static final int DEFAULT_MAX_BODY_BYTES = 1 << 20;
 
+  /** The default xDS address: loopback. */
+  public static final String DEFAULT_XDS_ADDRESS = "127.0.0.1";
+  /** The default re-sync interval: 5 minutes. */
+  public static final Duration DEFAULT_XDS_RESYNC_INTERVAL = Duration.ofMinutes(5);
+
+  /** The configuration with the default xDS address and re-sync interval. */
+  public CentralConfig(Path dataDir, String databaseUrl, String databaseUser, String databasePassword,
+      String httpAddress, int httpPort, int xdsPort, String adminToken, boolean secureCookies, int maxBodyBytes,
+      Duration sessionTtl) {
+    this(dataDir, databaseUrl, databaseUser, databasePassword, httpAddress, httpPort, xdsPort, adminToken, secureCookies,
+        maxBodyBytes, sessionTtl, DEFAULT_XDS_ADDRESS, DEFAULT_XDS_RESYNC_INTERVAL);
+  }
+
   /** Checks the values. */
   public CentralConfig {
     Objects.requireNonNull(dataDir, "dataDir");
+    Objects.requireNonNull(xdsAddress, "xdsAddress");
+    if (xdsResyncInterval == null || xdsResyncInterval.isNegative() || xdsResyncInterval.isZero()) {
+      throw new IllegalArgumentException("xdsResyncInterval must be positive");
+    }
     Objects.requireNonNull(httpAddress, "httpAddress");
     Objects.requireNonNull(sessionTtl, "sessionTtl");
     if (httpPort < 0 || httpPort > 65535 || xdsPort < 0 || xdsPort > 65535) {
@@ -41,22 +61,31 @@ public record CentralConfig(Path dataDir, String databaseUrl, String databaseUse
     }
   }
 
-  /** The configuration with defaults for everything but the data directory and database. */
+  /**
+   * The configuration with defaults for everything but the data directory and database; HTTP and
+   * xDS on any free port (tests, embedding).
+   */
   public static CentralConfig defaults(Path dataDir, String databaseUrl, String databaseUser, String adminToken) {
-    return new CentralConfig(dataDir, databaseUrl, databaseUser, null, "127.0.0.1", 0, 18000, adminToken, false,
+    return new CentralConfig(dataDir, databaseUrl, databaseUser, null, "127.0.0.1", 0, 0, adminToken, false,
         DEFAULT_MAX_BODY_BYTES, Duration.ofHours(12));
   }
 
   /** This configuration on another HTTP port. */
   public CentralConfig withHttpPort(int port) {
     return new CentralConfig(dataDir, databaseUrl, databaseUser, databasePassword, httpAddress, port, xdsPort, adminToken,
-        secureCookies, maxBodyBytes, sessionTtl);
+        secureCookies, maxBodyBytes, sessionTtl, xdsAddress, xdsResyncInterval);
+  }
+
+  /** This configuration with another xDS port and re-sync interval. */
+  public CentralConfig withXds(int port, Duration resyncInterval) {
+    return new CentralConfig(dataDir, databaseUrl, databaseUser, databasePassword, httpAddress, httpPort, port, adminToken,
+        secureCookies, maxBodyBytes, sessionTtl, xdsAddress, resyncInterval);
   }
 
   /** Hides the password (and the admin token) from {@code toString}. */
   @Override
   public String toString() {
     return "CentralConfig[dataDir=" + dataDir + ", database=" + (databaseUrl == null ? "embedded" : "external")
-        + ", httpAddress=" + httpAddress + ", httpPort=" + httpPort + ", xdsPort=" + xdsPort + "]";
+        + ", httpAddress=" + httpAddress + ", httpPort=" + httpPort + ", xdsAddress=" + xdsAddress + ", xdsPort=" + xdsPort + "]";
   }
 }

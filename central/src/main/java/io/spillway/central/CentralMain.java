@@ -14,7 +14,7 @@ import picocli.CommandLine.Option;
 
 /** {@code bin/spillway central}: runs central until SIGTERM or SIGINT, then stops gracefully. */
 @Command(name = "central", mixinStandardHelpOptions = true, sortOptions = false,
-    description = "Spillway central: the control plane's REST API, storage and (later) xDS server.")
+    description = "Spillway central: the control plane's REST API, storage and xDS server.")
 public final class CentralMain implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(CentralMain.class);
@@ -43,9 +43,18 @@ public final class CentralMain implements Callable<Integer> {
       description = "Port of the HTTP API, 0 for any (env SPILLWAY_HTTP_PORT; default ${DEFAULT-VALUE}).")
   int httpPort;
 
+  @Option(names = "--xds-address", defaultValue = "${env:SPILLWAY_XDS_ADDRESS:-127.0.0.1}",
+      description = "Address of the xDS server for edges (env SPILLWAY_XDS_ADDRESS; default ${DEFAULT-VALUE}).")
+  String xdsAddress;
+
   @Option(names = "--xds-port", defaultValue = "${env:SPILLWAY_XDS_PORT:-18000}",
-      description = "Port of the xDS server for edges (env SPILLWAY_XDS_PORT; default ${DEFAULT-VALUE}; not served yet).")
+      description = "Port of the xDS server for edges, 0 for any (env SPILLWAY_XDS_PORT; default ${DEFAULT-VALUE}).")
   int xdsPort;
+
+  @Option(names = "--xds-resync-interval", defaultValue = "${env:SPILLWAY_XDS_RESYNC_INTERVAL:-PT5M}",
+      description = "How often every connected edge is re-read and sent what differs, the safety net behind push on "
+          + "change; ISO-8601 (PT5M, PT30S) (env SPILLWAY_XDS_RESYNC_INTERVAL; default ${DEFAULT-VALUE}).")
+  Duration xdsResyncInterval;
 
   @Option(names = "--secure-cookies", defaultValue = "${env:SPILLWAY_SECURE_COOKIES:-false}",
       description = "Mark the console session cookie Secure (set when central is behind HTTPS; env SPILLWAY_SECURE_COOKIES).")
@@ -72,7 +81,7 @@ public final class CentralMain implements Callable<Integer> {
     String adminToken = System.getenv("SPILLWAY_ADMIN_TOKEN");
     CentralConfig config = new CentralConfig(dataDir, blankToNull(databaseUrl), blankToNull(databaseUser),
         blankToNull(databasePassword), httpAddress, httpPort, xdsPort, blankToNull(adminToken), secureCookies, maxBodyBytes,
-        Duration.ofHours(12));
+        Duration.ofHours(12), xdsAddress, xdsResyncInterval);
     CentralServer server;
     try {
       server = CentralServer.start(config, Clock.systemUTC(), new SecureRandom(), System.out);

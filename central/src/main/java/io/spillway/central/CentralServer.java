@@ -16,7 +16,16 @@ import io.spillway.central.edges.EdgesApi;
 import io.spillway.central.policy.AuditStore;
 import io.spillway.central.policy.PoliciesApi;
 import io.spillway.central.policy.PolicyStore;
+import io.spillway.central.resources.EndpointsApi;
+import io.spillway.central.resources.ResourceStore;
+import io.spillway.central.resources.ResourcesApi;
 import io.spillway.central.store.Database;
+import io.spillway.central.xds.ChangeBus;
+import io.spillway.central.resources.ResourceType;
+import io.spillway.central.xds.EdgeResourceSource;
+import io.spillway.central.xds.EdgeResources;
+import io.spillway.central.xds.TypeResources;
+import io.spillway.central.xds.XdsServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -37,10 +46,14 @@ public final class CentralServer implements AutoCloseable {
 
   private final Database database;
   private final Javalin http;
+  private final ChangeBus bus;
+  private final XdsServer xds;
 
-  private CentralServer(Database database, Javalin http) {
+  private CentralServer(Database database, Javalin http, ChangeBus bus, XdsServer xds) {
     this.database = database;
     this.http = http;
+    this.bus = bus;
+    this.xds = xds;
   }
 
   /**
@@ -61,6 +74,8 @@ public final class CentralServer implements AutoCloseable {
       url = Database.embeddedUrl(config.dataDir());
     }
     Database database = Database.open(url, config.databaseUser(), config.databasePassword());
+    ChangeBus bus = ChangeBus.forDatabase(database, url, config.databaseUser(), config.databasePassword());
+    XdsServer xds = null;
     try {
       Json json = new Json();
       Secrets secrets = new Secrets(random);
@@ -70,9 +85,24 @@ public final class CentralServer implements AutoCloseable {
       Authenticator authenticator = new Authenticator(authStore);
       AuthApi authApi = new AuthApi(authStore, secrets, new PasswordHasher(secrets, PasswordHasher.DEFAULT_ITERATIONS), clock,
           config.sessionTtl(), config.secureCookies());
-      PoliciesApi policiesApi = new PoliciesApi(new PolicyStore(database, json, clock), new AuditStore(database), json);
+      PoliciesApi policiesApi = new PoliciesApi(new PolicyStore(database, json, clock), new AuditStore(database), json, bus);
       EdgesApi edgesApi = new EdgesApi(new EdgeStore(database, json, clock), secrets, json);
+      ResourceStore resourceStore = new ResourceStore(database, clock);
       OpsApi opsApi = new OpsApi(database, metrics);
+      EdgeStore xdsEdges = new EdgeStore(database, json, clock);
+      if ("h2".equals(database.kind())) {
+        xdsEdges.clearConnected(); // the only replica: no stream is open before it starts
+      }
+      // A committed resource change is pushed to the edges it reaches (a selector: every edge).
+      resourceStore.onChange(target -> {
+        if (target.isSelector()) {
+          bus.publishAll();
+        } else {
+          bus.publish(target.edgeId());
+        }
+      });
+      xds = XdsServer.start(new XdsServer.Settings(config.xdsAddress(), config.xdsPort(), config.xdsResyncInterval()),
+          xdsEdges, new PolicyStore(database, json, clock), resourcesOf(resourceStore), bus, metrics.registry());
       Javalin http = Javalin.create(cfg -> {
         cfg.startup.showJavalinBanner = false;
         cfg.startup.showOldJavalinVersionWarning = false;
@@ -85,12 +115,18 @@ public final class CentralServer implements AutoCloseable {
         authApi.register(router);
         policiesApi.register(router); // before /configuration/edges/{id}
         edgesApi.register(router);
+        new ResourcesApi(resourceStore).register(router);
+        new EndpointsApi(resourceStore).register(router);
       });
       http.start();
       log.info("central listening on http://{}:{} ({} database, data directory {})", config.httpAddress(), http.port(),
           database.kind(), config.dataDir().toAbsolutePath());
-      return new CentralServer(database, http);
+      return new CentralServer(database, http, bus, xds);
     } catch (RuntimeException e) {
+      if (xds != null) {
+        xds.close();
+      }
+      bus.close();
       database.close();
       throw e;
     }
@@ -101,13 +137,31 @@ public final class CentralServer implements AutoCloseable {
     return http.port();
   }
 
+  /** The bound xDS port. */
+  public int xdsPort() {
+    return xds.port();
+  }
+
   @Override
   public void close() {
     try {
+      xds.close();
       http.stop();
     } finally {
+      bus.close();
       database.close();
     }
     log.info("central stopped");
+  }
+
+  /** What the xDS server sends an edge: its effective resources (own and by selector), versioned per type. */
+  private static EdgeResourceSource resourcesOf(ResourceStore store) {
+    return edgeId -> store.effectiveFor(edgeId)
+        .map(e -> new EdgeResources(
+            TypeResources.of(e.version(ResourceType.CLUSTERS), e.clusters()),
+            TypeResources.of(e.version(ResourceType.ENDPOINTS), e.endpoints()),
+            TypeResources.of(e.version(ResourceType.LISTENERS), e.listeners()),
+            TypeResources.of(e.version(ResourceType.ROUTES), e.routes())))
+        .orElse(EdgeResources.EMPTY);
   }
 }

@@ -50,6 +50,10 @@ final class CentralProcess implements AutoCloseable {
     command.addAll(args);
     command.add("--http-port");
     command.add(Integer.toString(port));
+    if (!args.contains("--xds-port")) {
+      command.add("--xds-port");
+      command.add("0"); // never the default 18000: tests run side by side
+    }
     Path log = Files.createTempFile(workDir, "central-", ".log");
     Path stdout = Files.createTempFile(workDir, "central-", ".out");
     ProcessBuilder builder = new ProcessBuilder(command).redirectError(log.toFile()).redirectOutput(stdout.toFile());

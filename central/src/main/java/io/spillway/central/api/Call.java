@@ -7,6 +7,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * One request as an endpoint sees it: the authenticated operator, path and query parameters, and
@@ -64,6 +66,37 @@ public final class Call {
     if (!mediaType.equals("application/json") && !mediaType.equals("application/merge-patch+json")) {
       throw ApiException.of(415, "the request body must be application/json");
     }
+    checkLength();
+    return json.parse(readLimited());
+  }
+
+  /**
+   * The body as bytes, for endpoints that take more than JSON (Envoy resources in YAML or JSON).
+   *
+   * @param mediaTypes the accepted media types, lower case
+   * @return the media type sent (lower case, without parameters) and the bytes
+   * @throws ApiException 415 unless the content type is one of {@code mediaTypes}, 413 when the
+   *     body is larger than the limit
+   */
+  public Body body(Set<String> mediaTypes) {
+    String type = context.header("Content-Type");
+    String mediaType = type == null ? "" : type.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+    if (!mediaTypes.contains(mediaType)) {
+      throw ApiException.of(415, "the request body must be one of " + new TreeSet<>(mediaTypes));
+    }
+    checkLength();
+    return new Body(mediaType, readLimited());
+  }
+
+  /**
+   * A request body.
+   *
+   * @param mediaType its media type, lower case, without parameters
+   * @param bytes its content
+   */
+  public record Body(String mediaType, byte[] bytes) {}
+
+  private void checkLength() {
     String length = context.header("Content-Length");
     if (length != null) {
       try {
@@ -74,7 +107,6 @@ public final class Call {
         throw ApiException.of(400, "bad Content-Length");
       }
     }
-    return json.parse(readLimited());
   }
 
   private byte[] readLimited() {

@@ -54,6 +54,11 @@ public final class HttpMetrics {
         .register(registry);
   }
 
+  /** The registry, for other parts of central (the xDS server) to add their metrics to {@code /metrics}. */
+  public PrometheusRegistry registry() {
+    return registry;
+  }
+
   /** Counts one answered request. */
   public void record(String method, String route, int status, double seconds) {
     requests.labelValues(method, route, Integer.toString(status)).inc();

@@ -40,8 +40,18 @@ public final class EdgeStore {
    * @param ackedVersions JSON object: type URL → ACKed version, or null
    * @param lastNack the last NACK, or null
    * @param reportedDefaults JSON of the deployment defaults the edge reported, or null
+   * @param lastAuthFailure the last xDS stream refused for this edge (wrong credential), or null
    */
-  public record Status(boolean connected, Instant lastSeen, String ackedVersions, LastNack lastNack, String reportedDefaults) {}
+  public record Status(boolean connected, Instant lastSeen, String ackedVersions, LastNack lastNack, String reportedDefaults,
+      AuthFailure lastAuthFailure) {}
+
+  /**
+   * An xDS stream refused for an edge.
+   *
+   * @param reason why (never the presented credential)
+   * @param at when
+   */
+  public record AuthFailure(String reason, Instant at) {}
 
   /**
    * The last configuration an edge refused.
@@ -85,7 +95,7 @@ public final class EdgeStore {
           return Optional.empty();
         }
       }
-      return Optional.of(new Edge(id, Map.copyOf(labels), now, now, new Status(false, null, null, null, null)));
+      return Optional.of(new Edge(id, Map.copyOf(labels), now, now, new Status(false, null, null, null, null, null)));
     });
   }
 
@@ -174,6 +184,78 @@ public final class EdgeStore {
     });
   }
 
+  /**
+   * An xDS stream of the edge opened (or was authenticated): connected, seen now. The stream id
+   * lets a late {@link #streamClosed} of an older stream (possibly on another replica) leave the
+   * newer one's status alone.
+   */
+  public void streamOpened(String id, String streamId) {
+    update("UPDATE edges SET connected = TRUE, xds_stream = ?, last_seen = ? WHERE id = ?", s -> {
+      s.setString(1, streamId);
+      Rows.setInstant(s, 2, clock.instant());
+      s.setString(3, id);
+    });
+  }
+
+  /** The xDS stream {@code streamId} closed: disconnected, unless a newer stream took over. */
+  public void streamClosed(String id, String streamId) {
+    update("UPDATE edges SET connected = FALSE, last_seen = ? WHERE id = ? AND xds_stream = ?", s -> {
+      Rows.setInstant(s, 1, clock.instant());
+      s.setString(2, id);
+      s.setString(3, streamId);
+    });
+  }
+
+  /** Every edge disconnected: at the start of the only central (embedded database), nothing is connected yet. */
+  public void clearConnected() {
+    update("UPDATE edges SET connected = FALSE WHERE connected = TRUE", s -> {});
+  }
+
+  /** The versions the edge ACKed, by type URL (replacing the previous map); seen now. */
+  public void recordAcked(String id, Map<String, String> ackedVersions) {
+    update("UPDATE edges SET acked_versions = ?, last_seen = ? WHERE id = ?", s -> {
+      s.setString(1, json.write(ackedVersions));
+      Rows.setInstant(s, 2, clock.instant());
+      s.setString(3, id);
+    });
+  }
+
+  /** The edge refused a version of a type, with its error detail; seen now. */
+  public void recordNack(String id, String typeUrl, String version, String error) {
+    Instant now = clock.instant();
+    update("UPDATE edges SET last_nack_type = ?, last_nack_version = ?, last_nack_error = ?, last_nack_at = ?, last_seen = ? "
+        + "WHERE id = ?", s -> {
+          s.setString(1, typeUrl);
+          s.setString(2, version);
+          s.setString(3, error);
+          Rows.setInstant(s, 4, now);
+          Rows.setInstant(s, 5, now);
+          s.setString(6, id);
+        });
+  }
+
+  /** A stream presenting this edge's id was refused (wrong credential); the reason has no secret in it. */
+  public void recordAuthFailure(String id, String reason) {
+    update("UPDATE edges SET last_auth_failure = ?, last_auth_failure_at = ? WHERE id = ?", s -> {
+      s.setString(1, reason);
+      Rows.setInstant(s, 2, clock.instant());
+      s.setString(3, id);
+    });
+  }
+
+  private interface Binder {
+    void bind(PreparedStatement statement) throws SQLException;
+  }
+
+  private void update(String sql, Binder binder) {
+    database.inTransaction(c -> {
+      try (PreparedStatement s = c.prepareStatement(sql)) {
+        binder.bind(s);
+        return s.executeUpdate();
+      }
+    });
+  }
+
   /** Whether a credential hash belongs to this edge (for the xDS stream). */
   public boolean credentialMatches(String id, String credentialHash) {
     return database.inTransaction(c -> {
@@ -191,7 +273,8 @@ public final class EdgeStore {
     LastNack nack = r.getString("last_nack_type") == null ? null : new LastNack(r.getString("last_nack_type"),
         r.getString("last_nack_version"), r.getString("last_nack_error"), Rows.getInstant(r, "last_nack_at"));
     Status status = new Status(r.getBoolean("connected"), Rows.getInstant(r, "last_seen"), r.getString("acked_versions"),
-        nack, r.getString("reported_defaults"));
+        nack, r.getString("reported_defaults"), r.getString("last_auth_failure") == null ? null
+            : new AuthFailure(r.getString("last_auth_failure"), Rows.getInstant(r, "last_auth_failure_at")));
     return new Edge(r.getString("id"), Map.copyOf(labels), Rows.getInstant(r, "created_at"), Rows.getInstant(r, "updated_at"), status);
   }
 }

@@ -142,6 +142,14 @@ public final class EdgesApi {
       statusJson.put("lastNack", nack);
     }
     statusJson.put("reportedDefaults", status.reportedDefaults() == null ? null : json.parseStored(status.reportedDefaults()));
+    if (status.lastAuthFailure() == null) {
+      statusJson.put("lastAuthFailure", null);
+    } else {
+      Map<String, Object> failure = new LinkedHashMap<>();
+      failure.put("reason", status.lastAuthFailure().reason());
+      failure.put("at", Rows.text(status.lastAuthFailure().at()));
+      statusJson.put("lastAuthFailure", failure);
+    }
     reply.put("status", statusJson);
     return reply;
   }

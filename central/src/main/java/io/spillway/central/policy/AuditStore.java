@@ -9,7 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
-/** Reads the audit log, newest first. Rows are written by {@link PolicyStore} with the change. */
+/**
+ * Reads the audit log, newest first. Rows are written with the change by {@link PolicyStore} and by
+ * {@code io.spillway.central.resources.ResourceStore}.
+ */
 public final class AuditStore {
 
   /**
@@ -18,13 +21,15 @@ public final class AuditStore {
    * @param id increasing row id
    * @param at when
    * @param operator who
-   * @param edgeId which edge
-   * @param section which section
+   * @param edgeId which edge, or null for a change assigned to a label selector
+   * @param section which section: a policy section, or {@code resources/<type>/<name>}
    * @param before JSON before, or null
    * @param after JSON after, or null when deleted
    * @param revision the section's revision after the change
+   * @param selector the label selector a resource change was assigned to, or null
    */
-  public record Entry(long id, Instant at, String operator, String edgeId, String section, String before, String after, long revision) {}
+  public record Entry(long id, Instant at, String operator, String edgeId, String section, String before, String after, long revision,
+      String selector) {}
 
   /**
    * Which rows to read; null fields do not filter.
@@ -47,7 +52,7 @@ public final class AuditStore {
   /** The matching rows, newest first. */
   public List<Entry> query(Filter filter) {
     StringBuilder sql = new StringBuilder(
-        "SELECT id, at, operator_name, edge_id, section, before_json, after_json, revision FROM audit WHERE 1 = 1");
+        "SELECT id, at, operator_name, edge_id, section, before_json, after_json, revision, selector FROM audit WHERE 1 = 1");
     List<Object> args = new ArrayList<>();
     if (filter.edgeId() != null) {
       sql.append(" AND edge_id = ?");
@@ -81,7 +86,8 @@ public final class AuditStore {
         try (ResultSet r = s.executeQuery()) {
           while (r.next()) {
             entries.add(new Entry(r.getLong("id"), Rows.getInstant(r, "at"), r.getString("operator_name"), r.getString("edge_id"),
-                r.getString("section"), r.getString("before_json"), r.getString("after_json"), r.getLong("revision")));
+                r.getString("section"), r.getString("before_json"), r.getString("after_json"), r.getLong("revision"),
+                r.getString("selector")));
           }
         }
       }

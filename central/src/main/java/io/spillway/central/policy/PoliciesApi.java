@@ -8,6 +8,7 @@ import io.spillway.central.api.Json;
 import io.spillway.central.api.Reply;
 import io.spillway.central.api.Router;
 import io.spillway.central.auth.Permission;
+import io.spillway.central.xds.ChangeBus;
 import io.spillway.policy.DeploymentDefaults;
 import io.spillway.policy.Problem;
 import java.time.Instant;
@@ -39,12 +40,23 @@ public final class PoliciesApi {
   private final PolicyStore policies;
   private final AuditStore audit;
   private final Json json;
+  private final ChangeBus changes;
 
-  /** The API. */
+  /** The API, without an xDS server to tell of changes. */
   public PoliciesApi(PolicyStore policies, AuditStore audit, Json json) {
+    this(policies, audit, json, ChangeBus.none());
+  }
+
+  /**
+   * The API.
+   *
+   * @param changes told of every committed change, after the commit, so the xDS server pushes it
+   */
+  public PoliciesApi(PolicyStore policies, AuditStore audit, Json json, ChangeBus changes) {
     this.policies = Objects.requireNonNull(policies, "policies");
     this.audit = Objects.requireNonNull(audit, "audit");
     this.json = Objects.requireNonNull(json, "json");
+    this.changes = Objects.requireNonNull(changes, "changes");
   }
 
   /** Adds the routes; before {@code /configuration/edges/{id}}. */
@@ -92,6 +104,7 @@ public final class PoliciesApi {
     if (!patch.dryRun() && !applied.changes().isEmpty()) {
       log.info("policy of edge {} changed by {}: {}", edgeId, call.principal().operator(),
           applied.changes().stream().map(c -> c.section().jsonName() + (c.after() == null ? " deleted" : " set") + " at revision " + c.revision()).toList());
+      changes.publish(edgeId); // committed: push it to the edge now
     }
     return Reply.ok(stateJson(edgeId, applied.after(), patch.dryRun()));
   }
@@ -109,8 +122,8 @@ public final class PoliciesApi {
 
   private Reply audit(Call call) {
     String section = call.queryParam("section");
-    if (section != null && Section.fromJsonName(section).isEmpty()) {
-      throw ApiException.of(400, "section must be overload, accessLog or rateLimits");
+    if (section != null && Section.fromJsonName(section).isEmpty() && !section.startsWith("resources/")) {
+      throw ApiException.of(400, "section must be overload, accessLog, rateLimits or resources/<type>/<name>");
     }
     Instant since = null;
     if (call.queryParam("since") != null) {
@@ -174,6 +187,9 @@ public final class PoliciesApi {
     reply.put("before", parse(entry.before()));
     reply.put("after", parse(entry.after()));
     reply.put("revision", entry.revision());
+    if (entry.selector() != null) {
+      reply.put("selector", entry.selector());
+    }
     return reply;
   }
 

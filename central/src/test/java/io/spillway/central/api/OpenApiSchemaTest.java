@@ -62,7 +62,8 @@ class OpenApiSchemaTest {
     JsonNode paths = openApi().path("paths");
     for (String path : List.of("/configuration/edges/policies", "/configuration/audit", "/configuration/edges",
         "/configuration/edges/{id}", "/configuration/edges/{id}/credential", "/configuration/operators", "/configuration/operators/{name}", "/configuration/tokens",
-        "/configuration/tokens/{id}", "/auth/login", "/auth/logout", "/healthz", "/readyz", "/metrics", "/openapi.yaml")) {
+        "/configuration/tokens/{id}", "/configuration/resources", "/configuration/resources/{type}/{name}",
+        "/configuration/clusters/{cluster}/endpoints", "/configuration/clusters/{cluster}/endpoints/{endpoint}", "/auth/login", "/auth/logout", "/healthz", "/readyz", "/metrics", "/openapi.yaml")) {
       assertThat(paths.has(path)).as(path).isTrue();
     }
     assertThat(paths.path("/configuration/edges/policies").has("get")).isTrue();

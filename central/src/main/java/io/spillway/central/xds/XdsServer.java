@@ -1,0 +1,128 @@
+package io.spillway.central.xds;
+
+import io.grpc.Server;
+import io.grpc.ServerInterceptors;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.spillway.central.edges.EdgeStore;
+import io.spillway.central.policy.PolicyStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Central's xDS server: Envoy's aggregated discovery service (State of the World and Delta) on
+ * grpc-java, serving each edge its clusters, endpoints, listeners and route configurations (from
+ * an {@link EdgeResourceSource}) and its overload policy (from the {@link PolicyStore}), pushed
+ * whenever a change is published on the {@link ChangeBus}, and re-sent as a safety net every
+ * re-sync interval. Streams are authenticated against the edge registry.
+ */
+public final class XdsServer implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(XdsServer.class);
+  private static final int MAX_INBOUND_MESSAGE_BYTES = 4 * 1024 * 1024;
+  private static final int PUSH_THREADS = 4;
+
+  /**
+   * How the server runs.
+   *
+   * @param address the address to bind
+   * @param port the port, 0 for any free port
+   * @param resyncInterval how often every connected edge is re-read and sent what differs (the
+   *     safety net behind the change bus)
+   */
+  public record Settings(String address, int port, Duration resyncInterval) {
+    /** Checks the values. */
+    public Settings {
+      Objects.requireNonNull(address, "address");
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("the xDS port must be from 0 to 65535");
+      }
+      if (resyncInterval == null || resyncInterval.isNegative() || resyncInterval.isZero()) {
+        throw new IllegalArgumentException("the re-sync interval must be positive");
+      }
+    }
+  }
+
+  /** What the streams share. */
+  record Context(EdgeStreams streams, XdsMetrics metrics) {}
+
+  private final Server server;
+  private final EdgeStreams streams;
+  private final ScheduledExecutorService resync;
+
+  private XdsServer(Server server, EdgeStreams streams, ScheduledExecutorService resync) {
+    this.server = server;
+    this.streams = streams;
+    this.resync = resync;
+  }
+
+  /**
+   * Starts the server.
+   *
+   * @param edges the registry: credentials, and where the edges' status goes
+   * @param policies the overload policies
+   * @param resources the clusters, endpoints, listeners and routes of each edge
+   * @param bus committed changes
+   * @param registry central's metrics registry
+   * @throws UncheckedIOException when the port cannot be bound
+   */
+  public static XdsServer start(Settings settings, EdgeStore edges, PolicyStore policies, EdgeResourceSource resources,
+      ChangeBus bus, PrometheusRegistry registry) {
+    PolicyResource policy = new PolicyResource(policies);
+    EdgeStreams streams = new EdgeStreams(edgeId -> new EdgeSnapshot(resources.resourcesFor(edgeId), policy.load(edgeId)),
+        edges, EdgeStreams.pool(PUSH_THREADS, "xds-push"), EdgeStreams.pool(1, "xds-status"));
+    XdsMetrics metrics = new XdsMetrics(registry, streams::connectedEdges);
+    Context context = new Context(streams, metrics);
+    Server server = NettyServerBuilder.forAddress(new InetSocketAddress(settings.address(), settings.port()))
+        .addService(ServerInterceptors.intercept(new AdsService(context), new EdgeAuthInterceptor(metrics)))
+        .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
+        .permitKeepAliveTime(10, TimeUnit.SECONDS)
+        .permitKeepAliveWithoutCalls(true)
+        .build();
+    try {
+      server.start();
+    } catch (IOException e) {
+      streams.close();
+      throw new UncheckedIOException("cannot listen for xDS on " + settings.address() + ":" + settings.port(), e);
+    }
+    bus.subscribe(streams::changed);
+    ScheduledExecutorService resync = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread thread = new Thread(r, "xds-resync");
+      thread.setDaemon(true);
+      return thread;
+    });
+    long every = settings.resyncInterval().toMillis();
+    resync.scheduleAtFixedRate(() -> streams.changed(null), every, every, TimeUnit.MILLISECONDS);
+    log.info("xDS server listening on {}:{} (re-sync every {})", settings.address(), server.getPort(), settings.resyncInterval());
+    return new XdsServer(server, streams, resync);
+  }
+
+  /** The bound port. */
+  public int port() {
+    return server.getPort();
+  }
+
+  /** Ends every stream (edges reconnect elsewhere or later) and stops listening. */
+  @Override
+  public void close() {
+    resync.shutdownNow();
+    streams.close();
+    server.shutdown();
+    try {
+      if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
+        server.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      server.shutdownNow();
+    }
+  }
+}

@@ -1,0 +1,425 @@
+package io.spillway.central.xds;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.spillway.testkit.EdgeProcess;
+import io.spillway.testkit.FreePorts;
+import io.spillway.testkit.OriginServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The packaged central and the packaged edge as OS processes: the edge gets its overload policy
+ * over ADS (State of the World, authenticated with the credential from its registration) and
+ * serves traffic through its own static listener and cluster. A PATCH through central's API
+ * changes the edge's inbound admission mode; killing central leaves the edge serving; a central
+ * started again on the same data is found again.
+ */
+class CentralEdgeE2E {
+
+  private static final Duration WAIT = Duration.ofSeconds(20);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String TOKEN = "xds-e2e-admin-token-0123456789";
+
+  @TempDir
+  Path dir;
+
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+
+  private HttpResponse<String> call(String method, String url, String body) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (url.contains("/configuration/")) {
+      request.header("Authorization", "Bearer " + TOKEN);
+    }
+    if (body != null) {
+      request.header("Content-Type", "application/json");
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static String bootstrap(String edgeId, int adminPort, int listenerPort, int xdsPort, String credential, int origin) {
+    return bootstrap(edgeId, adminPort, listenerPort, xdsPort, credential, origin, "GRPC");
+  }
+
+  private static String bootstrap(String edgeId, int adminPort, int listenerPort, int xdsPort, String credential, int origin,
+      String apiType) {
+    return """
+        admin:
+          address: {socket_address: {address: 127.0.0.1, port_value: %d}}
+        node: {id: %s, cluster: edges}
+        dynamic_resources:
+          ads_config:
+            api_type: %s
+            transport_api_version: V3
+            set_node_on_first_message_only: true
+            grpc_services:
+            - google_grpc: {target_uri: "127.0.0.1:%d", stat_prefix: central}
+              initial_metadata: [{key: authorization, value: "Bearer %s"}]
+          cds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
+          lds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
+        static_resources:
+          listeners:
+          - name: main
+            address: {socket_address: {address: 127.0.0.1, port_value: %d}}
+            filter_chains:
+            - filters:
+              - name: envoy.filters.network.http_connection_manager
+                typed_config:
+                  "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+                  stat_prefix: main
+                  route_config:
+                    name: local
+                    virtual_hosts:
+                    - name: all
+                      domains: ["*"]
+                      routes:
+                      - match: {prefix: "/"}
+                        route: {cluster: backend}
+                  http_filters:
+                  - name: envoy.filters.http.router
+                    typed_config: {"@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router}
+          clusters:
+          - name: backend
+            type: STATIC
+            load_assignment:
+              cluster_name: backend
+              endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: %d}}}}]}]
+        """.formatted(adminPort, edgeId, apiType, xdsPort, credential, listenerPort, origin);
+  }
+
+  private String admissionMode(EdgeProcess edge) throws Exception {
+    HttpResponse<String> response = call("GET", edge.adminUri("/overload").toString(), null);
+    return JSON.readTree(response.body()).path("admission").path("mode").asText();
+  }
+
+  private JsonNode awaitEdgeStatus(int centralPort, String edgeId, Predicate<JsonNode> condition) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      JsonNode status = JSON.readTree(call("GET", "http://127.0.0.1:" + centralPort + "/configuration/edges/" + edgeId, null).body())
+          .path("status");
+      if (condition.test(status)) {
+        return status;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("edge status never matched: " + status);
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  @Test
+  void policyPatchReachesTheRealEdgeWhichOutlivesCentral() throws Exception {
+    int[] ports = FreePorts.pick(3);
+    int listenerPort = ports[0];
+    int adminPort = ports[1];
+    int xdsPort = ports[2];
+    Path data = Files.createDirectories(dir.resolve("central-data"));
+    Map<String, String> env = Map.of("SPILLWAY_ADMIN_TOKEN", TOKEN);
+    List<String> args = List.of("--data-dir", data.toString());
+    try (OriginServer origin = OriginServer.start("backend")) {
+      CentralJar central = CentralJar.start(dir, xdsPort, args, env);
+      try {
+        String base = "http://127.0.0.1:" + central.httpPort;
+        HttpResponse<String> registered = call("POST", base + "/configuration/edges", "{\"id\": \"edge-e2e\", \"labels\": {}}");
+        assertThat(registered.statusCode()).as(registered.body()).isEqualTo(201);
+        String credential = JSON.readTree(registered.body()).path("credential").asText();
+        Path bootstrap = dir.resolve("edge.yaml");
+        Files.writeString(bootstrap, bootstrap("edge-e2e", adminPort, listenerPort, xdsPort, credential, origin.port()));
+        try (EdgeProcess edge = EdgeProcess.builder().bootstrap(bootstrap).adminPort(adminPort)
+            .args("--xds-state-dir", Files.createDirectories(dir.resolve("edge-state")).toString()).start()) {
+          String through = "http://127.0.0.1:" + listenerPort + "/hello";
+          assertThat(call("GET", through, null).statusCode()).isEqualTo(200);
+          awaitEdgeStatus(central.httpPort, "edge-e2e", s -> s.path("connected").asBoolean()
+              && s.path("ackedVersions").has(XdsType.OVERLOAD_POLICY.typeUrl()));
+
+          // PATCH inbound mode → the edge's admission mode follows; measure PATCH sent → seen on the admin page.
+          List<Double> millis = new ArrayList<>();
+          List<Double> afterAnswer = new ArrayList<>();
+          for (int i = 0; i < 20; i++) {
+            String mode = i % 2 == 0 ? "enforce" : "shadow";
+            long started = System.nanoTime();
+            HttpResponse<String> patched = call("PATCH", base + "/configuration/edges/policies?edgeId=edge-e2e",
+                "{\"overload\": {\"inbound\": {\"mode\": \"" + mode + "\"}}}");
+            assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
+            long answered = System.nanoTime();
+            long deadline = started + WAIT.toNanos();
+            while (!admissionMode(edge).equals(mode)) {
+              assertThat(System.nanoTime()).as("edge admission mode %s within %s", mode, WAIT).isLessThan(deadline);
+              Thread.sleep(1);
+            }
+            long seen = System.nanoTime();
+            millis.add((seen - started) / 1e6);
+            afterAnswer.add((seen - answered) / 1e6);
+          }
+          System.out.println("real edge: PATCH sent -> /overload shows the new mode (polled every ~1 ms): "
+              + AdsServerIT.distribution(millis) + "; of which after the PATCH was answered: " + AdsServerIT.distribution(afterAnswer));
+          call("PATCH", base + "/configuration/edges/policies?edgeId=edge-e2e", "{\"overload\": {\"inbound\": {\"mode\": \"enforce\"}}}");
+          long deadline = System.nanoTime() + WAIT.toNanos();
+          while (!admissionMode(edge).equals("enforce")) {
+            assertThat(System.nanoTime()).isLessThan(deadline);
+            Thread.sleep(5);
+          }
+          assertThat(call("GET", edge.adminUri("/overload").toString(), null).body()).contains("\"mode\" : \"enforce\"");
+
+          // Central killed: the edge keeps serving, with the policy it has.
+          central.kill();
+          for (int i = 0; i < 20; i++) {
+            assertThat(call("GET", through, null).statusCode()).isEqualTo(200);
+          }
+          assertThat(admissionMode(edge)).isEqualTo("enforce");
+          assertThat(edge.isAlive()).isTrue();
+
+          // Central back on the same data and port: the edge reconnects and is shown connected again.
+          central = CentralJar.start(dir, xdsPort, args, env);
+          awaitEdgeStatus(central.httpPort, "edge-e2e", s -> s.path("connected").asBoolean());
+          call("PATCH", "http://127.0.0.1:" + central.httpPort + "/configuration/edges/policies?edgeId=edge-e2e",
+              "{\"overload\": {\"inbound\": {\"mode\": \"off\"}}}");
+          long back = System.nanoTime() + WAIT.toNanos();
+          while (!admissionMode(edge).equals("off")) {
+            assertThat(System.nanoTime()).isLessThan(back);
+            Thread.sleep(5);
+          }
+          assertThat(call("GET", through, null).statusCode()).isEqualTo(200);
+        }
+      } finally {
+        central.close();
+      }
+    }
+  }
+
+  @Test
+  void policyBrokenInTheDatabaseIsNackedShownAndHarmless() throws Exception {
+    int[] ports = FreePorts.pick(3);
+    int listenerPort = ports[0];
+    int adminPort = ports[1];
+    int xdsPort = ports[2];
+    try (TestCentral.Schema schema = new TestCentral.Schema(); OriginServer origin = OriginServer.start("backend")) {
+      List<String> args = List.of("--data-dir", Files.createDirectories(dir.resolve("pg-data")).toString(),
+          "--database-url", schema.url(), "--database-user", schema.user);
+      try (CentralJar central = CentralJar.start(dir, xdsPort, args, Map.of("SPILLWAY_ADMIN_TOKEN", TOKEN))) {
+        String base = "http://127.0.0.1:" + central.httpPort;
+        HttpResponse<String> registered = call("POST", base + "/configuration/edges", "{\"id\": \"edge-nack\", \"labels\": {}}");
+        assertThat(registered.statusCode()).as(registered.body()).isEqualTo(201);
+        String credential = JSON.readTree(registered.body()).path("credential").asText();
+        Path bootstrap = dir.resolve("edge-nack.yaml");
+        Files.writeString(bootstrap, bootstrap("edge-nack", adminPort, listenerPort, xdsPort, credential, origin.port()));
+        try (EdgeProcess edge = EdgeProcess.builder().bootstrap(bootstrap).adminPort(adminPort).start()) {
+          String through = "http://127.0.0.1:" + listenerPort + "/hello";
+          HttpResponse<String> patched = call("PATCH", base + "/configuration/edges/policies?edgeId=edge-nack",
+              "{\"overload\": {\"inbound\": {\"mode\": \"shadow\"}}}");
+          assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
+          long deadline = System.nanoTime() + WAIT.toNanos();
+          while (!admissionMode(edge).equals("shadow")) {
+            assertThat(System.nanoTime()).isLessThan(deadline);
+            Thread.sleep(5);
+          }
+          // Past the API's validation: straight into the database, then the notification a replica would send.
+          try (java.sql.Connection c = java.sql.DriverManager.getConnection(schema.url(), schema.user, null)) {
+            try (java.sql.PreparedStatement s = c.prepareStatement(
+                "UPDATE edge_policies SET body = ?, revision = revision + 1 WHERE edge_id = ? AND section = 'overload'")) {
+              s.setString(1, "{\"inbound\": {\"mode\": \"enforce\", \"retryAfterSeconds\": 600}}");
+              s.setString(2, "edge-nack");
+              assertThat(s.executeUpdate()).isEqualTo(1);
+            }
+            try (java.sql.PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+              s.setString(1, PostgresChangeBus.CHANNEL);
+              s.setString(2, "another-replica edge-nack");
+              s.execute();
+            }
+          }
+          JsonNode status = awaitEdgeStatus(central.httpPort, "edge-nack", st -> !st.path("lastNack").isNull()
+              && !st.path("lastNack").isMissingNode());
+          assertThat(status.path("lastNack").path("type").asText()).isEqualTo(XdsType.OVERLOAD_POLICY.typeUrl());
+          assertThat(status.path("lastNack").path("version").asText()).isEqualTo("2");
+          assertThat(status.path("lastNack").path("error").asText()).contains("retryAfterSeconds");
+          // The edge kept the policy it had, and traffic is unaffected.
+          assertThat(admissionMode(edge)).isEqualTo("shadow");
+          for (int i = 0; i < 10; i++) {
+            assertThat(call("GET", through, null).statusCode()).isEqualTo(200);
+          }
+          assertThat(call("GET", base + "/metrics", null).body()).contains("central_xds_nacks_total{type=\"policy\"} 1.0");
+        }
+      }
+    }
+  }
+
+  @Test
+  void deltaEdgeFollowsPolicyChanges() throws Exception {
+    int[] ports = FreePorts.pick(3);
+    Path data = Files.createDirectories(dir.resolve("delta-data"));
+    try (OriginServer origin = OriginServer.start("backend");
+        CentralJar central = CentralJar.start(dir, ports[2], List.of("--data-dir", data.toString()), Map.of("SPILLWAY_ADMIN_TOKEN", TOKEN))) {
+      String base = "http://127.0.0.1:" + central.httpPort;
+      HttpResponse<String> registered = call("POST", base + "/configuration/edges", "{\"id\": \"edge-delta\", \"labels\": {}}");
+      String credential = JSON.readTree(registered.body()).path("credential").asText();
+      Path bootstrap = dir.resolve("edge-delta.yaml");
+      Files.writeString(bootstrap, bootstrap("edge-delta", ports[1], ports[0], ports[2], credential, origin.port(), "DELTA_GRPC"));
+      try (EdgeProcess edge = EdgeProcess.builder().bootstrap(bootstrap).adminPort(ports[1]).start()) {
+        for (String mode : List.of("enforce", "shadow", "off", "enforce")) {
+          HttpResponse<String> patched = call("PATCH", base + "/configuration/edges/policies?edgeId=edge-delta",
+              "{\"overload\": {\"inbound\": {\"mode\": \"" + mode + "\"}}}");
+          assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
+          long deadline = System.nanoTime() + WAIT.toNanos();
+          while (!admissionMode(edge).equals(mode)) {
+            assertThat(System.nanoTime()).as("delta edge admission mode %s", mode).isLessThan(deadline);
+            Thread.sleep(2);
+          }
+        }
+        assertThat(call("GET", "http://127.0.0.1:" + ports[0] + "/hello", null).statusCode()).isEqualTo(200);
+      }
+    }
+  }
+
+  /** The edge's whole proxy configuration from central: nothing static but the admin listener. */
+  private static String dynamicBootstrap(String edgeId, int adminPort, int xdsPort, String credential) {
+    return """
+        admin:
+          address: {socket_address: {address: 127.0.0.1, port_value: %d}}
+        node: {id: %s, cluster: edges}
+        dynamic_resources:
+          ads_config:
+            api_type: GRPC
+            transport_api_version: V3
+            grpc_services:
+            - google_grpc: {target_uri: "127.0.0.1:%d", stat_prefix: central}
+              initial_metadata: [{key: authorization, value: "Bearer %s"}]
+          cds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
+          lds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
+        """.formatted(adminPort, edgeId, xdsPort, credential);
+  }
+
+  private HttpResponse<String> putYaml(String url, String yaml) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
+        .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/yaml")
+        .PUT(HttpRequest.BodyPublishers.ofString(yaml)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private String originThrough(int port) throws Exception {
+    try {
+      HttpResponse<String> r = call("GET", "http://127.0.0.1:" + port + "/x", null);
+      return r.headers().firstValue("x-origin").orElse("status " + r.statusCode());
+    } catch (java.io.IOException e) {
+      return "no answer";
+    }
+  }
+
+  private void awaitOrigin(int port, String name) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    String seen = originThrough(port);
+    while (!seen.equals(name)) {
+      assertThat(System.nanoTime()).as("traffic reaches %s (last: %s)", name, seen).isLessThan(deadline);
+      Thread.sleep(1);
+      seen = originThrough(port);
+    }
+  }
+
+  @Test
+  void listenersRoutesClustersAndEndpointsFromCentralCarryTheEdgesTraffic() throws Exception {
+    int[] ports = FreePorts.pick(3);
+    int listenerPort = ports[0];
+    int adminPort = ports[1];
+    int xdsPort = ports[2];
+    Path data = Files.createDirectories(dir.resolve("resources-data"));
+    Path state = Files.createDirectories(dir.resolve("resources-edge-state"));
+    Map<String, String> env = Map.of("SPILLWAY_ADMIN_TOKEN", TOKEN);
+    try (OriginServer a = OriginServer.start("a"); OriginServer b = OriginServer.start("b")) {
+      CentralJar central = CentralJar.start(dir, xdsPort, List.of("--data-dir", data.toString()), env);
+      try {
+        String base = "http://127.0.0.1:" + central.httpPort;
+        HttpResponse<String> registered = call("POST", base + "/configuration/edges", "{\"id\": \"edge-res\", \"labels\": {}}");
+        assertThat(registered.statusCode()).as(registered.body()).isEqualTo(201);
+        String credential = JSON.readTree(registered.body()).path("credential").asText();
+        String q = "?edgeId=edge-res";
+        assertThat(putYaml(base + "/configuration/resources/clusters/backend" + q, """
+            name: backend
+            type: EDS
+            connect_timeout: 1s
+            eds_cluster_config: {eds_config: {ads: {}, resource_api_version: V3}}
+            """).statusCode()).isEqualTo(201);
+        assertThat(call("POST", base + "/configuration/clusters/backend/endpoints" + q,
+            "{\"address\": \"127.0.0.1\", \"port\": " + a.port() + "}").statusCode()).isIn(200, 201);
+        assertThat(putYaml(base + "/configuration/resources/routes/main" + q, """
+            name: main
+            virtual_hosts:
+            - name: all
+              domains: ["*"]
+              routes: [{match: {prefix: /}, route: {cluster: backend}}]
+            """).statusCode()).isEqualTo(201);
+        HttpResponse<String> listener = putYaml(base + "/configuration/resources/listeners/ingress" + q, """
+            name: ingress
+            address: {socket_address: {address: 127.0.0.1, port_value: %d}}
+            filter_chains:
+            - filters:
+              - name: envoy.filters.network.http_connection_manager
+                typed_config:
+                  "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+                  stat_prefix: ingress
+                  rds: {route_config_name: main, config_source: {ads: {}, resource_api_version: V3}}
+                  http_filters: [{name: envoy.filters.http.router}]
+            """.formatted(listenerPort));
+        assertThat(listener.statusCode()).as(listener.body()).isEqualTo(201);
+
+        Path bootstrap = dir.resolve("edge-res.yaml");
+        Files.writeString(bootstrap, dynamicBootstrap("edge-res", adminPort, xdsPort, credential));
+        try (EdgeProcess edge = EdgeProcess.builder().bootstrap(bootstrap).adminPort(adminPort)
+            .args("--xds-state-dir", state.toString()).start()) {
+          awaitOrigin(listenerPort, "a");
+
+          // A deploy tool moves the backend: register b, deregister a; traffic follows.
+          List<Double> millis = new ArrayList<>();
+          for (int i = 0; i < 10; i++) {
+            OriginServer to = i % 2 == 0 ? b : a;
+            OriginServer from = i % 2 == 0 ? a : b;
+            long started = System.nanoTime();
+            assertThat(call("POST", base + "/configuration/clusters/backend/endpoints" + q,
+                "{\"address\": \"127.0.0.1\", \"port\": " + to.port() + "}").statusCode()).isIn(200, 201);
+            assertThat(call("DELETE", base + "/configuration/clusters/backend/endpoints/127.0.0.1:" + from.port() + q,
+                null).statusCode()).isIn(200, 204);
+            awaitOrigin(listenerPort, to.name());
+            millis.add((System.nanoTime() - started) / 1e6);
+          }
+          System.out.println("real edge, endpoints moved through central's API -> traffic follows: "
+              + AdsServerIT.distribution(millis));
+          String now = originThrough(listenerPort);
+
+          // A listener the edge cannot take never reaches it: central refuses it with the edge's own rule.
+          HttpResponse<String> bad = putYaml(base + "/configuration/resources/clusters/backend" + q, """
+              name: backend
+              type: EDS
+              lb_policy: MAGLEV
+              eds_cluster_config: {eds_config: {ads: {}}}
+              """);
+          assertThat(bad.statusCode()).isEqualTo(400);
+          assertThat(bad.body()).contains("cluster \\\"backend\\\".lb_policy: MAGLEV is not supported");
+          assertThat(originThrough(listenerPort)).isEqualTo(now);
+
+          // Central gone, then the edge restarted: it serves from its last-known-good state.
+          central.kill();
+          edge.close();
+          try (EdgeProcess again = EdgeProcess.builder().bootstrap(bootstrap).adminPort(adminPort)
+              .args("--xds-state-dir", state.toString()).start()) {
+            awaitOrigin(listenerPort, now);
+            assertThat(call("GET", again.adminUri("/xds").toString(), null).body())
+                .contains("\"from_last_known_good\" : true");
+          }
+        }
+      } finally {
+        central.close();
+      }
+    }
+  }
+}
