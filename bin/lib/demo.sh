@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The demo behind `bin/spillway demo`: two sample backends, an edge in front of them, and central
-# (embedded database) with the demo edge registered, all on 127.0.0.1, until Ctrl-C. Called by
+# The demo behind `bin/spillway demo`: two sample backends, central (embedded database) with the
+# demo edge registered, and an edge in front of the backends that takes its overload policy from
+# central over ADS, all on 127.0.0.1, until Ctrl-C. Called by
 # bin/spillway with JAVA_HOME and JAVA_FLAGS_STR set.
 set -euo pipefail
 
@@ -26,6 +27,7 @@ ADMIN_PORT=$(pick_port 9901)
 B1_PORT=$(pick_port 18081)
 B2_PORT=$(pick_port 18082)
 CENTRAL_PORT=$(pick_port "${SPILLWAY_DEMO_CENTRAL_PORT:-8080}")
+XDS_PORT=$(pick_port 18000)
 
 PIDS=()
 cleanup() {
@@ -53,15 +55,50 @@ fi
 ADMIN_TOKEN="$(cat "$TOKEN_FILE")"
 SPILLWAY_ADMIN_TOKEN="$ADMIN_TOKEN" "$JAVA" "${JAVA_FLAGS[@]}" ${SPILLWAY_JAVA_OPTS:-} \
   -jar "$ROOT/central/target/spillway-central-all.jar" --data-dir "$CENTRAL_DATA" --http-port "$CENTRAL_PORT" \
-  >"$STATE/central.log" 2>&1 &
+  --xds-port "$XDS_PORT" >"$STATE/central.log" 2>&1 &
 CENTRAL_PID=$!
 PIDS+=("$CENTRAL_PID")
 
+CENTRAL="http://127.0.0.1:$CENTRAL_PORT"
+for _ in $(seq 1 300); do
+  if curl -fsS "$CENTRAL/readyz" >/dev/null 2>&1; then break; fi
+  if ! kill -0 "$CENTRAL_PID" 2>/dev/null; then
+    echo "demo: central exited; its log:" >&2; tail -n 40 "$STATE/central.log" >&2; exit 1
+  fi
+  sleep 0.2
+done
+curl -fsS "$CENTRAL/readyz" >/dev/null || { echo "demo: central not ready; see $STATE/central.log" >&2; exit 1; }
+
+# Register the demo edge (its bootstrap node id) and take the credential it presents on the ADS
+# stream; on a second run it is registered already, so its credential is replaced instead.
+AUTH=(-H "Authorization: Bearer $ADMIN_TOKEN")
+ANSWER=$(curl -sS "${AUTH[@]}" -H 'Content-Type: application/json' -d '{"id": "demo-edge", "labels": {"env": "demo"}}' \
+  -w '\n%{http_code}' "$CENTRAL/configuration/edges")
+if [ "${ANSWER##*$'\n'}" = "409" ]; then
+  ANSWER=$(curl -sS "${AUTH[@]}" -X POST -w '\n%{http_code}' "$CENTRAL/configuration/edges/demo-edge/credential")
+fi
+case "${ANSWER##*$'\n'}" in
+  200|201) ;;
+  *) echo "demo: registering demo-edge in central answered: $ANSWER" >&2; exit 1 ;;
+esac
+EDGE_CREDENTIAL=$(printf '%s' "${ANSWER%$'\n'*}" | sed -n 's/.*"credential" *: *"\([^"]*\)".*/\1/p')
+[ -n "$EDGE_CREDENTIAL" ] || { echo "demo: no credential in central's answer" >&2; exit 1; }
+
 cat >"$STATE/edge.yaml" <<YAML
-# Written by bin/spillway demo: an Envoy v3 bootstrap, as an Envoy user would write it.
+# Written by bin/spillway demo: an Envoy v3 bootstrap, as an Envoy user would write it. The
+# listener and cluster are static; the overload policy comes from central over ADS.
 node: { id: demo-edge, cluster: demo }
 admin:
   address: { socket_address: { address: 127.0.0.1, port_value: $ADMIN_PORT } }
+dynamic_resources:
+  ads_config:
+    api_type: GRPC
+    transport_api_version: V3
+    grpc_services:
+    - google_grpc: { target_uri: "127.0.0.1:$XDS_PORT", stat_prefix: central }
+      initial_metadata: [{ key: authorization, value: "Bearer $EDGE_CREDENTIAL" }]
+  cds_config: { ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s }
+  lds_config: { ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s }
 static_resources:
   listeners:
   - name: demo
@@ -102,7 +139,7 @@ static_resources:
 YAML
 
 "$JAVA" "${JAVA_FLAGS[@]}" ${SPILLWAY_JAVA_OPTS:-} -jar "$ROOT/edge/target/spillway-edge-all.jar" \
-  -c "$STATE/edge.yaml" --concurrency 2 --drain-time-s 5 >"$STATE/edge.log" 2>&1 &
+  -c "$STATE/edge.yaml" --concurrency 2 --drain-time-s 5 --xds-state-dir "$STATE/edge-xds" >"$STATE/edge.log" 2>&1 &
 EDGE_PID=$!
 PIDS+=("$EDGE_PID")
 
@@ -115,23 +152,6 @@ for _ in $(seq 1 300); do
 done
 curl -fsS "http://127.0.0.1:$ADMIN_PORT/ready" >/dev/null || { echo "demo: edge not ready; see $STATE/edge.log" >&2; exit 1; }
 
-CENTRAL="http://127.0.0.1:$CENTRAL_PORT"
-for _ in $(seq 1 300); do
-  if curl -fsS "$CENTRAL/readyz" >/dev/null 2>&1; then break; fi
-  if ! kill -0 "$CENTRAL_PID" 2>/dev/null; then
-    echo "demo: central exited; its log:" >&2; tail -n 40 "$STATE/central.log" >&2; exit 1
-  fi
-  sleep 0.2
-done
-curl -fsS "$CENTRAL/readyz" >/dev/null || { echo "demo: central not ready; see $STATE/central.log" >&2; exit 1; }
-# Register the demo edge (its bootstrap node id); 409 on a second run means it is already there.
-REGISTERED=$(curl -sS -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $ADMIN_TOKEN" \
-  -H 'Content-Type: application/json' -d '{"id": "demo-edge", "labels": {"env": "demo"}}' "$CENTRAL/configuration/edges")
-case "$REGISTERED" in
-  201|409) ;;
-  *) echo "demo: registering demo-edge in central answered $REGISTERED; see $STATE/central.log" >&2; exit 1 ;;
-esac
-
 cat <<MSG
 
 Spillway demo is running: an edge on 127.0.0.1:$EDGE_PORT in front of two sample backends.
@@ -141,7 +161,8 @@ Spillway demo is running: an edge on 127.0.0.1:$EDGE_PORT in front of two sample
   Edge stats (Prometheus):       curl -s http://127.0.0.1:$ADMIN_PORT/stats/prometheus | grep upstream_rq_total
   Edge clusters:                 curl -s http://127.0.0.1:$ADMIN_PORT/clusters
 
-Central (control plane, embedded database) on $CENTRAL; the edge demo-edge is registered:
+Central (control plane, embedded database) on $CENTRAL, xDS on 127.0.0.1:$XDS_PORT; the edge
+demo-edge is registered and takes its overload policy from central over ADS:
 
   Read its policies:   curl -s -H "Authorization: Bearer $ADMIN_TOKEN" '$CENTRAL/configuration/edges/policies?edgeId=demo-edge'
   Change overload:     curl -s -X PATCH -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \\
@@ -149,7 +170,9 @@ Central (control plane, embedded database) on $CENTRAL; the edge demo-edge is re
                          '$CENTRAL/configuration/edges/policies?edgeId=demo-edge'
   Audit log:           curl -s -H "Authorization: Bearer $ADMIN_TOKEN" '$CENTRAL/configuration/audit?edgeId=demo-edge'
   API description:     curl -s $CENTRAL/openapi.yaml
-  (The edge does not fetch its policy from central yet: that is the xDS issue.)
+  Watch it take effect: curl -s http://127.0.0.1:$ADMIN_PORT/overload | grep '"mode"'
+                       curl -s http://127.0.0.1:$ADMIN_PORT/stats/prometheus | grep http_admission
+  The edge's stream:   curl -s http://127.0.0.1:$ADMIN_PORT/xds     (central's view: '$CENTRAL/configuration/edges/demo-edge')
 
 Bootstrap: $STATE/edge.yaml   Logs: $STATE/*.log   Central data: $CENTRAL_DATA (admin token in $TOKEN_FILE)
 Press Ctrl-C to stop.
