@@ -1,5 +1,9 @@
 package io.spillway.edge.it;
 
+import static io.spillway.edge.it.XdsResources.edsCluster;
+import static io.spillway.edge.it.XdsResources.rdsListener;
+import static io.spillway.edge.it.XdsResources.resource;
+import static io.spillway.edge.it.XdsResources.routeTo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,7 +12,6 @@ import io.envoyproxy.envoy.config.cluster.v3.Cluster;
 import io.envoyproxy.envoy.config.endpoint.v3.ClusterLoadAssignment;
 import io.envoyproxy.envoy.config.listener.v3.Listener;
 import io.envoyproxy.envoy.config.route.v3.RouteConfiguration;
-import io.spillway.edge.config.BootstrapLoader;
 import io.spillway.edge.config.ConfigException;
 import io.spillway.edge.xds.XdsConfigSink;
 import io.spillway.edge.xds.XdsResourceType;
@@ -249,48 +252,7 @@ class DynamicConfigurationIT {
     }
   }
 
-  private static Cluster edsCluster(String name) throws ConfigException {
-    return resource("""
-        name: %s
-        type: EDS
-        connect_timeout: 1s
-        eds_cluster_config: {eds_config: {ads: {}, resource_api_version: V3}}
-        """.formatted(name), Cluster.getDefaultInstance());
-  }
-
   private static ClusterLoadAssignment endpoints(String name, OriginServer origin) throws ConfigException {
-    return resource("""
-        cluster_name: %s
-        endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: %d}}}}]}]
-        """.formatted(name, origin.port()), ClusterLoadAssignment.getDefaultInstance());
-  }
-
-  private static Listener rdsListener(String name, int port, String routes) throws ConfigException {
-    return resource("""
-        name: %s
-        address: {socket_address: {address: 127.0.0.1, port_value: %d}}
-        filter_chains:
-        - filters:
-          - name: envoy.filters.network.http_connection_manager
-            typed_config:
-              "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
-              stat_prefix: ingress
-              rds: {route_config_name: %s, config_source: {ads: {}, resource_api_version: V3}}
-              http_filters: [{name: envoy.filters.http.router}]
-        """.formatted(name, port, routes), Listener.getDefaultInstance());
-  }
-
-  private static RouteConfiguration routeTo(String name, String cluster) throws ConfigException {
-    return resource("""
-        name: %s
-        virtual_hosts:
-        - name: all
-          domains: ["*"]
-          routes: [{match: {prefix: /}, route: {cluster: %s}}]
-        """.formatted(name, cluster), RouteConfiguration.getDefaultInstance());
-  }
-
-  private static <T extends Message> T resource(String yaml, T prototype) throws ConfigException {
-    return BootstrapLoader.parseResource(yaml, BootstrapLoader.Format.YAML, prototype);
+    return XdsResources.endpoints(name, origin.port());
   }
 }

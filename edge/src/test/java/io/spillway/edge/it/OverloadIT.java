@@ -129,10 +129,12 @@ class OverloadIT {
         "disable_http_keepalive");
   }
 
-  @Test
-  void reduceTimeoutsShortensTheConnectionIdleTimeoutUnderPressure() throws Exception {
-    Path file = pressure(1.0);
-    String yaml = bootstrap("""
+  /**
+   * A 30 s connection idle timeout, and reduce_timeouts (scaled 0.5–0.9 on the injected pressure)
+   * bringing it down to 0.2 s when saturated.
+   */
+  private String reduceTimeoutsBootstrap(Path file) {
+    return bootstrap("""
         common_http_protocol_options: { idle_timeout: 30s }
         """, """
         - match: { prefix: "/" }
@@ -149,6 +151,12 @@ class OverloadIT {
               - timer: HTTP_DOWNSTREAM_CONNECTION_IDLE
                 min_timeout: 0.2s
         """);
+  }
+
+  @Test
+  void reduceTimeoutsShortensTheConnectionIdleTimeoutUnderPressure() throws Exception {
+    Path file = pressure(1.0);
+    String yaml = reduceTimeoutsBootstrap(file);
     edge = EdgeHarness.start(yaml);
     // Wait until the saturated state is published, then an idle keep-alive connection is closed
     // after the 0.2 s minimum instead of the configured 30 s.
@@ -168,23 +176,7 @@ class OverloadIT {
   @Test
   void reduceTimeoutsRetimesAConnectionThatIsAlreadyIdle() throws Exception {
     Path file = pressure(0.1);
-    String yaml = bootstrap("""
-        common_http_protocol_options: { idle_timeout: 30s }
-        """, """
-        - match: { prefix: "/" }
-          route: { cluster: origin }
-        """, cluster("origin", "", origin.port())) + injectedOverload(file, """
-          actions:
-          - name: envoy.overload_actions.reduce_timeouts
-            triggers:
-            - name: envoy.resource_monitors.injected_resource
-              scaled: { scaling_threshold: 0.5, saturation_threshold: 0.9 }
-            typed_config:
-              "@type": type.googleapis.com/envoy.config.overload.v3.ScaleTimersOverloadActionConfig
-              timer_scale_factors:
-              - timer: HTTP_DOWNSTREAM_CONNECTION_IDLE
-                min_timeout: 0.2s
-        """);
+    String yaml = reduceTimeoutsBootstrap(file);
     edge = EdgeHarness.start(yaml);
     try (RawHttp.Connection c = RawHttp.connect(edge.port(), Duration.ofSeconds(5))) {
       // Idle under a 30 s timeout; then the pressure saturates reduce_timeouts: the running idle

@@ -2,7 +2,6 @@ package io.spillway.edge.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.google.protobuf.Message;
 import io.envoyproxy.controlplane.cache.v3.SimpleCache;
 import io.envoyproxy.controlplane.cache.v3.Snapshot;
 import io.envoyproxy.controlplane.server.DiscoveryServerCallbacks;
@@ -15,7 +14,6 @@ import io.envoyproxy.envoy.service.discovery.v3.DeltaDiscoveryRequest;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryRequest;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.spillway.edge.config.BootstrapLoader;
 import io.spillway.testkit.FreePorts;
 import io.spillway.testkit.OriginServer;
 import java.net.InetSocketAddress;
@@ -255,48 +253,19 @@ class XdsControlPlaneIT {
   }
 
   private static Cluster cluster(String name) throws Exception {
-    return resource("""
-        name: %s
-        type: EDS
-        connect_timeout: 1s
-        eds_cluster_config: {eds_config: {ads: {}, resource_api_version: V3}}
-        """.formatted(name), Cluster.getDefaultInstance());
+    return XdsResources.edsCluster(name);
   }
 
   private static ClusterLoadAssignment endpoints(String name, OriginServer origin) throws Exception {
-    return resource("""
-        cluster_name: %s
-        endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: %d}}}}]}]
-        """.formatted(name, origin.port()), ClusterLoadAssignment.getDefaultInstance());
+    return XdsResources.endpoints(name, origin.port());
   }
 
   private static Listener listener(int port, String routes) throws Exception {
-    return resource("""
-        name: ingress
-        address: {socket_address: {address: 127.0.0.1, port_value: %d}}
-        filter_chains:
-        - filters:
-          - name: envoy.filters.network.http_connection_manager
-            typed_config:
-              "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
-              stat_prefix: ingress
-              rds: {route_config_name: %s, config_source: {ads: {}, resource_api_version: V3}}
-              http_filters: [{name: envoy.filters.http.router}]
-        """.formatted(port, routes), Listener.getDefaultInstance());
+    return XdsResources.rdsListener("ingress", port, routes);
   }
 
   private static RouteConfiguration routes(String name, String cluster) throws Exception {
-    return resource("""
-        name: %s
-        virtual_hosts:
-        - name: all
-          domains: ["*"]
-          routes: [{match: {prefix: /}, route: {cluster: %s}}]
-        """.formatted(name, cluster), RouteConfiguration.getDefaultInstance());
-  }
-
-  private static <T extends Message> T resource(String yaml, T prototype) throws Exception {
-    return BootstrapLoader.parseResource(yaml, BootstrapLoader.Format.YAML, prototype);
+    return XdsResources.routeTo(name, cluster);
   }
 
   private static long percentile(List<Long> values, int p) {
