@@ -394,6 +394,44 @@ class CentralEdgeE2E {
           }
           System.out.println("real edge, endpoints moved through central's API -> traffic follows: "
               + AdsServerIT.distribution(millis));
+          // Make-before-break: a new cluster, its endpoint and the route moving to it, sent back to
+          // back while traffic flows. The route must not reach the edge before the cluster it names
+          // has its endpoints: no request may see a 503 in between.
+          java.util.concurrent.atomic.AtomicBoolean polling = new java.util.concurrent.atomic.AtomicBoolean(true);
+          java.util.concurrent.ConcurrentHashMap<String, Integer> seen = new java.util.concurrent.ConcurrentHashMap<>();
+          Thread poller = new Thread(() -> {
+            long stop = System.nanoTime() + WAIT.toNanos();
+            while (polling.get() && System.nanoTime() < stop) {
+              try {
+                seen.merge(originThrough(listenerPort), 1, Integer::sum);
+              } catch (Exception e) {
+                seen.merge("error", 1, Integer::sum);
+              }
+            }
+          });
+          poller.start();
+          Thread.sleep(100);
+          assertThat(putYaml(base + "/configuration/resources/clusters/other" + q, """
+              name: other
+              type: EDS
+              connect_timeout: 1s
+              eds_cluster_config: {eds_config: {ads: {}, resource_api_version: V3}}
+              """).statusCode()).isEqualTo(201);
+          assertThat(call("POST", base + "/configuration/clusters/other/endpoints" + q,
+              "{\"address\": \"127.0.0.1\", \"port\": " + b.port() + "}").statusCode()).isIn(200, 201);
+          assertThat(putYaml(base + "/configuration/resources/routes/main" + q, """
+              name: main
+              virtual_hosts:
+              - name: all
+                domains: ["*"]
+                routes: [{match: {prefix: /}, route: {cluster: other}}]
+              """).statusCode()).isEqualTo(200);
+          awaitOrigin(listenerPort, "b");
+          Thread.sleep(100);
+          polling.set(false);
+          poller.join();
+          assertThat(seen.keySet()).as("every answer during the move came from a backend: %s", seen)
+              .allMatch(k -> k.equals("a") || k.equals("b"));
           String now = originThrough(listenerPort);
 
           // A listener the edge cannot take never reaches it: central refuses it with the edge's own rule.
