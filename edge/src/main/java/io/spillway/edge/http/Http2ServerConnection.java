@@ -26,6 +26,8 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
   private ScheduledFuture<?> idleTimer;
   private boolean goingAway;
   private long idleSince = System.nanoTime();
+  /** Open stream channels, kept only when reduce_timeouts scales stream idle timers (event loop only). */
+  private final java.util.Set<io.netty.channel.Channel> streams = new java.util.HashSet<>();
 
   Http2ServerConnection(HttpConnectionManager hcm, Http2FrameCodec codec) {
     this.hcm = hcm;
@@ -72,6 +74,9 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     if (evt instanceof DownstreamEvents.RescaleTimers) {
+      for (io.netty.channel.Channel stream : new java.util.ArrayList<>(streams)) {
+        stream.pipeline().fireUserEventTriggered(evt);
+      }
       if (idleTimer != null) {
         idleTimer.cancel(false);
         idleTimer = null;
@@ -111,6 +116,12 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     log.debug("downstream HTTP/2 connection error on {}: {}", ctx.channel(), cause.toString());
     ctx.close();
+  }
+
+  /** Remembers an open stream channel until it closes (it is told when reduce_timeouts changes). */
+  void track(io.netty.channel.Channel stream) {
+    streams.add(stream);
+    stream.closeFuture().addListener(f -> streams.remove(stream));
   }
 
   void onStreamsChanged() {

@@ -78,6 +78,12 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implem
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof DownstreamEvents.RescaleTimers) {
+      if (request != null) {
+        request.rescaleTimers();
+      }
+      return;
+    }
     if (evt instanceof Http2ResetFrame) {
       reset = true;
       if (request != null) {

@@ -13,6 +13,7 @@ import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.spillway.edge.config.OverloadConfig;
 import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 
@@ -66,14 +67,19 @@ public final class HttpPipelines {
     String remote = parent.remoteAddress() instanceof InetSocketAddress isa
         ? isa.getAddress().getHostAddress() : "127.0.0.1";
     p.addLast("h2-codec", codec);
+    Http2ServerConnection connection = new Http2ServerConnection(hcm, codec);
+    boolean retimeStreams = hcm.overload().scales(OverloadConfig.TimerType.HTTP_DOWNSTREAM_STREAM_IDLE);
     p.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
       @Override
       protected void initChannel(Http2StreamChannel ch) {
         ch.pipeline().addLast("h2-to-http", new Http2StreamFrameToHttpObjectCodec(true, true));
         ch.pipeline().addLast("h2-stream", new Http2StreamServerHandler(hcm, worker, remote));
+        if (retimeStreams) {
+          connection.track(ch); // only with reduce_timeouts on stream idle: its changes reach the streams
+        }
       }
     }));
-    p.addLast("h2-connection", new Http2ServerConnection(hcm, codec));
+    p.addLast("h2-connection", connection);
   }
 
   /** Tells the HTTP/1 connection handler that bytes arrived (starts the request-header timer). */

@@ -36,6 +36,11 @@ public record OverloadHooks(
     LoadShedPoint http2GoAway,
     LoadShedPoint http2GoAwayAndClose) {
 
+  /** Whether reduce_timeouts scales timers of {@code type} at all. */
+  public boolean scales(io.spillway.edge.config.OverloadConfig.TimerType type) {
+    return timeouts.scales(type);
+  }
+
   /** A configured timeout, scaled by reduce_timeouts in the current state (unchanged when not configured). */
   public java.time.Duration scaled(io.spillway.edge.config.OverloadConfig.TimerType type, java.time.Duration configured) {
     if (configured.isZero() || !timeouts.scales(type)) {

@@ -189,6 +189,41 @@ class OverloadIT {
     assertThat(edge.awaitStat("http.ingress.downstream_cx_idle_timeout", 1)).isEqualTo(1);
   }
 
+  @Test
+  void reduceTimeoutsRetimesTheStreamIdleTimerOfARequestInFlightOnBothProtocols() throws Exception {
+    Path file = pressure(0.1);
+    String yaml = bootstrap("""
+        stream_idle_timeout: 30s
+        """, """
+        - match: { prefix: "/" }
+          route: { cluster: origin }
+        """, cluster("origin", "", origin.port())) + injectedOverload(file, """
+          actions:
+          - name: envoy.overload_actions.reduce_timeouts
+            triggers:
+            - name: envoy.resource_monitors.injected_resource
+              scaled: { scaling_threshold: 0.5, saturation_threshold: 0.9 }
+            typed_config:
+              "@type": type.googleapis.com/envoy.config.overload.v3.ScaleTimersOverloadActionConfig
+              timer_scale_factors:
+              - timer: HTTP_DOWNSTREAM_STREAM_IDLE
+                min_timeout: 0.2s
+        """);
+    edge = EdgeHarness.start(yaml);
+    // Both requests wait for an upstream that answers after 8 s, under a 30 s stream idle timeout;
+    // then reduce_timeouts saturates and both idle timers are re-timed to 0.2 s: 504, long before 8 s.
+    var h1 = edge.http.sendAsync(java.net.http.HttpRequest.newBuilder(edge.uri("/delay/8000"))
+        .timeout(Duration.ofSeconds(20)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+    try (io.spillway.testkit.H2cClient h2c = io.spillway.testkit.H2cClient.connect(edge.port())) {
+      var h2 = h2c.send("GET", "/delay/8000", java.util.List.of(), null);
+      origin.awaitRequestCount(2, Duration.ofSeconds(5));
+      pressure(1.0);
+      assertThat(io.spillway.testkit.H2cClient.await(h2).status()).isEqualTo(504);
+      assertThat(h1.get(20, java.util.concurrent.TimeUnit.SECONDS).statusCode()).isEqualTo(504);
+    }
+    assertThat(edge.awaitStat("http.ingress.downstream_rq_idle_timeout", 2)).isEqualTo(2);
+  }
+
   private String shedPointBootstrap(Path file, String point) {
     return bootstrap("""
         - match: { prefix: "/" }
