@@ -15,7 +15,8 @@ public final class DownstreamEvents {
 
   /**
    * reduce_timeouts changed its state: recompute the running scaled timers (connection idle, and
-   * the HTTP/1 request's stream idle) from when they started, so a connection idle for longer than
+   * the stream idle of requests in flight; an HTTP/2 connection passes it on to its streams) from
+   * when they started, so a connection idle for longer than
    * its new, shorter timeout closes now rather than when the old timeout ends.
    */
   public enum RescaleTimers { INSTANCE }
