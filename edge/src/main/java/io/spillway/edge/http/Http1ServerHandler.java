@@ -54,6 +54,8 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   private long idleDeadline;
   private long headersDeadline;
   private long idleSince = System.nanoTime();
+  private final long openedAt = System.nanoTime();
+  private java.util.concurrent.ScheduledFuture<?> maxDurationTimer;
 
   Http1ServerHandler(HttpConnectionManager hcm, Worker worker, Http1RequestValidator validator) {
     this.hcm = hcm;
@@ -69,11 +71,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
     hcm.stats().downstreamCxHttp1Total.inc();
     hcm.stats().downstreamCxHttp1Active.inc();
     startIdle();
-    long maxAge = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_MAX,
-        hcm.config().maxConnectionDuration()).toNanos();
-    if (maxAge > 0) {
-      ctx.executor().schedule(this::onMaxDuration, maxAge, TimeUnit.NANOSECONDS);
-    }
+    scheduleMaxDuration();
   }
 
   // ---- inbound ---------------------------------------------------------------------------------
@@ -173,6 +171,9 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       return;
     }
     if (evt instanceof DownstreamEvents.RescaleTimers) {
+      if (maxDurationTimer != null && !closing) {
+        scheduleMaxDuration();
+      }
       if (current != null) {
         current.rescaleTimers();
       } else if (idleDeadline != 0 && !closing) {
@@ -404,7 +405,22 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
     }
   }
 
+  /** (Re)arms max_connection_duration from when the connection opened, scaled by reduce_timeouts now. */
+  private void scheduleMaxDuration() {
+    if (maxDurationTimer != null) {
+      maxDurationTimer.cancel(false);
+      maxDurationTimer = null;
+    }
+    long maxAge = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_MAX,
+        hcm.config().maxConnectionDuration()).toNanos();
+    if (maxAge > 0) {
+      maxDurationTimer = ctx.executor().schedule(this::onMaxDuration,
+          Math.max(1, openedAt + maxAge - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+  }
+
   private void onMaxDuration() {
+    maxDurationTimer = null;
     hcm.stats().downstreamCxMaxDurationReached.inc();
     onDrain();
   }

@@ -26,6 +26,8 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
   private ScheduledFuture<?> idleTimer;
   private boolean goingAway;
   private long idleSince = System.nanoTime();
+  private final long openedAt = System.nanoTime();
+  private ScheduledFuture<?> maxDurationTimer;
   /** Open stream channels, kept only when reduce_timeouts scales stream idle timers (event loop only). */
   private final java.util.Set<io.netty.channel.Channel> streams = new java.util.HashSet<>();
 
@@ -51,14 +53,7 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
       }
     });
     armIdleTimer();
-    long maxAge = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_MAX,
-        hcm.config().maxConnectionDuration()).toNanos();
-    if (maxAge > 0) {
-      ctx.executor().schedule(() -> {
-        hcm.stats().downstreamCxMaxDurationReached.inc();
-        goAway();
-      }, maxAge, TimeUnit.NANOSECONDS);
-    }
+    scheduleMaxDuration();
     if (hcm.drain().isDraining()) {
       ctx.executor().execute(this::goAway);
     }
@@ -74,6 +69,9 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     if (evt instanceof DownstreamEvents.RescaleTimers) {
+      if (maxDurationTimer != null && !goingAway) {
+        scheduleMaxDuration();
+      }
       for (io.netty.channel.Channel stream : new java.util.ArrayList<>(streams)) {
         stream.pipeline().fireUserEventTriggered(evt);
       }
@@ -116,6 +114,23 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     log.debug("downstream HTTP/2 connection error on {}: {}", ctx.channel(), cause.toString());
     ctx.close();
+  }
+
+  /** (Re)arms max_connection_duration from when the connection opened, scaled by reduce_timeouts now. */
+  private void scheduleMaxDuration() {
+    if (maxDurationTimer != null) {
+      maxDurationTimer.cancel(false);
+      maxDurationTimer = null;
+    }
+    long maxAge = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_MAX,
+        hcm.config().maxConnectionDuration()).toNanos();
+    if (maxAge > 0) {
+      maxDurationTimer = ctx.executor().schedule(() -> {
+        maxDurationTimer = null;
+        hcm.stats().downstreamCxMaxDurationReached.inc();
+        goAway();
+      }, Math.max(1, openedAt + maxAge - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
   }
 
   /** Remembers an open stream channel until it closes (it is told when reduce_timeouts changes). */

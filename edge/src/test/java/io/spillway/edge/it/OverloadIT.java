@@ -224,6 +224,38 @@ class OverloadIT {
     assertThat(edge.awaitStat("http.ingress.downstream_rq_idle_timeout", 2)).isEqualTo(2);
   }
 
+  @Test
+  void reduceTimeoutsRetimesTheMaximumConnectionDuration() throws Exception {
+    Path file = pressure(0.1);
+    String yaml = bootstrap("""
+        common_http_protocol_options: { max_connection_duration: 60s }
+        """, """
+        - match: { prefix: "/" }
+          route: { cluster: origin }
+        """, cluster("origin", "", origin.port())) + injectedOverload(file, """
+          actions:
+          - name: envoy.overload_actions.reduce_timeouts
+            triggers:
+            - name: envoy.resource_monitors.injected_resource
+              scaled: { scaling_threshold: 0.5, saturation_threshold: 0.9 }
+            typed_config:
+              "@type": type.googleapis.com/envoy.config.overload.v3.ScaleTimersOverloadActionConfig
+              timer_scale_factors:
+              - timer: HTTP_DOWNSTREAM_CONNECTION_MAX
+                min_timeout: 0.2s
+        """);
+    edge = EdgeHarness.start(yaml);
+    try (RawHttp.Connection c = RawHttp.connect(edge.port(), Duration.ofSeconds(5))) {
+      // Opened under a 60 s maximum; when reduce_timeouts saturates, the connection is already
+      // older than the 0.2 s minimum, so it is drained (idle: closed) at once.
+      assertThat(c.exchange("GET /a HTTP/1.1\r\nHost: x\r\n\r\n", Duration.ofSeconds(5)).status()).isEqualTo(200);
+      Thread.sleep(300);
+      pressure(1.0);
+      assertThat(c.awaitClose(Duration.ofSeconds(10))).isTrue();
+    }
+    assertThat(edge.awaitStat("http.ingress.downstream_cx_max_duration_reached", 1)).isEqualTo(1);
+  }
+
   private String shedPointBootstrap(Path file, String point) {
     return bootstrap("""
         - match: { prefix: "/" }
