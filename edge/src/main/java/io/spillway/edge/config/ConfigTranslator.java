@@ -36,7 +36,7 @@ public final class ConfigTranslator {
       "address", "access_log", "access_log_path", "ignore_global_conn_limit");
 
   /** Actions the overload manager validates but the data plane does not act on yet. */
-  private static final Set<String> ACTIONS_NOT_YET = Set.of(OverloadNames.RESET_HIGH_MEMORY_STREAM);
+  private static final Set<String> ACTIONS_NOT_YET = Set.of();
 
   private ConfigTranslator() {}
 

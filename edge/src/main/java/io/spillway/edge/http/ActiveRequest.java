@@ -319,6 +319,21 @@ final class ActiveRequest implements RequestView {
     }
   }
 
+  /** Request body bytes the edge holds: not yet written upstream, or kept whole for a retry. */
+  long heldRequestBytes() {
+    return finished ? 0 : Math.max(unsentBytes, replayable ? bodyBytes : 0);
+  }
+
+  /** reset_high_memory_stream picked this stream: reset it downstream and end everything upstream. */
+  void resetForMemory() {
+    if (finished) {
+      return;
+    }
+    flags |= ResponseFlag.OM.bit();
+    downstream.resetStream();
+    finish();
+  }
+
   /** The client went away or reset the stream. */
   void onDownstreamReset() {
     if (finished) {

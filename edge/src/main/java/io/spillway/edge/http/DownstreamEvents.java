@@ -20,4 +20,11 @@ public final class DownstreamEvents {
    * its new, shorter timeout closes now rather than when the old timeout ends.
    */
   public enum RescaleTimers { INSTANCE }
+
+  /**
+   * reset_high_memory_stream: every HTTP/2 stream holding at least {@code thresholdBytes} of
+   * buffered memory is reset, as long as its worker's {@code budget} (one slot per worker, written
+   * only by that worker's loop) lasts; each reset is counted in {@code resets}.
+   */
+  public record ResetHighMemory(long thresholdBytes, int[] budget, io.spillway.edge.stats.Counter resets) {}
 }

@@ -68,6 +68,12 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
       }
       return;
     }
+    if (evt instanceof DownstreamEvents.ResetHighMemory) {
+      for (io.netty.channel.Channel stream : new java.util.ArrayList<>(streams)) {
+        stream.pipeline().fireUserEventTriggered(evt);
+      }
+      return;
+    }
     if (evt instanceof DownstreamEvents.RescaleTimers) {
       if (maxDurationTimer != null && !goingAway) {
         scheduleMaxDuration();

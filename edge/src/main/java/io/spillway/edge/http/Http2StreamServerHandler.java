@@ -78,6 +78,16 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implem
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof DownstreamEvents.ResetHighMemory r) {
+      int slot = worker.index();
+      if (request != null && !reset && r.budget()[slot] > 0
+          && request.heldRequestBytes() + pendingResponseBytes() >= r.thresholdBytes()) {
+        r.budget()[slot]--;
+        r.resets().inc();
+        request.resetForMemory();
+      }
+      return;
+    }
     if (evt instanceof DownstreamEvents.RescaleTimers) {
       if (request != null) {
         request.rescaleTimers();
@@ -167,6 +177,18 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implem
   @Override
   public void disableKeepAlive() {
     ctx.channel().parent().pipeline().fireUserEventTriggered(DownstreamEvents.Drain.INSTANCE);
+  }
+
+  /**
+   * Response bytes written to this stream and not yet sent on the socket (held by the stream's
+   * flow control), from the stream channel's writability accounting.
+   */
+  private long pendingResponseBytes() {
+    io.netty.channel.Channel ch = ctx.channel();
+    if (ch.isWritable()) {
+      return Math.max(0, ch.config().getWriteBufferHighWaterMark() - ch.bytesBeforeUnwritable() + 1);
+    }
+    return ch.config().getWriteBufferLowWaterMark() + ch.bytesBeforeWritable() - 1;
   }
 
   @Override

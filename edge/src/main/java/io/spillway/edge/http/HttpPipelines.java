@@ -13,7 +13,6 @@ import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
-import io.spillway.edge.config.OverloadConfig;
 import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 
@@ -68,14 +67,14 @@ public final class HttpPipelines {
         ? isa.getAddress().getHostAddress() : "127.0.0.1";
     p.addLast("h2-codec", codec);
     Http2ServerConnection connection = new Http2ServerConnection(hcm, codec);
-    boolean retimeStreams = hcm.overload().scales(OverloadConfig.TimerType.HTTP_DOWNSTREAM_STREAM_IDLE);
+    boolean trackStreams = hcm.overload().tracksStreams();
     p.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
       @Override
       protected void initChannel(Http2StreamChannel ch) {
         ch.pipeline().addLast("h2-to-http", new Http2StreamFrameToHttpObjectCodec(true, true));
         ch.pipeline().addLast("h2-stream", new Http2StreamServerHandler(hcm, worker, remote));
-        if (retimeStreams) {
-          connection.track(ch); // only with reduce_timeouts on stream idle: its changes reach the streams
+        if (trackStreams) {
+          connection.track(ch); // only when timer re-scaling or high-memory resets must reach the streams
         }
       }
     }));

@@ -24,6 +24,8 @@ import io.spillway.edge.config.OverloadNames;
  *     once; wins over {@code http2GoAway}
  * @param timeouts reduce_timeouts: scales the connection and stream idle timeouts and the maximum
  *     connection duration
+ * @param resetHighMemoryStreams reset_high_memory_stream: HTTP/2 streams holding much buffered
+ *     memory are reset when the action's state changes
  */
 public record OverloadHooks(
     OverloadManager manager,
@@ -34,7 +36,14 @@ public record OverloadHooks(
     ScaledTimeouts timeouts,
     LoadShedPoint http1AbortDispatch,
     LoadShedPoint http2GoAway,
-    LoadShedPoint http2GoAwayAndClose) {
+    LoadShedPoint http2GoAwayAndClose,
+    ActionIndex resetHighMemoryStreams) {
+
+  /** Whether an HTTP/2 connection must keep track of its streams (to tell them of timer or reset events). */
+  public boolean tracksStreams() {
+    return timeouts.scales(io.spillway.edge.config.OverloadConfig.TimerType.HTTP_DOWNSTREAM_STREAM_IDLE)
+        || resetHighMemoryStreams.isConfigured();
+  }
 
   /** Whether reduce_timeouts scales timers of {@code type} at all. */
   public boolean scales(io.spillway.edge.config.OverloadConfig.TimerType type) {
@@ -58,6 +67,7 @@ public record OverloadHooks(
         manager.scaledTimeouts(),
         manager.loadShedPoint(OverloadNames.HTTP1_SERVER_ABORT_DISPATCH),
         manager.loadShedPoint(OverloadNames.HTTP2_SERVER_GO_AWAY_ON_DISPATCH),
-        manager.loadShedPoint(OverloadNames.HTTP2_SERVER_GO_AWAY_AND_CLOSE_ON_DISPATCH));
+        manager.loadShedPoint(OverloadNames.HTTP2_SERVER_GO_AWAY_AND_CLOSE_ON_DISPATCH),
+        manager.actionHandle(OverloadNames.RESET_HIGH_MEMORY_STREAM));
   }
 }

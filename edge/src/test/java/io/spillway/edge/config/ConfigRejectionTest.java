@@ -159,15 +159,15 @@ class ConfigRejectionTest {
   }
 
   @Test
-  void rejectsOverloadActionsTheEdgeDoesNotActOnYet() {
+  void acceptsResetHighMemoryStreamWithItsBufferFactoryConfig() throws ConfigException {
     String monitor = "overload_manager:\n  resource_monitors:\n  - name: envoy.resource_monitors.injected_resource\n"
         + "    typed_config: {\"@type\": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3."
         + "InjectedResourceConfig, filename: /tmp/p}\n";
     String trigger = "    triggers: [{name: envoy.resource_monitors.injected_resource, threshold: {value: 0.9}}]\n";
-    BootstrapYaml.minimal().top(monitor + "  buffer_factory_config: {minimum_account_to_track_power_of_two: 20}\n"
-        + "  actions:\n  - name: envoy.overload_actions.reset_high_memory_stream\n" + trigger)
-        .rejects("overload_manager.actions[0].name: envoy.overload_actions.reset_high_memory_stream"
-            + " is not supported yet");
+    OverloadConfig overload = BootstrapYaml.minimal().top(monitor
+        + "  buffer_factory_config: {minimum_account_to_track_power_of_two: 20}\n"
+        + "  actions:\n  - name: envoy.overload_actions.reset_high_memory_stream\n" + trigger).translate().overload();
+    org.assertj.core.api.Assertions.assertThat(overload.minimumAccountToTrackPowerOfTwo()).hasValue(20);
   }
 
   @Test

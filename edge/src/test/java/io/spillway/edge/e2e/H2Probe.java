@@ -94,6 +94,30 @@ final class H2Probe implements AutoCloseable {
     return events.result;
   }
 
+  /**
+   * Opens a stream whose response is never read: the stream does not consume what arrives, so no
+   * WINDOW_UPDATE is sent and the server's side of the stream fills up. Completes when the stream
+   * ends or is reset.
+   */
+  CompletableFuture<Exchange> requestWithoutReading(String method, String path) {
+    Http2Headers headers = new DefaultHttp2Headers()
+        .method(method)
+        .path(path)
+        .scheme("http")
+        .authority(((InetSocketAddress) channel.remoteAddress()).getHostString() + ":"
+            + ((InetSocketAddress) channel.remoteAddress()).getPort());
+    StreamEvents events = new StreamEvents();
+    new Http2StreamChannelBootstrap(channel).option(ChannelOption.AUTO_READ, false).handler(events).open()
+        .addListener(f -> {
+          if (f.isSuccess()) {
+            ((Channel) f.getNow()).writeAndFlush(new DefaultHttp2HeadersFrame(headers, true));
+          } else {
+            events.result.completeExceptionally(f.cause());
+          }
+        });
+    return events.result;
+  }
+
   /** Completes with the GOAWAY's error code when the server sends one. */
   CompletableFuture<Long> goAway() {
     return goAway;

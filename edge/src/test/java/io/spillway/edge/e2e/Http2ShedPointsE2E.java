@@ -47,6 +47,15 @@ class Http2ShedPointsE2E {
   }
 
   private void startEdge(String shedPoint) throws Exception {
+    startEdgeWith("""
+          loadshed_points:
+          - name: %s
+            triggers: [{ name: envoy.resource_monitors.injected_resource, threshold: { value: 0.9 } }]
+        """.formatted(shedPoint));
+  }
+
+  /** An edge whose overload_manager reads the injected pressure file, followed by {@code rest} (indented by 2). */
+  private void startEdgeWith(String rest) throws Exception {
     int[] ports = FreePorts.pick(2);
     port = ports[0];
     pressureFile = dir.resolve("pressure");
@@ -65,10 +74,7 @@ class Http2ShedPointsE2E {
             typed_config:
               "@type": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig
               filename: %s
-          loadshed_points:
-          - name: %s
-            triggers: [{ name: envoy.resource_monitors.injected_resource, threshold: { value: 0.9 } }]
-        """.formatted(pressureFile, shedPoint);
+        """.formatted(pressureFile) + rest;
     Path bootstrap = dir.resolve("h2-shed.yaml");
     Files.writeString(bootstrap, yaml);
     edge = EdgeProcess.start(bootstrap, ports[1], "--concurrency", "1");
@@ -137,5 +143,33 @@ class Http2ShedPointsE2E {
       }
     }
     assertThat(status).as("served again once the pressure dropped").isEqualTo(200);
+  }
+
+  @Test
+  void resetHighMemoryStreamResetsAStreamThatHoldsBufferedMemory() throws Exception {
+    startEdgeWith("""
+          buffer_factory_config: { minimum_account_to_track_power_of_two: 15 }
+          actions:
+          - name: envoy.overload_actions.reset_high_memory_stream
+            triggers:
+            - name: envoy.resource_monitors.injected_resource
+              scaled: { scaling_threshold: 0.5, saturation_threshold: 0.9 }
+        """);
+    try (H2Probe probe = H2Probe.connect(port); H2Probe other = H2Probe.connect(port)) {
+      // A 20 MB response the client never reads: the edge holds what flow control will not let out
+      // and pauses the upstream. (The unread stream also holds its connection's window, so the
+      // small requests go on another connection.)
+      var stuck = probe.requestWithoutReading("GET", "/bytes/20000000");
+      assertThat(other.request("GET", "/small", Map.of()).get(10, TimeUnit.SECONDS).status()).isEqualTo(200);
+      Thread.sleep(300);
+      assertThat(stuck).as("nothing happens below the scaling threshold").isNotDone();
+
+      setPressure(0.95);
+      H2Probe.Exchange reset = stuck.get(10, TimeUnit.SECONDS);
+      assertThat(reset.reset()).as("the stream was reset: " + reset).isTrue();
+      assertThat(other.request("GET", "/after", Map.of()).get(10, TimeUnit.SECONDS).status())
+          .as("streams holding little memory carry on").isEqualTo(200);
+    }
+    assertThat(admin.stat("overload.envoy.overload_actions.reset_high_memory_stream.count")).isEqualTo(1);
   }
 }
