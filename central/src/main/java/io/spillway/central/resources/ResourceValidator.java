@@ -1,10 +1,14 @@
 package io.spillway.central.resources;
 
+import com.google.protobuf.Any;
+import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import io.envoyproxy.envoy.config.cluster.v3.Cluster;
 import io.envoyproxy.envoy.config.endpoint.v3.ClusterLoadAssignment;
 import io.envoyproxy.envoy.config.listener.v3.Listener;
 import io.envoyproxy.envoy.config.route.v3.RouteConfiguration;
+import io.envoyproxy.envoy.extensions.filters.http.router.v3.Router;
+import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager;
 import io.spillway.edge.config.ConfigException;
 import io.spillway.edge.config.ExtensionRegistry;
 import io.spillway.edge.config.ListenerConfig;
@@ -22,6 +26,15 @@ import java.util.Set;
  * set), then the rules across resources — one listener per address. The first problem wins; its
  * message is the translator's, naming the resource and the field, e.g.
  * {@code cluster "backend".lb_policy: MAGLEV is not supported}.
+ *
+ * <p>One exception: a listener with an {@code api_listener} and neither {@code address} nor
+ * {@code filter_chains} is an API listener for proxyless gRPC clients (grpc-java's, Go's, C++'s
+ * {@code xds:///name} channels ask for the listener named after the target). The edge's
+ * translator, which binds sockets, would reject it, so it is checked here by its structure instead:
+ * an {@code HttpConnectionManager} with {@code rds} (ADS) or an inline {@code route_config} (checked
+ * by the translator's route rules) and the router filter last. It has no address, so it takes no
+ * part in the one-listener-per-address rule. Such listeners are meant for edge ids that gRPC clients
+ * use; a Spillway edge that received one would NACK it.
  */
 final class ResourceValidator {
 
@@ -50,7 +63,12 @@ final class ResourceValidator {
     Map<SocketAddress, String> addresses = new HashMap<>();
     for (ResourceType type : ResourceType.values()) {
       for (Map.Entry<String, Message> entry : set.of(type).entrySet()) {
-        if (type == ResourceType.LISTENERS) {
+        if (type == ResourceType.LISTENERS && isApiListener((Listener) entry.getValue())) {
+          Optional<String> problem = checkApiListener((Listener) entry.getValue(), clusters);
+          if (problem.isPresent()) {
+            return problem;
+          }
+        } else if (type == ResourceType.LISTENERS) {
           ListenerConfig listener;
           try {
             listener = translator.listener((Listener) entry.getValue(), clusters);
@@ -86,7 +104,12 @@ final class ResourceValidator {
       switch (type) {
         case CLUSTERS -> translator.cluster((Cluster) resource);
         case ENDPOINTS -> translator.endpoints((ClusterLoadAssignment) resource);
-        case LISTENERS -> translator.listener((Listener) resource, clusters);
+        case LISTENERS -> {
+          if (isApiListener((Listener) resource)) {
+            return checkApiListener((Listener) resource, clusters);
+          }
+          translator.listener((Listener) resource, clusters);
+        }
         case ROUTES -> translator.routes((RouteConfiguration) resource, clusters);
       }
       return Optional.empty();
@@ -95,6 +118,54 @@ final class ResourceValidator {
     } catch (RuntimeException e) {
       return Optional.of(untranslatable(type, type.nameOf(resource), e));
     }
+  }
+
+  /** An API listener for proxyless gRPC clients: {@code api_listener} and no socket. */
+  static boolean isApiListener(Listener listener) {
+    return listener.hasApiListener() && !listener.hasAddress() && listener.getFilterChainsCount() == 0;
+  }
+
+  private Optional<String> checkApiListener(Listener listener, Set<String> clusters) {
+    String path = "listener \"" + listener.getName() + "\".api_listener.api_listener";
+    Any any = listener.getApiListener().getApiListener();
+    if (!any.is(HttpConnectionManager.class)) {
+      return Optional.of(path + ": must be an " + HttpConnectionManager.getDescriptor().getFullName()
+          + ", not \"" + any.getTypeUrl() + "\"");
+    }
+    HttpConnectionManager hcm;
+    try {
+      hcm = any.unpack(HttpConnectionManager.class);
+    } catch (InvalidProtocolBufferException e) {
+      return Optional.of(path + ": cannot be read: " + e.getMessage());
+    }
+    switch (hcm.getRouteSpecifierCase()) {
+      case RDS -> {
+        if (hcm.getRds().getRouteConfigName().isEmpty()) {
+          return Optional.of(path + ".rds.route_config_name: is required");
+        }
+        if (!hcm.getRds().getConfigSource().hasAds()) {
+          return Optional.of(path + ".rds.config_source: must be ads");
+        }
+      }
+      case ROUTE_CONFIG -> {
+        try {
+          translator.routes(hcm.getRouteConfig(), clusters);
+        } catch (ConfigException e) {
+          return Optional.of(path + ".route_config: " + e.getMessage());
+        } catch (RuntimeException e) {
+          return Optional.of(path + ".route_config: cannot be translated: " + e.getMessage());
+        }
+      }
+      default -> {
+        return Optional.of(path + ": rds or route_config is required");
+      }
+    }
+    int filters = hcm.getHttpFiltersCount();
+    if (filters == 0 || !hcm.getHttpFilters(filters - 1).getTypedConfig().is(Router.class)) {
+      return Optional.of(path + ".http_filters: the last filter must be the router ("
+          + Router.getDescriptor().getFullName() + ")");
+    }
+    return Optional.empty();
   }
 
   private static String untranslatable(ResourceType type, String name, RuntimeException e) {
