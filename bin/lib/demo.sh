@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The demo behind `bin/spillway demo`: two sample backends, central (embedded database) with the
-# demo edge registered, and an edge in front of the backends that takes its overload policy from
-# central over ADS, all on 127.0.0.1, until Ctrl-C. Called by
+# demo edge registered and its resources stored, and an edge that takes everything it serves and
+# its overload policy from central over ADS, all on 127.0.0.1, until Ctrl-C. Called by
 # bin/spillway with JAVA_HOME and JAVA_FLAGS_STR set.
 set -euo pipefail
 
@@ -84,9 +84,64 @@ esac
 EDGE_CREDENTIAL=$(printf '%s' "${ANSWER%$'\n'*}" | sed -n 's/.*"credential" *: *"\([^"]*\)".*/\1/p')
 [ -n "$EDGE_CREDENTIAL" ] || { echo "demo: no credential in central's answer" >&2; exit 1; }
 
+# What the edge serves comes from central: a listener, its routes, a cluster and its endpoints,
+# stored through central's API (validated with the edge's own rules) and pushed over ADS.
+put_resource() { # TYPE NAME, the YAML on stdin
+  local code
+  code=$(curl -sS "${AUTH[@]}" -X PUT -H 'Content-Type: application/yaml' --data-binary @- \
+    -o "$STATE/put.out" -w '%{http_code}' "$CENTRAL/configuration/resources/$1/$2?edgeId=demo-edge")
+  case "$code" in
+    200|201) ;;
+    *) echo "demo: storing $1/$2 in central answered $code: $(cat "$STATE/put.out")" >&2; exit 1 ;;
+  esac
+}
+put_resource clusters backends <<YAML
+name: backends
+type: EDS
+connect_timeout: 1s
+lb_policy: ROUND_ROBIN
+eds_cluster_config: { eds_config: { ads: {}, resource_api_version: V3 } }
+YAML
+put_resource endpoints backends <<YAML
+cluster_name: backends
+endpoints:
+- lb_endpoints:
+  - endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: $B1_PORT } } }
+  - endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: $B2_PORT } } }
+YAML
+put_resource routes demo <<YAML
+name: demo
+virtual_hosts:
+- name: demo
+  domains: ["*"]
+  routes:
+  - match: { prefix: "/" }
+    route:
+      cluster: backends
+      timeout: 5s
+      retry_policy: { retry_on: "connect-failure,reset", num_retries: 2 }
+YAML
+put_resource listeners demo <<YAML
+name: demo
+address: { socket_address: { address: 127.0.0.1, port_value: $EDGE_PORT } }
+filter_chains:
+- filters:
+  - name: envoy.filters.network.http_connection_manager
+    typed_config:
+      "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+      stat_prefix: demo
+      codec_type: AUTO
+      rds: { route_config_name: demo, config_source: { ads: {}, resource_api_version: V3 } }
+      http_filters:
+      - name: envoy.filters.http.router
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+YAML
+
 cat >"$STATE/edge.yaml" <<YAML
-# Written by bin/spillway demo: an Envoy v3 bootstrap, as an Envoy user would write it. The
-# listener and cluster are static; the overload policy comes from central over ADS.
+# Written by bin/spillway demo: an Envoy v3 bootstrap, as an Envoy user would write it. Everything
+# the edge serves (listener, routes, cluster, endpoints) and its overload policy come from central
+# over ADS; the last configuration accepted is kept in .spillway/demo/edge-xds.
 node: { id: demo-edge, cluster: demo }
 admin:
   address: { socket_address: { address: 127.0.0.1, port_value: $ADMIN_PORT } }
@@ -99,43 +154,6 @@ dynamic_resources:
       initial_metadata: [{ key: authorization, value: "Bearer $EDGE_CREDENTIAL" }]
   cds_config: { ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s }
   lds_config: { ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s }
-static_resources:
-  listeners:
-  - name: demo
-    address: { socket_address: { address: 127.0.0.1, port_value: $EDGE_PORT } }
-    filter_chains:
-    - filters:
-      - name: envoy.filters.network.http_connection_manager
-        typed_config:
-          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
-          stat_prefix: demo
-          codec_type: AUTO
-          route_config:
-            name: demo
-            virtual_hosts:
-            - name: demo
-              domains: ["*"]
-              routes:
-              - match: { prefix: "/" }
-                route:
-                  cluster: backends
-                  timeout: 5s
-                  retry_policy: { retry_on: "connect-failure,reset", num_retries: 2 }
-          http_filters:
-          - name: envoy.filters.http.router
-            typed_config:
-              "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
-  clusters:
-  - name: backends
-    type: STATIC
-    connect_timeout: 1s
-    lb_policy: ROUND_ROBIN
-    load_assignment:
-      cluster_name: backends
-      endpoints:
-      - lb_endpoints:
-        - endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: $B1_PORT } } }
-        - endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: $B2_PORT } } }
 YAML
 
 "$JAVA" "${JAVA_FLAGS[@]}" ${SPILLWAY_JAVA_OPTS:-} -jar "$ROOT/edge/target/spillway-edge-all.jar" \
@@ -162,7 +180,8 @@ Spillway demo is running: an edge on 127.0.0.1:$EDGE_PORT in front of two sample
   Edge clusters:                 curl -s http://127.0.0.1:$ADMIN_PORT/clusters
 
 Central (control plane, embedded database) on $CENTRAL, xDS on 127.0.0.1:$XDS_PORT; the edge
-demo-edge is registered and takes its overload policy from central over ADS:
+demo-edge is registered and takes its listener, routes, cluster, endpoints and overload policy
+from central over ADS:
 
   Read its policies:   curl -s -H "Authorization: Bearer $ADMIN_TOKEN" '$CENTRAL/configuration/edges/policies?edgeId=demo-edge'
   Change overload:     curl -s -X PATCH -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \\
@@ -173,6 +192,7 @@ demo-edge is registered and takes its overload policy from central over ADS:
   Watch it take effect: curl -s http://127.0.0.1:$ADMIN_PORT/overload | grep '"mode"'
                        curl -s http://127.0.0.1:$ADMIN_PORT/stats/prometheus | grep http_admission
   The edge's stream:   curl -s http://127.0.0.1:$ADMIN_PORT/xds     (central's view: '$CENTRAL/configuration/edges/demo-edge')
+  What it was sent:    curl -s -H "Authorization: Bearer $ADMIN_TOKEN" '$CENTRAL/configuration/resources?edgeId=demo-edge'
 
 Bootstrap: $STATE/edge.yaml   Logs: $STATE/*.log   Central data: $CENTRAL_DATA (admin token in $TOKEN_FILE)
 Press Ctrl-C to stop.
