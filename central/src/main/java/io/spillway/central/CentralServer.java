@@ -86,7 +86,7 @@ public final class CentralServer implements AutoCloseable {
       AuthApi authApi = new AuthApi(authStore, secrets, new PasswordHasher(secrets, PasswordHasher.DEFAULT_ITERATIONS), clock,
           config.sessionTtl(), config.secureCookies());
       PoliciesApi policiesApi = new PoliciesApi(new PolicyStore(database, json, clock), new AuditStore(database), json, bus);
-      EdgesApi edgesApi = new EdgesApi(new EdgeStore(database, json, clock), secrets, json);
+      EdgesApi edgesApi = new EdgesApi(new EdgeStore(database, json, clock), secrets, json, bus::publish);
       ResourceStore resourceStore = new ResourceStore(database, clock);
       OpsApi opsApi = new OpsApi(database, metrics);
       EdgeStore xdsEdges = new EdgeStore(database, json, clock);

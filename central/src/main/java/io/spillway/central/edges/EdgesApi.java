@@ -33,12 +33,23 @@ public final class EdgesApi {
   private final EdgeStore store;
   private final Secrets secrets;
   private final Json json;
+  private final java.util.function.Consumer<String> changed;
 
-  /** The API. */
+  /** The API, without telling the xDS server of changes (tests of the registry alone). */
   public EdgesApi(EdgeStore store, Secrets secrets, Json json) {
+    this(store, secrets, json, edgeId -> { });
+  }
+
+  /**
+   * @param changed told, after commit, of an edge whose labels, credential or registration changed:
+   *     its resources by selector may differ, and its open xDS streams must present the new
+   *     credential (the xDS server ends streams whose credential no longer holds)
+   */
+  public EdgesApi(EdgeStore store, Secrets secrets, Json json, java.util.function.Consumer<String> changed) {
     this.store = Objects.requireNonNull(store, "store");
     this.secrets = Objects.requireNonNull(secrets, "secrets");
     this.json = Objects.requireNonNull(json, "json");
+    this.changed = Objects.requireNonNull(changed, "changed");
   }
 
   /**
@@ -93,6 +104,7 @@ public final class EdgesApi {
     }
     Map<String, String> labels = Labels.read(body.get("labels"));
     EdgeStore.Edge edge = store.relabel(id, labels).orElseThrow(() -> notFound(id));
+    changed.accept(id);
     log.info("edge {} relabelled by {}", id, call.principal().operator());
     return Reply.ok(edgeJson(edge));
   }
@@ -104,6 +116,7 @@ public final class EdgesApi {
       throw notFound(id);
     }
     log.info("credential of edge {} replaced by {}", id, call.principal().operator());
+    changed.accept(id);
     return Reply.ok(Map.of("id", id, "credential", credential));
   }
 
@@ -113,6 +126,7 @@ public final class EdgesApi {
       throw notFound(id);
     }
     log.info("edge {} deregistered by {}", id, call.principal().operator());
+    changed.accept(id);
     return Reply.noContent();
   }
 
