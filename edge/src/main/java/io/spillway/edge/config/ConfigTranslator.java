@@ -11,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Validates an Envoy v3 {@link Bootstrap} and translates it, once, into an {@link EdgeConfig}.
@@ -35,21 +34,15 @@ public final class ConfigTranslator {
   private static final SupportedFields ADMIN = SupportedFields.of(Admin.getDescriptor(),
       "address", "access_log", "access_log_path", "ignore_global_conn_limit");
 
-  /** Actions the overload manager validates but the data plane does not act on yet. */
-  private static final Set<String> ACTIONS_NOT_YET = Set.of();
-
   private ConfigTranslator() {}
 
   /**
-   * Config that would change behaviour is rejected, never skipped: an overload action the edge
-   * does not act on yet is an error naming it.
+   * Config that would change behaviour is rejected, never skipped: a reduce_timeouts timer the edge
+   * has no timeout for is an error naming it.
    */
   private static void rejectUnwiredOverloadParts(OverloadConfig overload, FieldPath path) throws ConfigException {
     for (int i = 0; i < overload.actions().size(); i++) {
       OverloadConfig.Action a = overload.actions().get(i);
-      if (ACTIONS_NOT_YET.contains(a.name())) {
-        throw new ConfigException(path.field("actions").index(i).field("name"), a.name() + " is not supported yet");
-      }
       if (a.settings().orElse(null) instanceof OverloadConfig.ScaleTimers timers
           && timers.minimums().containsKey(OverloadConfig.TimerType.TRANSPORT_SOCKET_CONNECT)) {
         throw new ConfigException(path.field("actions").index(i).field("typed_config"),

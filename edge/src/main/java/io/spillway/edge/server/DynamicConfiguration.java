@@ -158,8 +158,7 @@ final class DynamicConfiguration implements XdsConfigSink {
   // ---- listeners and routes ----
 
   private void applyListeners(Map<String, ? extends Message> resources) throws ConfigException {
-    Set<String> knownClusters = new HashSet<>(staticClusters.keySet());
-    knownClusters.addAll(onMain(() -> Set.copyOf(dynamicClusters.keySet())));
+    Set<String> knownClusters = knownClusters();
     Map<String, ListenerConfig> next = new LinkedHashMap<>();
     Map<String, String> addresses = new HashMap<>();
     for (Listener l : server.listeners()) {
@@ -264,8 +263,7 @@ final class DynamicConfiguration implements XdsConfigSink {
   }
 
   private void applyRoutes(Map<String, ? extends Message> resources) throws ConfigException {
-    Set<String> knownClusters = new HashSet<>(staticClusters.keySet());
-    knownClusters.addAll(onMain(() -> Set.copyOf(dynamicClusters.keySet())));
+    Set<String> knownClusters = knownClusters();
     Map<String, RouteConfig> next = new LinkedHashMap<>();
     for (Map.Entry<String, ? extends Message> e : resources.entrySet()) {
       RouteConfig rc = translator.routes((RouteConfiguration) e.getValue(), knownClusters);
@@ -314,6 +312,13 @@ final class DynamicConfiguration implements XdsConfigSink {
   }
 
   // ---- helpers ----
+
+  /** The static clusters and the accepted CDS ones: what listeners and routes may name. */
+  private Set<String> knownClusters() throws ConfigException {
+    Set<String> known = new HashSet<>(staticClusters.keySet());
+    known.addAll(onMain(() -> Set.copyOf(dynamicClusters.keySet())));
+    return known;
+  }
 
   private static void requireName(String kind, String key, String name) throws ConfigException {
     if (!key.equals(name)) {

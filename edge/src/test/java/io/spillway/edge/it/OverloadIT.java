@@ -134,9 +134,16 @@ class OverloadIT {
    * bringing it down to 0.2 s when saturated.
    */
   private String reduceTimeoutsBootstrap(Path file) {
-    return bootstrap("""
-        common_http_protocol_options: { idle_timeout: 30s }
-        """, """
+    return reduceTimeoutsBootstrap(file, "common_http_protocol_options: { idle_timeout: 30s }",
+        "HTTP_DOWNSTREAM_CONNECTION_IDLE");
+  }
+
+  /**
+   * The connection manager with {@code hcmTimeout} (a YAML line), and reduce_timeouts (scaled
+   * 0.5–0.9 on the injected pressure) bringing {@code timer} down to 0.2 s when saturated.
+   */
+  private String reduceTimeoutsBootstrap(Path file, String hcmTimeout, String timer) {
+    return bootstrap(hcmTimeout + "\n", """
         - match: { prefix: "/" }
           route: { cluster: origin }
         """, cluster("origin", "", origin.port())) + injectedOverload(file, """
@@ -148,9 +155,9 @@ class OverloadIT {
             typed_config:
               "@type": type.googleapis.com/envoy.config.overload.v3.ScaleTimersOverloadActionConfig
               timer_scale_factors:
-              - timer: HTTP_DOWNSTREAM_CONNECTION_IDLE
+              - timer: %s
                 min_timeout: 0.2s
-        """);
+        """.formatted(timer));
   }
 
   @Test
@@ -192,23 +199,7 @@ class OverloadIT {
   @Test
   void reduceTimeoutsRetimesTheStreamIdleTimerOfARequestInFlightOnBothProtocols() throws Exception {
     Path file = pressure(0.1);
-    String yaml = bootstrap("""
-        stream_idle_timeout: 30s
-        """, """
-        - match: { prefix: "/" }
-          route: { cluster: origin }
-        """, cluster("origin", "", origin.port())) + injectedOverload(file, """
-          actions:
-          - name: envoy.overload_actions.reduce_timeouts
-            triggers:
-            - name: envoy.resource_monitors.injected_resource
-              scaled: { scaling_threshold: 0.5, saturation_threshold: 0.9 }
-            typed_config:
-              "@type": type.googleapis.com/envoy.config.overload.v3.ScaleTimersOverloadActionConfig
-              timer_scale_factors:
-              - timer: HTTP_DOWNSTREAM_STREAM_IDLE
-                min_timeout: 0.2s
-        """);
+    String yaml = reduceTimeoutsBootstrap(file, "stream_idle_timeout: 30s", "HTTP_DOWNSTREAM_STREAM_IDLE");
     edge = EdgeHarness.start(yaml);
     // Both requests wait for an upstream that answers after 8 s, under a 30 s stream idle timeout;
     // then reduce_timeouts saturates and both idle timers are re-timed to 0.2 s: 504, long before 8 s.
@@ -227,23 +218,8 @@ class OverloadIT {
   @Test
   void reduceTimeoutsRetimesTheMaximumConnectionDuration() throws Exception {
     Path file = pressure(0.1);
-    String yaml = bootstrap("""
-        common_http_protocol_options: { max_connection_duration: 60s }
-        """, """
-        - match: { prefix: "/" }
-          route: { cluster: origin }
-        """, cluster("origin", "", origin.port())) + injectedOverload(file, """
-          actions:
-          - name: envoy.overload_actions.reduce_timeouts
-            triggers:
-            - name: envoy.resource_monitors.injected_resource
-              scaled: { scaling_threshold: 0.5, saturation_threshold: 0.9 }
-            typed_config:
-              "@type": type.googleapis.com/envoy.config.overload.v3.ScaleTimersOverloadActionConfig
-              timer_scale_factors:
-              - timer: HTTP_DOWNSTREAM_CONNECTION_MAX
-                min_timeout: 0.2s
-        """);
+    String yaml = reduceTimeoutsBootstrap(file, "common_http_protocol_options: { max_connection_duration: 60s }",
+        "HTTP_DOWNSTREAM_CONNECTION_MAX");
     edge = EdgeHarness.start(yaml);
     try (RawHttp.Connection c = RawHttp.connect(edge.port(), Duration.ofSeconds(5))) {
       // Opened under a 60 s maximum; when reduce_timeouts saturates, the connection is already
