@@ -72,4 +72,21 @@ final class ApiClient {
       throw new AssertionError("not JSON: " + text, e);
     }
   }
+
+  /**
+   * Sends a body over the server's size limit. The server answers 413 and closes while the client
+   * may still be writing; the close can then reach the client before the answer (an HTTP/1.1 race,
+   * not a server fault), so the request is tried up to three times.
+   */
+  HttpResponse<String> sendOversized(String method, String path, String token, String contentType, byte[] body) {
+    java.io.UncheckedIOException last = null;
+    for (int attempt = 0; attempt < 3; attempt++) {
+      try {
+        return send(method, path, token, contentType, body);
+      } catch (java.io.UncheckedIOException e) {
+        last = e;
+      }
+    }
+    throw last;
+  }
 }

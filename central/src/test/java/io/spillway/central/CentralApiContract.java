@@ -458,7 +458,7 @@ abstract class CentralApiContract {
     String deep = "{\"accessLog\": " + "{\"a\": ".repeat(200) + "1" + "}".repeat(200) + "}";
     assertThat(patch(edge, deep).statusCode()).isEqualTo(400);
     byte[] huge = ("{\"accessLog\": {\"x\": \"" + "a".repeat(2 << 20) + "\"}}").getBytes(StandardCharsets.UTF_8);
-    assertThat(api.send("PATCH", path, ADMIN_TOKEN, "application/json", huge).statusCode()).isEqualTo(413);
+    assertThat(api.sendOversized("PATCH", path, ADMIN_TOKEN, "application/json", huge).statusCode()).isEqualTo(413);
     assertThat(api.send("PATCH", path, ADMIN_TOKEN, "text/plain", SEED_EXAMPLE.getBytes(StandardCharsets.UTF_8)).statusCode())
         .isEqualTo(415);
     assertThat(api.send("PATCH", path, ADMIN_TOKEN, null, SEED_EXAMPLE.getBytes(StandardCharsets.UTF_8)).statusCode()).isEqualTo(415);

@@ -455,7 +455,7 @@ abstract class ResourcesApiContract {
         + "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n";
     assertStatus(api.send("PUT", path, ADMIN_TOKEN, YAML, bomb.getBytes(StandardCharsets.UTF_8)), 400);
     byte[] huge = ("name: backend\nalt_stat_name: " + "a".repeat(2 << 20) + "\n").getBytes(StandardCharsets.UTF_8);
-    assertStatus(api.send("PUT", path, ADMIN_TOKEN, YAML, huge), 413);
+    assertStatus(api.sendOversized("PUT", path, ADMIN_TOKEN, YAML, huge), 413);
     assertStatus(api.send("PUT", path, ADMIN_TOKEN, "text/plain", Fixtures.cluster("backend").getBytes(StandardCharsets.UTF_8)), 415);
     assertStatus(api.send("PUT", path, ADMIN_TOKEN, null, Fixtures.cluster("backend").getBytes(StandardCharsets.UTF_8)), 415);
     assertStatus(api.send("PUT", path, ADMIN_TOKEN, YAML, new byte[] {(byte) 0xff, (byte) 0xfe, 'a'}), 400);
