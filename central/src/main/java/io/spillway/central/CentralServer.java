@@ -16,12 +16,13 @@ import io.spillway.central.edges.EdgesApi;
 import io.spillway.central.policy.AuditStore;
 import io.spillway.central.policy.PoliciesApi;
 import io.spillway.central.policy.PolicyStore;
+import io.spillway.central.resources.EffectiveResources;
 import io.spillway.central.resources.EndpointsApi;
 import io.spillway.central.resources.ResourceStore;
+import io.spillway.central.resources.ResourceType;
 import io.spillway.central.resources.ResourcesApi;
 import io.spillway.central.store.Database;
 import io.spillway.central.xds.ChangeBus;
-import io.spillway.central.resources.ResourceType;
 import io.spillway.central.xds.EdgeResourceSource;
 import io.spillway.central.xds.EdgeResources;
 import io.spillway.central.xds.TypeResources;
@@ -32,6 +33,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -156,12 +160,31 @@ public final class CentralServer implements AutoCloseable {
 
   /** What the xDS server sends an edge: its effective resources (own and by selector), versioned per type. */
   private static EdgeResourceSource resourcesOf(ResourceStore store) {
-    return edgeId -> store.effectiveFor(edgeId)
-        .map(e -> new EdgeResources(
-            TypeResources.of(e.version(ResourceType.CLUSTERS), e.clusters()),
-            TypeResources.of(e.version(ResourceType.ENDPOINTS), e.endpoints()),
-            TypeResources.of(e.version(ResourceType.LISTENERS), e.listeners()),
-            TypeResources.of(e.version(ResourceType.ROUTES), e.routes())))
-        .orElse(EdgeResources.EMPTY);
+    return new EdgeResourceSource() {
+      @Override
+      public EdgeResources resourcesFor(String edgeId) {
+        return store.effectiveFor(edgeId).map(CentralServer::served).orElse(EdgeResources.EMPTY);
+      }
+
+      @Override
+      public Map<String, EdgeResources> resourcesFor(Collection<String> edgeIds) {
+        Map<String, EffectiveResources> read = store.effectiveFor(edgeIds);
+        Map<String, EdgeResources> all = new HashMap<>();
+        for (String edgeId : edgeIds) {
+          EffectiveResources e = read.get(edgeId);
+          all.put(edgeId, e == null ? EdgeResources.EMPTY : served(e));
+        }
+        return all;
+      }
+    };
   }
+
+  private static EdgeResources served(EffectiveResources e) {
+    return new EdgeResources(
+        TypeResources.of(e.version(ResourceType.CLUSTERS), e.clusters()),
+        TypeResources.of(e.version(ResourceType.ENDPOINTS), e.endpoints()),
+        TypeResources.of(e.version(ResourceType.LISTENERS), e.listeners()),
+        TypeResources.of(e.version(ResourceType.ROUTES), e.routes()));
+  }
+
 }

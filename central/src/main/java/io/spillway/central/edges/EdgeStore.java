@@ -213,10 +213,29 @@ public final class EdgeStore {
 
   /** The versions the edge ACKed, by type URL (replacing the previous map); seen now. */
   public void recordAcked(String id, Map<String, String> ackedVersions) {
-    update("UPDATE edges SET acked_versions = ?, last_seen = ? WHERE id = ?", s -> {
-      s.setString(1, json.write(ackedVersions));
-      Rows.setInstant(s, 2, clock.instant());
-      s.setString(3, id);
+    recordAcked(Map.of(id, ackedVersions));
+  }
+
+  /**
+   * The versions several edges ACKed (edge id → type URL → version), in one transaction: a change
+   * pushed to a fleet comes back as one ACK per edge, and one commit for all of them keeps the
+   * database free for the next change.
+   */
+  public void recordAcked(Map<String, Map<String, String>> ackedByEdge) {
+    if (ackedByEdge.isEmpty()) {
+      return;
+    }
+    Instant now = clock.instant();
+    database.inTransaction(c -> {
+      try (PreparedStatement s = c.prepareStatement("UPDATE edges SET acked_versions = ?, last_seen = ? WHERE id = ?")) {
+        for (Map.Entry<String, Map<String, String>> edge : ackedByEdge.entrySet()) {
+          s.setString(1, json.write(edge.getValue()));
+          Rows.setInstant(s, 2, now);
+          s.setString(3, edge.getKey());
+          s.addBatch();
+        }
+        return s.executeBatch().length;
+      }
     });
   }
 
@@ -258,15 +277,46 @@ public final class EdgeStore {
 
   /** Whether a credential hash belongs to this edge (for the xDS stream). */
   public boolean credentialMatches(String id, String credentialHash) {
+    return credentialHash(id).map(stored -> io.spillway.central.auth.Secrets.constantTimeEquals(stored, credentialHash))
+        .orElse(false);
+  }
+
+  /** The hash of the edge's current credential; empty when it is not registered. */
+  public Optional<String> credentialHash(String id) {
     return database.inTransaction(c -> {
       try (PreparedStatement s = c.prepareStatement("SELECT credential_hash FROM edges WHERE id = ?")) {
         s.setString(1, id);
         try (ResultSet r = s.executeQuery()) {
-          return r.next() && io.spillway.central.auth.Secrets.constantTimeEquals(r.getString(1), credentialHash);
+          return r.next() ? Optional.ofNullable(r.getString(1)) : Optional.<String>empty();
         }
       }
     });
   }
+
+  /** The credential hashes of several edges, by id; edges that are not registered are left out. */
+  public Map<String, String> credentialHashes(java.util.Collection<String> ids) {
+    return database.inTransaction(c -> {
+      java.util.Set<String> wanted = new java.util.HashSet<>(ids);
+      Map<String, String> hashes = new java.util.HashMap<>();
+      try (PreparedStatement s = c.prepareStatement("SELECT id, credential_hash FROM edges"); ResultSet r = s.executeQuery()) {
+        while (r.next()) {
+          if (wanted.contains(r.getString(1)) && r.getString(2) != null) {
+            hashes.put(r.getString(1), r.getString(2));
+          }
+        }
+      }
+      return hashes;
+    });
+  }
+
+  /**
+   * Runs reads of several stores in one transaction of this store's database: one consistent
+   * view and one round of connection handling, e.g. everything one xDS push reads for an edge.
+   */
+  public <T> T inOneTransaction(java.util.function.Supplier<T> work) {
+    return database.inOneTransaction(work);
+  }
+
 
   private Edge read(ResultSet r) throws SQLException {
     Map<String, String> labels = json.mapper().convertValue(json.parseStored(r.getString("labels")), LABELS);

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
@@ -22,6 +24,8 @@ final class ResourceCodec {
 
   /** Deepest nesting a resource body may have; real listeners stay well under 30 levels. */
   static final int MAX_NESTING_DEPTH = 64;
+  /** How much stored text the parsed-resource cache covers (characters). */
+  static final long STORED_CACHE_CHARS = 32L * 1024 * 1024;
 
   private final ExtensionRegistry registry = ExtensionRegistry.standard();
   private final JsonFormat.Printer printer = JsonFormat.printer().usingTypeRegistry(registry.typeRegistry())
@@ -29,6 +33,9 @@ final class ResourceCodec {
   private final JsonFormat.Parser parser = JsonFormat.parser().usingTypeRegistry(registry.typeRegistry());
   private final ObjectMapper mapper;
   private final ObjectMapper plain = new ObjectMapper();
+  /** Stored text → message; weighed by text length, {@value #STORED_CACHE_CHARS} characters at most. */
+  private final Cache<StoredText, Message> stored = Caffeine.newBuilder()
+      .maximumWeight(STORED_CACHE_CHARS).<StoredText, Message>weigher((k, v) -> k.text().length() + 64).build();
 
   ResourceCodec() {
     mapper = JsonMapper.builder().build();
@@ -69,8 +76,17 @@ final class ResourceCodec {
     }
   }
 
-  /** Reads canonical JSON central stored. */
+  /**
+   * Reads canonical JSON central stored. Messages are immutable, and the same stored text is read
+   * again for every edge it reaches on every push, so what was read is kept (bounded by text size).
+   */
   Message parseStored(String text, ResourceType type) {
+    return stored.get(new StoredText(type, text), k -> readStored(k.text(), k.type()));
+  }
+
+  private record StoredText(ResourceType type, String text) {}
+
+  private Message readStored(String text, ResourceType type) {
     Message.Builder builder = type.prototype().newBuilderForType();
     try {
       parser.merge(text, builder);

@@ -70,15 +70,58 @@ public final class ResourceStore {
       if (labels.isEmpty()) {
         return Optional.empty();
       }
-      Map<ResourceType, Map<String, StoredResource>> winners = Precedence.winners(candidates(c, edgeId), edgeId, labels.get());
-      Map<ResourceType, String> versions = versions(winners);
-      return Optional.of(new EffectiveResources(edgeId, counter,
-          parsed(winners.get(ResourceType.CLUSTERS), ResourceType.CLUSTERS, Cluster.class),
-          parsed(winners.get(ResourceType.ENDPOINTS), ResourceType.ENDPOINTS, ClusterLoadAssignment.class),
-          parsed(winners.get(ResourceType.LISTENERS), ResourceType.LISTENERS, Listener.class),
-          parsed(winners.get(ResourceType.ROUTES), ResourceType.ROUTES, RouteConfiguration.class),
-          versions));
+      return Optional.of(effective(edgeId, labels.get(), candidates(c, edgeId), counter));
     });
+  }
+
+  /**
+   * What each of several edges receives, read in one transaction with each row read once (every
+   * selector's rows are shared by all the edges): for a change that reaches a fleet. Edges that
+   * are not registered are left out.
+   */
+  public Map<String, EffectiveResources> effectiveFor(java.util.Collection<String> edgeIds) {
+    return database.inTransaction(c -> {
+      long counter = counter(c, false);
+      Map<String, Map<String, String>> labels = new HashMap<>();
+      try (PreparedStatement s = c.prepareStatement("SELECT id, labels FROM edges"); ResultSet r = s.executeQuery()) {
+        java.util.Set<String> wanted = new java.util.HashSet<>(edgeIds);
+        while (r.next()) {
+          if (wanted.contains(r.getString(1))) {
+            labels.put(r.getString(1), mapper.readValue(r.getString(2), LABELS));
+          }
+        }
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        throw new IllegalStateException("stored edge labels do not read", e);
+      }
+      List<StoredResource> selectorRows = rows(c, "body IS NOT NULL AND selector IS NOT NULL", null);
+      Map<String, List<StoredResource>> ownRows = new HashMap<>();
+      for (StoredResource row : rows(c, "body IS NOT NULL AND edge_id IS NOT NULL", null)) {
+        if (labels.containsKey(row.target().edgeId())) {
+          ownRows.computeIfAbsent(row.target().edgeId(), id -> new ArrayList<>()).add(row);
+        }
+      }
+      Map<String, EffectiveResources> result = new LinkedHashMap<>();
+      for (String edgeId : edgeIds) {
+        Map<String, String> edgeLabels = labels.get(edgeId);
+        if (edgeLabels != null) {
+          List<StoredResource> rows = new ArrayList<>(selectorRows);
+          rows.addAll(ownRows.getOrDefault(edgeId, List.of()));
+          result.put(edgeId, effective(edgeId, edgeLabels, rows, counter));
+        }
+      }
+      return result;
+    });
+  }
+
+  private EffectiveResources effective(String edgeId, Map<String, String> labels, List<StoredResource> candidates,
+      long counter) {
+    Map<ResourceType, Map<String, StoredResource>> winners = Precedence.winners(candidates, edgeId, labels);
+    return new EffectiveResources(edgeId, counter,
+        parsed(winners.get(ResourceType.CLUSTERS), ResourceType.CLUSTERS, Cluster.class),
+        parsed(winners.get(ResourceType.ENDPOINTS), ResourceType.ENDPOINTS, ClusterLoadAssignment.class),
+        parsed(winners.get(ResourceType.LISTENERS), ResourceType.LISTENERS, Listener.class),
+        parsed(winners.get(ResourceType.ROUTES), ResourceType.ROUTES, RouteConfiguration.class),
+        versions(winners));
   }
 
   /**
@@ -302,14 +345,26 @@ public final class ResourceStore {
       rows.addAll(replace(rows(c, "target = ?", target.key()), next));
       return validator.check(set(rows, parsed), next.type(), next.name());
     }
+    // Read once for all the edges: every selector's rows, and the edges' own rows by edge. Edges
+    // that end up with the same set (the usual case for a fleet under one selector) are checked once.
+    List<StoredResource> selectorRows = without(rows(c, "body IS NOT NULL AND selector IS NOT NULL", null), next);
+    Map<String, List<StoredResource>> ownRows = new HashMap<>();
+    for (StoredResource row : edges.size() == 1 ? rows(c, "body IS NOT NULL AND edge_id = ?", edges.keySet().iterator().next())
+        : rows(c, "body IS NOT NULL AND edge_id IS NOT NULL", null)) {
+      ownRows.computeIfAbsent(row.target().edgeId(), id -> new ArrayList<>()).add(row);
+    }
+    Map<Map<ResourceType, Map<String, StoredResource>>, Optional<String>> checked = new HashMap<>();
     for (Map.Entry<String, Map<String, String>> edge : edges.entrySet()) {
-      List<StoredResource> rows = replace(candidates(c, edge.getKey()), next);
+      List<StoredResource> rows = new ArrayList<>(selectorRows);
+      rows.addAll(without(ownRows.getOrDefault(edge.getKey(), List.of()), next));
+      rows.add(next);
       Map<ResourceType, Map<String, StoredResource>> winners = Precedence.winners(rows, edge.getKey(), edge.getValue());
       StoredResource winner = winners.get(next.type()).get(next.name());
       if (next.live() && winner != next) {
         continue; // shadowed on this edge: what it receives does not change
       }
-      Optional<String> problem = validator.check(set(winners, parsed), next.type(), next.name());
+      Optional<String> problem = checked.computeIfAbsent(winners,
+          w -> validator.check(set(w, parsed), next.type(), next.name()));
       if (problem.isPresent()) {
         return Optional.of(target.isSelector()
             ? problem.get() + " (on edge " + edge.getKey() + ", which the selector matches)" : problem.get());
@@ -319,14 +374,20 @@ public final class ResourceStore {
   }
 
   private static List<StoredResource> replace(List<StoredResource> rows, StoredResource next) {
-    List<StoredResource> replaced = new ArrayList<>(rows.size() + 1);
-    for (StoredResource row : rows) {
-      if (!(row.type() == next.type() && row.target().equals(next.target()) && row.name().equals(next.name()))) {
-        replaced.add(row);
-      }
-    }
+    List<StoredResource> replaced = without(rows, next);
     replaced.add(next);
     return replaced;
+  }
+
+  /** The rows but the stored version of {@code next} (same type, target and name). */
+  private static List<StoredResource> without(List<StoredResource> rows, StoredResource next) {
+    List<StoredResource> kept = new ArrayList<>(rows.size() + 1);
+    for (StoredResource row : rows) {
+      if (!(row.type() == next.type() && row.target().equals(next.target()) && row.name().equals(next.name()))) {
+        kept.add(row);
+      }
+    }
+    return kept;
   }
 
   private ResourceSet set(List<StoredResource> rows, Map<String, Message> parsed) {
@@ -408,10 +469,13 @@ public final class ResourceStore {
     return rows(c, "body IS NOT NULL AND (edge_id = ? OR selector IS NOT NULL)", edgeId);
   }
 
+  /** The rows matching {@code where}, whose one parameter (if any) is {@code arg}. */
   private List<StoredResource> rows(Connection c, String where, String arg) throws SQLException {
     List<StoredResource> rows = new ArrayList<>();
     try (PreparedStatement s = c.prepareStatement("SELECT " + COLUMNS + " FROM edge_resources WHERE " + where)) {
-      s.setString(1, arg);
+      if (arg != null) {
+        s.setString(1, arg);
+      }
       try (ResultSet r = s.executeQuery()) {
         while (r.next()) {
           read(r).ifPresent(rows::add);

@@ -27,6 +27,8 @@ public final class Database implements AutoCloseable {
   private final HikariDataSource pool;
   private final String kind;
   private volatile boolean migrated;
+  /** The connection of the transaction running on this thread, which nested calls join. */
+  private final ThreadLocal<Connection> current = new ThreadLocal<>();
 
   private Database(HikariDataSource pool, String kind) {
     this.pool = pool;
@@ -127,11 +129,22 @@ public final class Database implements AutoCloseable {
 
   /**
    * Runs work in one transaction: committed when it returns, rolled back when it throws.
-   * {@link SQLException}s become {@link StoreException}s.
+   * {@link SQLException}s become {@link StoreException}s. Called from inside another transaction
+   * on the same thread, the work joins it (one commit, one consistent read), so several stores'
+   * reads can be combined with {@link #inOneTransaction}.
    */
   public <T> T inTransaction(SqlWork<T> work) {
+    Connection joined = current.get();
+    if (joined != null) {
+      try {
+        return work.run(joined);
+      } catch (SQLException e) {
+        throw new StoreException(e);
+      }
+    }
     try (Connection connection = pool.getConnection()) {
       connection.setAutoCommit(false);
+      current.set(connection);
       try {
         T result = work.run(connection);
         connection.commit();
@@ -139,10 +152,17 @@ public final class Database implements AutoCloseable {
       } catch (SQLException | RuntimeException e) {
         connection.rollback();
         throw e;
+      } finally {
+        current.remove();
       }
     } catch (SQLException e) {
       throw new StoreException(e);
     }
+  }
+
+  /** Runs work whose store calls all share one transaction (e.g. what one xDS push reads). */
+  public <T> T inOneTransaction(java.util.function.Supplier<T> work) {
+    return inTransaction(c -> work.get());
   }
 
   @Override

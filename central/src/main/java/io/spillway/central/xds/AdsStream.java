@@ -188,8 +188,7 @@ abstract class AdsStream {
         acked.put(t.type.typeUrl(), t.ackedVersion);
       }
     }
-    String id = edgeId;
-    context.streams().writeStatus(() -> context.streams().edges().recordAcked(id, acked));
+    context.streams().recordAcked(edgeId, acked);
   }
 
   /** The client refused a response: the version is recorded and not resent until a newer one exists. */

@@ -24,13 +24,26 @@ final class EdgeSnapshot {
   /** Load order among an edge's snapshots, set once by {@link EdgeStreams}: a newer one replaces an older one. */
   volatile long sequence;
 
-  EdgeSnapshot(EdgeResources resources, TypeResources policy) {
+  /** The hash of the edge's credential when this was read, or null when the edge was not registered. */
+  final String credentialHash;
+
+  /**
+   * @param credentialHash the hash of the edge's credential read with the rest, or null when the
+   *     edge is not registered (then no stream of it may stay open)
+   */
+  EdgeSnapshot(EdgeResources resources, TypeResources policy, String credentialHash) {
+    this.credentialHash = credentialHash;
     Map<XdsType, TypeResources> all = new EnumMap<>(XdsType.class);
     for (XdsType type : XdsType.ORDERED) {
       all.put(type, resources.of(type));
     }
     all.put(XdsType.OVERLOAD_POLICY, policy);
     this.types = all;
+  }
+
+  /** Whether a stream that presented this credential hash may still be served. */
+  boolean admits(String streamCredentialHash) {
+    return credentialHash != null && io.spillway.central.auth.Secrets.constantTimeEquals(credentialHash, streamCredentialHash);
   }
 
   TypeResources of(XdsType type) {

@@ -1,6 +1,10 @@
 package io.spillway.central.xds;
 
 import io.spillway.central.edges.EdgeStore;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -9,7 +13,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,19 +43,41 @@ final class EdgeStreams {
     }
   }
 
-  private final Function<String, EdgeSnapshot> loader;
+  /** Reads what edges are served now; both methods must be safe to call from several threads. */
+  interface Loader {
+    /** One edge. */
+    EdgeSnapshot load(String edgeId);
+
+    /** Several edges at once (a change that reaches the fleet); every id is in the answer. */
+    Map<String, EdgeSnapshot> load(Collection<String> edgeIds);
+  }
+
+  private final Loader loader;
   private final EdgeStore edges;
   private final ExecutorService pushers;
+  private final int parallelism;
   private final ExecutorService statusWriter;
   private final Map<String, Session> sessions = new ConcurrentHashMap<>();
   /** Edges with a push queued, and when the oldest change among them was published (nanoTime). */
   private final Map<String, Long> queued = new ConcurrentHashMap<>();
-  private final java.util.concurrent.atomic.AtomicLong sequence = new java.util.concurrent.atomic.AtomicLong();
+  /**
+   * Orders an edge's snapshots. A push takes its number when it leaves the queue, before it reads:
+   * a later number was dequeued later, so it read every change published before it was queued.
+   */
+  private final AtomicLong sequence = new AtomicLong();
+  /** ACKed versions not written yet, by edge (the latest of each), and whether a flush is queued. */
+  private final Map<String, Map<String, String>> pendingAcks = new ConcurrentHashMap<>();
+  private final AtomicBoolean ackFlushQueued = new AtomicBoolean();
 
-  EdgeStreams(Function<String, EdgeSnapshot> loader, EdgeStore edges, ExecutorService pushers, ExecutorService statusWriter) {
+  /**
+   * @param pushers the push threads
+   * @param parallelism how many of them one fleet-wide push spreads its writes over
+   */
+  EdgeStreams(Loader loader, EdgeStore edges, ExecutorService pushers, int parallelism, ExecutorService statusWriter) {
     this.loader = Objects.requireNonNull(loader, "loader");
     this.edges = Objects.requireNonNull(edges, "edges");
     this.pushers = Objects.requireNonNull(pushers, "pushers");
+    this.parallelism = Math.max(1, parallelism);
     this.statusWriter = Objects.requireNonNull(statusWriter, "statusWriter");
   }
 
@@ -72,16 +99,13 @@ final class EdgeStreams {
     });
     synchronized (session) {
       if (session.snapshot == null) {
-        session.snapshot = load(edgeId);
+        long number = sequence.incrementAndGet();
+        EdgeSnapshot snapshot = loader.load(edgeId);
+        snapshot.sequence = number;
+        session.snapshot = snapshot;
       }
     }
     return session;
-  }
-
-  private EdgeSnapshot load(String edgeId) {
-    EdgeSnapshot snapshot = loader.apply(edgeId);
-    snapshot.sequence = sequence.incrementAndGet();
-    return snapshot;
   }
 
   /** Removes a stream that ended. */
@@ -93,9 +117,7 @@ final class EdgeStreams {
   /** A committed change: queues a push for the edge (null: every connected edge). */
   void changed(String edgeId) {
     if (edgeId == null) {
-      for (String id : sessions.keySet()) {
-        changed(id);
-      }
+      changedAll();
       return;
     }
     if (!sessions.containsKey(edgeId)) {
@@ -110,33 +132,140 @@ final class EdgeStreams {
     }
   }
 
+  /**
+   * A change every edge may use: one task reads all connected edges in one go (each row once),
+   * then spreads the writes over the push threads. Edges with a push already queued keep it.
+   */
+  private void changedAll() {
+    long now = System.nanoTime();
+    List<String> ids = new ArrayList<>();
+    for (String id : sessions.keySet()) {
+      if (queued.putIfAbsent(id, now) == null) {
+        ids.add(id);
+      }
+    }
+    if (ids.isEmpty()) {
+      return;
+    }
+    try {
+      pushers.execute(() -> pushAll(ids));
+    } catch (RejectedExecutionException e) {
+      ids.forEach(queued::remove);
+    }
+  }
+
   private void push(String edgeId) {
     Long since = queued.remove(edgeId);
+    long number = sequence.incrementAndGet();
     Session session = sessions.get(edgeId);
     if (session == null || since == null) {
       return;
     }
     try {
-      EdgeSnapshot snapshot;
-      synchronized (session) {
-        snapshot = load(edgeId);
-        session.snapshot = snapshot;
-      }
-      // Offered outside the session's lock (a stream joining holds its own lock, then the session's);
-      // a stream ignores a snapshot older than the one it has.
-      for (AdsStream stream : session.streams) {
-        stream.offer(snapshot, since);
-      }
-      // A stream whose credential was replaced, or whose edge was deregistered, ends here (at the
-      // latest on the next re-sync).
-      for (AdsStream stream : session.streams) {
-        if (!edges.credentialMatches(edgeId, stream.credentialHash)) {
-          stream.revoke("the credential of edge " + edgeId + " was replaced or the edge deregistered");
-        }
-      }
+      EdgeSnapshot snapshot = loader.load(edgeId);
+      snapshot.sequence = number;
+      offer(session, snapshot, since);
     } catch (RuntimeException e) {
       log.error("xDS: pushing to edge {} failed", edgeId, e);
     }
+  }
+
+  private void pushAll(List<String> ids) {
+    Map<String, Long> since = new HashMap<>();
+    for (String id : ids) {
+      Long published = queued.remove(id);
+      if (published != null && sessions.containsKey(id)) {
+        since.put(id, published);
+      }
+    }
+    if (since.isEmpty()) {
+      return;
+    }
+    long number = sequence.incrementAndGet();
+    Map<String, EdgeSnapshot> snapshots;
+    try {
+      snapshots = loader.load(since.keySet());
+    } catch (RuntimeException e) {
+      log.error("xDS: reading {} edges for a push failed", since.size(), e);
+      return;
+    }
+    List<String> order = new ArrayList<>(snapshots.keySet());
+    int slices = Math.min(parallelism, Math.max(1, order.size() / MIN_EDGES_PER_SLICE));
+    for (int slice = 1; slice < slices; slice++) {
+      int from = slice;
+      try {
+        pushers.execute(() -> offerSlice(order, from, slices, snapshots, since, number));
+      } catch (RejectedExecutionException e) {
+        return; // closing
+      }
+    }
+    offerSlice(order, 0, slices, snapshots, since, number);
+  }
+
+  /** Fewer edges than this per push thread are not worth a hand-over. */
+  private static final int MIN_EDGES_PER_SLICE = 8;
+
+  private void offerSlice(List<String> order, int from, int step, Map<String, EdgeSnapshot> snapshots,
+      Map<String, Long> since, long number) {
+    for (int i = from; i < order.size(); i += step) {
+      String edgeId = order.get(i);
+      Session session = sessions.get(edgeId);
+      if (session == null) {
+        continue;
+      }
+      try {
+        EdgeSnapshot snapshot = snapshots.get(edgeId);
+        snapshot.sequence = number;
+        offer(session, snapshot, since.get(edgeId));
+      } catch (RuntimeException e) {
+        log.error("xDS: pushing to edge {} failed", edgeId, e);
+      }
+    }
+  }
+
+  /**
+   * Makes the snapshot the session's (unless a newer one got there first) and offers it to each
+   * stream; a stream ignores a snapshot older than the one it has. A stream whose credential was
+   * replaced, or whose edge was deregistered, ends here instead (at the latest on the next re-sync).
+   */
+  private void offer(Session session, EdgeSnapshot snapshot, long since) {
+    synchronized (session) {
+      if (session.snapshot == null || session.snapshot.sequence < snapshot.sequence) {
+        session.snapshot = snapshot;
+      }
+    }
+    // Offered outside the session's lock (a stream joining holds its own lock, then the session's).
+    for (AdsStream stream : session.streams) {
+      if (snapshot.admits(stream.credentialHash)) {
+        stream.offer(snapshot, since);
+      } else {
+        stream.revoke("the credential of edge " + session.edgeId + " was replaced or the edge deregistered");
+      }
+    }
+  }
+
+  /**
+   * Records the versions an edge ACKed, in the background. ACKs that arrive while a write is
+   * pending join it: the latest map of each edge is written, all edges in one transaction (a push
+   * to the fleet comes back as a burst of ACKs).
+   */
+  void recordAcked(String edgeId, Map<String, String> acked) {
+    pendingAcks.put(edgeId, acked);
+    if (ackFlushQueued.compareAndSet(false, true)) {
+      writeStatus(this::flushAcks);
+    }
+  }
+
+  private void flushAcks() {
+    ackFlushQueued.set(false); // ACKs from now on queue another flush
+    Map<String, Map<String, String>> batch = new java.util.LinkedHashMap<>();
+    for (String edgeId : pendingAcks.keySet()) {
+      Map<String, String> acked = pendingAcks.remove(edgeId);
+      if (acked != null) {
+        batch.put(edgeId, acked);
+      }
+    }
+    edges.recordAcked(batch);
   }
 
   /** Runs a status write in the background, in order. */

@@ -8,6 +8,8 @@ import io.spillway.policy.DeploymentDefaults;
 import io.spillway.policy.ParseResult;
 import io.spillway.policy.PolicyJson;
 import io.spillway.policy.PolicyProto;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -31,7 +33,20 @@ final class PolicyResource {
   }
 
   TypeResources load(String edgeId) {
-    Optional<PolicyState> state = policies.read(edgeId);
+    return of(edgeId, policies.read(edgeId));
+  }
+
+  /** The policy resources of several edges (read in one transaction). */
+  Map<String, TypeResources> load(Collection<String> edgeIds) {
+    Map<String, PolicyState> states = policies.read(edgeIds);
+    Map<String, TypeResources> resources = new HashMap<>();
+    for (String edgeId : edgeIds) {
+      resources.put(edgeId, of(edgeId, Optional.ofNullable(states.get(edgeId))));
+    }
+    return resources;
+  }
+
+  private static TypeResources of(String edgeId, Optional<PolicyState> state) {
     if (state.isEmpty()) {
       return new TypeResources("0", Map.of());
     }

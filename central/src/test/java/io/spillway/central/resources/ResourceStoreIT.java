@@ -73,6 +73,20 @@ class ResourceStoreIT {
   }
 
   @Test
+  void readingManyEdgesAtOnceGivesWhatReadingEachGives() throws Exception {
+    put(Target.selector("env=prod"), "backend", cluster(Fixtures.cluster("backend")), false);
+    put(Target.selector(""), "everyone", cluster(Fixtures.cluster("everyone")), false);
+    put(Target.edge("e2"), "backend", cluster(Fixtures.cluster("backend").replace("1s", "2s")), false);
+    Map<String, EffectiveResources> all = store.effectiveFor(List.of("e1", "e2", "nobody"));
+    assertThat(all).containsOnlyKeys("e1", "e2");
+    for (String edge : List.of("e1", "e2")) {
+      assertThat(all.get(edge)).as(edge).isEqualTo(store.effectiveFor(edge).orElseThrow());
+    }
+    assertThat(all.get("e2").clusters().get("backend").getConnectTimeout().getSeconds()).isEqualTo(2);
+    assertThat(all.get("e1").clusters()).containsOnlyKeys("backend", "everyone");
+  }
+
+  @Test
   void aRelabelledEdgeCanBeCheckedForClashesBetweenSelectors() throws Exception {
     Message backend = cluster(Fixtures.cluster("backend"));
     store.change(ResourceType.CLUSTERS, Target.selector(""), "backend", current -> backend, null, false, "t");

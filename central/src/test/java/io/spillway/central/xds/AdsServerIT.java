@@ -274,6 +274,61 @@ class AdsServerIT {
     }
   }
 
+  /**
+   * A change assigned by selector reaches every edge it matches (one read for all of them, the
+   * writes spread over the push threads), and the burst of ACKs that comes back is recorded for
+   * each edge.
+   */
+  @Test
+  void aSelectorChangeReachesEveryMatchedEdgeAndEachAckIsRecorded() throws Exception {
+    String fleet = "f" + UUID.randomUUID().toString().substring(0, 8);
+    String cds = XdsType.CLUSTER.typeUrl();
+    List<String> ids = new ArrayList<>();
+    List<ScriptedAdsClient> clients = new ArrayList<>();
+    try {
+      for (int i = 0; i < 20; i++) {
+        String id = newId();
+        var registered = central.send("POST", "/configuration/edges",
+            "{\"id\": \"" + id + "\", \"labels\": {\"fleet\": \"" + fleet + "\"}}");
+        assertThat(registered.statusCode()).isEqualTo(201);
+        ScriptedAdsClient client = ScriptedAdsClient.sotw(central.xdsPort(),
+            TestCentral.parse(registered.body()).get("credential").asText());
+        client.subscribe(ScriptedAdsClient.node(id), XdsType.CLUSTER, "");
+        DiscoveryResponse first = client.expect(WAIT);
+        assertThat(first.getResourcesCount()).isZero();
+        client.ack(first);
+        ids.add(id);
+        clients.add(client);
+      }
+      String cluster = "{\"name\": \"shared\", \"connect_timeout\": \"1s\", \"load_assignment\": {\"cluster_name\": \"shared\","
+          + " \"endpoints\": [{\"lb_endpoints\": [{\"endpoint\": {\"address\": {\"socket_address\":"
+          + " {\"address\": \"127.0.0.1\", \"port_value\": 8080}}}}]}]}}";
+      assertThat(central.send("PUT", "/configuration/resources/clusters/shared?selector=fleet%3D" + fleet, cluster).statusCode())
+          .isEqualTo(201);
+      String version = null;
+      for (ScriptedAdsClient client : clients) {
+        DiscoveryResponse pushed = client.expect(WAIT);
+        assertThat(pushed.getTypeUrl()).isEqualTo(cds);
+        assertThat(pushed.getResourcesCount()).isEqualTo(1);
+        assertThat(pushed.getResources(0).unpack(io.envoyproxy.envoy.config.cluster.v3.Cluster.class).getName())
+            .isEqualTo("shared");
+        if (version == null) {
+          version = pushed.getVersionInfo();
+        }
+        assertThat(pushed.getVersionInfo()).as("the same content, the same version on every edge").isEqualTo(version);
+        client.ack(pushed);
+      }
+      String acked = version;
+      for (String id : ids) {
+        awaitEdge(id, e -> e.path("status").path("ackedVersions").path(cds).asText().equals(acked));
+      }
+    } finally {
+      for (ScriptedAdsClient client : clients) {
+        client.close();
+      }
+    }
+  }
+
   /** The histogram bucket holding the median of central's own push latency, from /metrics text. */
   static String medianBucket(String metrics) {
     List<double[]> buckets = new ArrayList<>();
