@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -312,12 +313,17 @@ public final class FanOut {
       selectorRound(-1 - r);
     }
 
+    // Central's own share (publish -> response written to the stream; no HTTP call, no client):
+    // its push-latency histogram, read before and after each measured phase.
+    Map<Double, Double> beforePolicy = pushLatencyBuckets();
     for (int r = 0; r < rounds; r++) {
       policyRound(r);
     }
+    Map<Double, Double> beforeSelector = pushLatencyBuckets();
     for (int r = 0; r < selectorRounds; r++) {
       selectorRound(r);
     }
+    Map<Double, Double> end = pushLatencyBuckets();
 
     System.out.println();
     System.out.printf(Locale.ROOT, "== xDS fan-out: %d edges on %d gRPC channel(s) to one central; loadavg at end: %s%n", edges, channels, loadavg());
@@ -329,6 +335,8 @@ public final class FanOut {
     print("selector PUT -> CDS push on each edge, from PUT 200 received", selectorFromAnswered);
     print("selector PUT -> CDS push on the LAST edge, from PUT sent (one per round)", selectorAllEdges);
     print("PUT round trip (sent -> 200)", putRtt);
+    printBuckets("central alone, policy rounds: publish -> written to stream", beforePolicy, beforeSelector);
+    printBuckets("central alone, selector rounds: publish -> written to stream", beforeSelector, end);
     System.out.printf(Locale.ROOT, "missing pushes: policy %d, selector %d; policy version != PATCH revision: %d; CDS content mismatches: %d; stream errors: %d; ACKs sent: %d%n",
         policyMissing, selectorMissing, versionMismatch, wrongContent.get(), streamErrors.get(), acks.get());
     return policyMissing + selectorMissing + streamErrors.get() + wrongContent.get() + versionMismatch == 0 ? 0 : 1;
@@ -448,6 +456,45 @@ public final class FanOut {
       b.method(method, HttpRequest.BodyPublishers.noBody());
     }
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** Cumulative counts of central_xds_push_latency_seconds by upper bound (seconds; +Inf last). */
+  Map<Double, Double> pushLatencyBuckets() throws IOException, InterruptedException {
+    HttpResponse<String> r = call("GET", "/metrics", null, null);
+    Map<Double, Double> buckets = new java.util.TreeMap<>();
+    java.util.regex.Matcher m = java.util.regex.Pattern
+        .compile("(?m)^central_xds_push_latency_seconds_bucket\\{le=\"([^\"]+)\"\\} (\\S+)").matcher(r.body());
+    while (m.find()) {
+      buckets.put(m.group(1).equals("+Inf") ? Double.POSITIVE_INFINITY : Double.parseDouble(m.group(1)),
+          Double.parseDouble(m.group(2)));
+    }
+    return buckets;
+  }
+
+  /** The histogram's growth between two reads: count, and the bucket bounds that hold p50 and p99. */
+  static void printBuckets(String label, Map<Double, Double> from, Map<Double, Double> to) {
+    double total = to.getOrDefault(Double.POSITIVE_INFINITY, 0.0) - from.getOrDefault(Double.POSITIVE_INFINITY, 0.0);
+    if (total <= 0) {
+      System.out.printf(Locale.ROOT, "%-78s  no samples%n", label);
+      return;
+    }
+    StringBuilder shares = new StringBuilder();
+    String p50 = null;
+    String p99 = null;
+    for (Map.Entry<Double, Double> bucket : to.entrySet()) {
+      double share = (bucket.getValue() - from.getOrDefault(bucket.getKey(), 0.0)) / total;
+      String bound = bucket.getKey().isInfinite() ? "+Inf" : String.format(Locale.ROOT, "%.1f ms", bucket.getKey() * 1000);
+      if (p50 == null && share >= 0.5) {
+        p50 = bound;
+      }
+      if (p99 == null && share >= 0.99) {
+        p99 = bound;
+      }
+      if (!bucket.getKey().isInfinite() && bucket.getKey() >= 0.005 && bucket.getKey() <= 0.1) {
+        shares.append(String.format(Locale.ROOT, " <=%s %.1f%%", bound, share * 100));
+      }
+    }
+    System.out.printf(Locale.ROOT, "%-78s  n=%-5.0f p50 <= %s  p99 <= %s |%s%n", label, total, p50, p99, shares);
   }
 
   static void print(String label, List<Double> values) {
