@@ -114,7 +114,8 @@ abstract class AdsStream {
       return false;
     }
     String shown = loggable(id);
-    if (context.streams().edges().get(id).isEmpty()) {
+    java.util.Optional<io.spillway.central.edges.EdgeStore.Edge> registered = context.streams().edges().get(id);
+    if (registered.isEmpty()) {
       refuse(XdsMetrics.AuthFailure.UNKNOWN_NODE, "node " + shown + " is not a registered edge (register it with POST /configuration/edges)", null);
       return false;
     }
@@ -126,7 +127,7 @@ abstract class AdsStream {
     log.info("xDS: edge {} connected ({} stream {})", id, variant(), streamId);
     context.streams().writeStatus(() -> context.streams().edges().streamOpened(id, streamId));
     reportDefaults(node);
-    session = context.streams().attach(this, id);
+    session = context.streams().attach(this, id, registered.get().status().lastNack());
     snapshot = session.snapshot;
     return true;
   }
@@ -181,6 +182,11 @@ abstract class AdsStream {
   final void acked(TypeState state) {
     state.awaitingNonce = null;
     state.ackedVersion = state.sentVersion;
+    String refused = session.nacked.get(state.type);
+    if (refused != null && !refused.equals(state.sentVersion)) {
+      // The edge took another version since: the refused one may be sent again if it comes back.
+      session.nacked.remove(state.type, refused);
+    }
     context.metrics().acked(state.type);
     Map<String, String> acked = new LinkedHashMap<>();
     for (TypeState t : types.values()) {

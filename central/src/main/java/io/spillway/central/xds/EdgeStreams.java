@@ -90,10 +90,22 @@ final class EdgeStreams {
     return sessions.size();
   }
 
-  /** Adds an authenticated stream; the edge's snapshot is loaded if this is its first. */
-  Session attach(AdsStream stream, String edgeId) {
+  /**
+   * Adds an authenticated stream; the edge's snapshot is loaded if this is its first.
+   *
+   * @param lastNack the edge's last NACK as the registry recorded it (on any replica), or null: a
+   *     session that starts here does not resend that version either
+   */
+  Session attach(AdsStream stream, String edgeId, EdgeStore.LastNack lastNack) {
     Session session = sessions.compute(edgeId, (id, existing) -> {
-      Session s = existing != null ? existing : new Session(id);
+      Session s = existing;
+      if (s == null) {
+        s = new Session(id);
+        XdsType type = lastNack == null ? null : XdsType.ofUrl(lastNack.type());
+        if (type != null && lastNack.version() != null) {
+          s.nacked.put(type, lastNack.version());
+        }
+      }
       s.streams.add(stream);
       return s;
     });

@@ -206,9 +206,15 @@ class AdsServerIT {
         again.subscribe(node, XdsType.OVERLOAD_POLICY, "0");
         assertThat(again.next(Duration.ofMillis(500))).isNull();
       }
+    }
+    // ... nor to a stream that starts after every stream of the edge ended (the refusal is read
+    // back from the registry, as another replica would) ...
+    try (ScriptedAdsClient later = ScriptedAdsClient.sotw(central.xdsPort(), credential)) {
+      later.subscribe(ScriptedAdsClient.node(id), XdsType.OVERLOAD_POLICY, "0");
+      assertThat(later.next(Duration.ofMillis(500))).isNull();
       // ... until a newer version exists.
       central.patch(id, "{\"overload\": {\"inbound\": {\"mode\": \"shadow\"}}}");
-      DiscoveryResponse newer = client.expect(WAIT);
+      DiscoveryResponse newer = later.expect(WAIT);
       assertThat(newer.getVersionInfo()).isEqualTo("2");
       assertThat(policyOf(newer).getInbound().getMode()).isEqualTo(Mode.SHADOW);
     }
