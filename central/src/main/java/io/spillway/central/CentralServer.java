@@ -90,8 +90,8 @@ public final class CentralServer implements AutoCloseable {
       AuthApi authApi = new AuthApi(authStore, secrets, new PasswordHasher(secrets, PasswordHasher.DEFAULT_ITERATIONS), clock,
           config.sessionTtl(), config.secureCookies());
       PoliciesApi policiesApi = new PoliciesApi(new PolicyStore(database, json, clock), new AuditStore(database), json, bus);
-      EdgesApi edgesApi = new EdgesApi(new EdgeStore(database, json, clock), secrets, json, bus::publish);
       ResourceStore resourceStore = new ResourceStore(database, clock);
+      EdgesApi edgesApi = new EdgesApi(new EdgeStore(database, json, clock), secrets, json, bus::publish, resourceStore::problem);
       OpsApi opsApi = new OpsApi(database, metrics);
       EdgeStore xdsEdges = new EdgeStore(database, json, clock);
       if ("h2".equals(database.kind())) {

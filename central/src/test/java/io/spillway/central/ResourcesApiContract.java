@@ -287,6 +287,32 @@ abstract class ResourcesApiContract {
   }
 
   @Test
+  void labelsThatWouldGiveAnEdgeClashingResourcesAreRefused() {
+    String u = unique("v");
+    String a = newEdge("{\"front\": \"" + u + "\"}");
+    String b = newEdge("{\"back\": \"" + u + "\"}");
+    for (String key : new String[] {"front", "back"}) {
+      assertStatus(put("clusters", "backend", selector(key + "=" + u), Fixtures.cluster("backend")), 201);
+      assertStatus(put("listeners", key, selector(key + "=" + u), Fixtures.listener(key, 10007, "backend")), 201);
+    }
+    // Both selectors at once: two listeners on one address.
+    HttpResponse<String> registered = api.json("POST", "/configuration/edges", ADMIN_TOKEN,
+        "{\"id\": \"both-" + u + "\", \"labels\": {\"front\": \"" + u + "\", \"back\": \"" + u + "\"}}");
+    assertStatus(registered, 409);
+    assertThat(error(registered)).contains("both-" + u).contains("is already the address of listener");
+    assertStatus(api.get("/configuration/edges/both-" + u, ADMIN_TOKEN), 404);
+    HttpResponse<String> relabelled = api.json("PATCH", "/configuration/edges/" + a, ADMIN_TOKEN,
+        "{\"labels\": {\"front\": \"" + u + "\", \"back\": \"" + u + "\"}}");
+    assertStatus(relabelled, 409);
+    JsonNode unchanged = ApiClient.parse(api.get("/configuration/edges/" + a, ADMIN_TOKEN));
+    assertThat(unchanged.get("labels").size()).isEqualTo(1);
+    assertThat(effective(a).get("listeners")).hasSize(1);
+    // A relabel that keeps the edge's resources whole goes through.
+    assertStatus(api.json("PATCH", "/configuration/edges/" + b, ADMIN_TOKEN,
+        "{\"labels\": {\"back\": \"" + u + "\", \"zone\": \"z1\"}}"), 200);
+  }
+
+  @Test
   void staleExpectedRevisionIs409() {
     String edge = newEdge("{}");
     String path = "/configuration/resources/clusters/backend?" + edge(edge);

@@ -35,21 +35,30 @@ public final class EdgesApi {
   private final Json json;
   private final java.util.function.Consumer<String> changed;
 
-  /** The API, without telling the xDS server of changes (tests of the registry alone). */
-  public EdgesApi(EdgeStore store, Secrets secrets, Json json) {
-    this(store, secrets, json, edgeId -> { });
-  }
+  private final java.util.function.Function<String, java.util.Optional<String>> resourceProblem;
 
   /**
    * @param changed told, after commit, of an edge whose labels, credential or registration changed:
    *     its resources by selector may differ, and its open xDS streams must present the new
    *     credential (the xDS server ends streams whose credential no longer holds)
+   * @param resourceProblem the first problem of what an edge would receive with its labels as
+   *     stored (in the transaction that registers or relabels it), or empty: the change is refused
+   *     with 409 when the selectors its new labels match would give it resources it would NACK
    */
-  public EdgesApi(EdgeStore store, Secrets secrets, Json json, java.util.function.Consumer<String> changed) {
+  public EdgesApi(EdgeStore store, Secrets secrets, Json json, java.util.function.Consumer<String> changed,
+      java.util.function.Function<String, java.util.Optional<String>> resourceProblem) {
     this.store = Objects.requireNonNull(store, "store");
     this.secrets = Objects.requireNonNull(secrets, "secrets");
     this.json = Objects.requireNonNull(json, "json");
     this.changed = Objects.requireNonNull(changed, "changed");
+    this.resourceProblem = Objects.requireNonNull(resourceProblem, "resourceProblem");
+  }
+
+  /** Throws 409 (rolling the registry change back) when the edge's resources would not hold together. */
+  private void checkResources(String id) {
+    resourceProblem.apply(id).ifPresent(problem -> {
+      throw ApiException.of(409, "with these labels, edge " + id + " would receive resources it would refuse: " + problem);
+    });
   }
 
   /**
@@ -78,8 +87,12 @@ public final class EdgesApi {
     }
     Map<String, String> labels = Labels.read(body.get("labels"));
     String credential = secrets.generate(CREDENTIAL_PREFIX);
-    EdgeStore.Edge edge = store.register(id, labels, Secrets.hash(credential))
-        .orElseThrow(() -> ApiException.of(409, "edge " + id + " is already registered"));
+    EdgeStore.Edge edge = store.inOneTransaction(() -> {
+      EdgeStore.Edge registered = store.register(id, labels, Secrets.hash(credential))
+          .orElseThrow(() -> ApiException.of(409, "edge " + id + " is already registered"));
+      checkResources(id);
+      return registered;
+    });
     log.info("edge {} registered by {}", id, call.principal().operator());
     Map<String, Object> reply = edgeJson(edge);
     reply.put("credential", credential);
@@ -103,7 +116,11 @@ public final class EdgesApi {
       throw ApiException.of(400, "the request body must be a JSON object with labels");
     }
     Map<String, String> labels = Labels.read(body.get("labels"));
-    EdgeStore.Edge edge = store.relabel(id, labels).orElseThrow(() -> notFound(id));
+    EdgeStore.Edge edge = store.inOneTransaction(() -> {
+      EdgeStore.Edge relabelled = store.relabel(id, labels).orElseThrow(() -> notFound(id));
+      checkResources(id);
+      return relabelled;
+    });
     changed.accept(id);
     log.info("edge {} relabelled by {}", id, call.principal().operator());
     return Reply.ok(edgeJson(edge));

@@ -142,10 +142,13 @@ public final class ResourceStore {
    * The first problem, in the translator's words, of what an edge receives now; empty when it
    * holds together (or the edge is not registered). Every resource change is checked before it is
    * stored, but registering an edge or changing its labels can bring selectors' resources together
-   * that clash (two listeners on one address, say): the xDS server or the edge registry can ask here.
+   * that clash (two listeners on one address, say): the edge registry asks here, inside the
+   * transaction that registers or relabels the edge (it sees the new labels, and waits for and
+   * holds off resource changes), and refuses a change that would break the edge.
    */
   public Optional<String> problem(String edgeId) {
     return database.inTransaction(c -> {
+      counter(c, true); // one at a time with resource changes, whose checks read the labels
       Optional<Map<String, String>> labels = labels(c, edgeId);
       if (labels.isEmpty()) {
         return Optional.empty();
