@@ -9,6 +9,7 @@ import io.spillway.central.auth.AdminBootstrap;
 import io.spillway.central.auth.AuthApi;
 import io.spillway.central.auth.AuthStore;
 import io.spillway.central.auth.Authenticator;
+import io.spillway.central.auth.LoginThrottle;
 import io.spillway.central.auth.PasswordHasher;
 import io.spillway.central.auth.Secrets;
 import io.spillway.central.edges.EdgeStore;
@@ -88,7 +89,7 @@ public final class CentralServer implements AutoCloseable {
       HttpMetrics metrics = new HttpMetrics(database::poolStats);
       Authenticator authenticator = new Authenticator(authStore);
       AuthApi authApi = new AuthApi(authStore, secrets, new PasswordHasher(secrets, PasswordHasher.DEFAULT_ITERATIONS), clock,
-          config.sessionTtl(), config.secureCookies());
+          config.sessionTtl(), config.secureCookies(), new LoginThrottle(clock));
       PoliciesApi policiesApi = new PoliciesApi(new PolicyStore(database, json, clock), new AuditStore(database), json, bus);
       ResourceStore resourceStore = new ResourceStore(database, clock);
       EdgesApi edgesApi = new EdgesApi(new EdgeStore(database, json, clock), secrets, json, bus::publish, resourceStore::problem);

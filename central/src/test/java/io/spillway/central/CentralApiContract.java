@@ -565,6 +565,30 @@ abstract class CentralApiContract {
   }
 
   @Test
+  void repeatedFailedLoginsAreRefusedWithRetryAfterUntilTheBackOffEnds() throws Exception {
+    String name = unique("guessed");
+    String password = "correct horse battery staple";
+    assertThat(api.json("POST", "/configuration/operators", ADMIN_TOKEN, "{\"name\": \"" + name
+        + "\", \"permissions\": [\"edges:read\"], \"password\": \"" + password + "\"}").statusCode()).isEqualTo(201);
+    String wrong = "{\"username\": \"" + name + "\", \"password\": \"not the password\"}";
+    for (int i = 0; i < 6; i++) {
+      assertThat(api.json("POST", "/auth/login", null, wrong).statusCode()).as("failure %d", i + 1).isEqualTo(401);
+    }
+    // The sixth failure started a 1 s back-off (central's clock stands still here): refused
+    // before the password is checked, even the right one.
+    String right = "{\"username\": \"" + name + "\", \"password\": \"" + password + "\"}";
+    for (String body : new String[] {wrong, right}) {
+      HttpResponse<String> refused = api.json("POST", "/auth/login", null, body);
+      assertThat(refused.statusCode()).isEqualTo(429);
+      assertThat(refused.headers().firstValue("Retry-After")).hasValue("1");
+      assertThat(ApiClient.parse(refused).get("error").asText()).isEqualTo("too many failed logins; try again in 1 s");
+    }
+    // Once the back-off has passed, the right password logs in.
+    clock.advance(java.time.Duration.ofSeconds(1));
+    assertThat(api.json("POST", "/auth/login", null, right).statusCode()).isEqualTo(200);
+  }
+
+  @Test
   void consoleLoginUsesHttpOnlyStrictCookieAndCsrf() throws Exception {
     String name = unique("console");
     String password = "correct horse battery staple";

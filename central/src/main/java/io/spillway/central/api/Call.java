@@ -48,6 +48,11 @@ public final class Call {
     return context.header(name);
   }
 
+  /** The client's address as the socket sees it (forwarding headers are not trusted). */
+  public String clientAddress() {
+    return context.req().getRemoteAddr();
+  }
+
   /** A request cookie, or null. */
   public String cookie(String name) {
     return context.cookie(name);

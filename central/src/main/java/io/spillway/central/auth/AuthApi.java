@@ -43,20 +43,24 @@ public final class AuthApi {
   private final Clock clock;
   private final Duration sessionTtl;
   private final boolean secureCookies;
+  private final LoginThrottle throttle;
 
   /**
    * The API.
    *
    * @param sessionTtl how long a console session lasts
    * @param secureCookies whether the session cookie carries {@code Secure} (on behind HTTPS)
+   * @param throttle the back-off for failed logins
    */
-  public AuthApi(AuthStore store, Secrets secrets, PasswordHasher passwords, Clock clock, Duration sessionTtl, boolean secureCookies) {
+  public AuthApi(AuthStore store, Secrets secrets, PasswordHasher passwords, Clock clock, Duration sessionTtl, boolean secureCookies,
+      LoginThrottle throttle) {
     this.store = Objects.requireNonNull(store, "store");
     this.secrets = Objects.requireNonNull(secrets, "secrets");
     this.passwords = Objects.requireNonNull(passwords, "passwords");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.sessionTtl = Objects.requireNonNull(sessionTtl, "sessionTtl");
     this.secureCookies = secureCookies;
+    this.throttle = Objects.requireNonNull(throttle, "throttle");
   }
 
   /** Adds the routes. */
@@ -151,12 +155,23 @@ public final class AuthApi {
     if (username == null || password == null || password.length() > MAX_PASSWORD) {
       throw ApiException.of(400, "username and password are required");
     }
+    String shown = NAME.matcher(username).matches() ? username : "(invalid name)";
+    String address = call.clientAddress();
+    Optional<Duration> wait = throttle.refusal(username, address);
+    if (wait.isPresent()) {
+      long seconds = Math.max(1, (wait.get().toMillis() + 999) / 1000);
+      log.info("console login for {} refused for {} s after repeated failures", shown, seconds);
+      return new Reply(429, Map.of("error", "too many failed logins; try again in " + seconds + " s"), Map.of())
+          .withHeader("Retry-After", Long.toString(seconds));
+    }
     Optional<AuthStore.Credentials> credentials = store.credentials(username);
     boolean matches = passwords.verify(password, credentials.map(AuthStore.Credentials::passwordHash).orElse(null));
     if (!matches) {
-      log.info("failed console login for {}", NAME.matcher(username).matches() ? username : "(invalid name)");
+      throttle.failed(username, address);
+      log.info("failed console login for {}", shown);
       throw ApiException.of(401, "wrong username or password");
     }
+    throttle.succeeded(username);
     String session = secrets.generate("");
     String csrf = secrets.generate("");
     Instant expiresAt = clock.instant().plus(sessionTtl);
