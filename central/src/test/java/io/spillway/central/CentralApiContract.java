@@ -159,6 +159,7 @@ abstract class CentralApiContract {
   void assertRejected(HttpResponse<String> response, String edge, String field, String message) {
     assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
     assertThat(response.body()).isEmpty();
+    assertThat(response.headers().firstValue("Content-Type")).as("no body, no media type").isEmpty();
     assertThat(warnings()).as("the first problem is logged at WARN").hasSize(1);
     String line = warnings().get(0);
     assertThat(line).contains(edge).contains("field " + field);

@@ -122,6 +122,7 @@ public final class Router {
     ctx.header("X-Content-Type-Options", "nosniff");
     if (reply.body() == null) {
       ctx.result(new byte[0]);
+      ctx.res().setContentType(null); // no body, no media type (Javalin's default is text/plain)
     } else if (reply.body() instanceof RawBody raw) {
       ctx.contentType(raw.contentType());
       ctx.result(raw.bytes());
