@@ -3,6 +3,7 @@ package io.spillway.central.xds;
 import com.google.protobuf.Value;
 import io.envoyproxy.envoy.config.core.v3.Node;
 import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
 import io.spillway.central.auth.Secrets;
 import io.spillway.policy.DeploymentDefaults;
 import java.util.EnumMap;
@@ -82,9 +83,16 @@ abstract class AdsStream {
   private boolean detached;
   private long nonces;
 
-  AdsStream(XdsServer.Context context, String credential) {
+  /** The name that subscribes to every resource of a type. */
+  static final String WILDCARD = "*";
+
+  /** Where responses go (either variant's observer; only its end is handled here). */
+  private final StreamObserver<?> responses;
+
+  AdsStream(XdsServer.Context context, String credential, StreamObserver<?> responses) {
     this.context = context;
     this.credential = credential;
+    this.responses = responses;
     this.credentialHash = credential == null ? "" : Secrets.hash(credential);
     for (XdsType type : XdsType.values()) {
       types.put(type, new TypeState(type));
@@ -94,14 +102,54 @@ abstract class AdsStream {
   /** The variant, for logs: SotW or Delta. */
   abstract String variant();
 
-  /** Whether the current set of the type differs from what the client has (and may be sent). */
-  abstract boolean hasChange(TypeState state, TypeResources current);
+  /** Whether the current set of the type differs from what the client has (refusals aside). */
+  abstract boolean differs(TypeState state, TypeResources current);
 
   /** Writes one response with the current set; returns its nonce. */
   abstract String send(TypeState state, TypeResources current, String nonce);
 
+  /** Whether the current set of the type may be sent: it differs, and is not a version the edge refused. */
+  final boolean hasChange(TypeState state, TypeResources current) {
+    return !refused(state.type, current.version()) && differs(state, current);
+  }
+
+  /**
+   * What every request goes through first: the stream still open, the first request's node
+   * authenticated, a type this server serves.
+   *
+   * @return the type's state, or null when the request needs nothing more (no answer)
+   */
+  final TypeState typeOf(Node node, String typeUrl) {
+    if (closed || (edgeId == null && !authenticate(node))) {
+      return null;
+    }
+    XdsType type = XdsType.ofUrl(typeUrl);
+    return type == null ? null : types.get(type); // a type not served gets no answer, as a missing name
+  }
+
   /** Ends the stream with an error status. */
-  abstract void fail(Status status);
+  final void fail(Status status) {
+    try {
+      responses.onError(status.asRuntimeException());
+    } catch (IllegalStateException e) {
+      // already ended
+    }
+  }
+
+  /** The client's side failed or was cancelled. */
+  public final void onError(Throwable t) {
+    ended(t);
+  }
+
+  /** The client ended its side: so does the server. */
+  public final void onCompleted() {
+    ended(null);
+    try {
+      responses.onCompleted();
+    } catch (IllegalStateException e) {
+      // already ended
+    }
+  }
 
   /**
    * Checks the first request's node against the registry; on success joins the edge's session and

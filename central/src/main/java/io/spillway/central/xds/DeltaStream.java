@@ -4,7 +4,6 @@ import com.google.protobuf.Any;
 import io.envoyproxy.envoy.service.discovery.v3.DeltaDiscoveryRequest;
 import io.envoyproxy.envoy.service.discovery.v3.DeltaDiscoveryResponse;
 import io.envoyproxy.envoy.service.discovery.v3.Resource;
-import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -20,12 +19,10 @@ import java.util.Map;
  */
 final class DeltaStream extends AdsStream implements StreamObserver<DeltaDiscoveryRequest> {
 
-  private static final String WILDCARD = "*";
-
   private final StreamObserver<DeltaDiscoveryResponse> responses;
 
   DeltaStream(XdsServer.Context context, String credential, StreamObserver<DeltaDiscoveryResponse> responses) {
-    super(context, credential);
+    super(context, credential, responses);
     this.responses = responses;
   }
 
@@ -36,21 +33,14 @@ final class DeltaStream extends AdsStream implements StreamObserver<DeltaDiscove
 
   @Override
   public synchronized void onNext(DeltaDiscoveryRequest request) {
-    if (closed) {
+    TypeState state = typeOf(request.getNode(), request.getTypeUrl());
+    if (state == null) {
       return;
     }
-    if (edgeId == null && !authenticate(request.getNode())) {
-      return;
-    }
-    XdsType type = XdsType.ofUrl(request.getTypeUrl());
-    if (type == null) {
-      return;
-    }
-    TypeState state = types.get(type);
     if (!state.subscribed) {
       state.subscribed = true;
       state.names.addAll(request.getResourceNamesSubscribeList());
-      state.wildcard = state.names.remove(WILDCARD) || (!type.named() && state.names.isEmpty());
+      state.wildcard = state.names.remove(WILDCARD) || (!state.type.named() && state.names.isEmpty());
       state.known = new HashMap<>(request.getInitialResourceVersionsMap());
       state.force = true; // a first answer even when there is nothing, so the client's first round completes
     } else {
@@ -96,10 +86,7 @@ final class DeltaStream extends AdsStream implements StreamObserver<DeltaDiscove
   }
 
   @Override
-  boolean hasChange(TypeState state, TypeResources current) {
-    if (refused(state.type, current.version())) {
-      return false;
-    }
+  boolean differs(TypeState state, TypeResources current) {
     return state.force || !desired(state).equals(state.known);
   }
 
@@ -123,27 +110,4 @@ final class DeltaStream extends AdsStream implements StreamObserver<DeltaDiscove
     return nonce;
   }
 
-  @Override
-  void fail(Status status) {
-    try {
-      responses.onError(status.asRuntimeException());
-    } catch (IllegalStateException e) {
-      // already ended
-    }
-  }
-
-  @Override
-  public void onError(Throwable t) {
-    ended(t);
-  }
-
-  @Override
-  public void onCompleted() {
-    ended(null);
-    try {
-      responses.onCompleted();
-    } catch (IllegalStateException e) {
-      // already ended
-    }
-  }
 }

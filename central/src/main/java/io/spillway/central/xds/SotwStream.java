@@ -5,7 +5,6 @@ import com.google.protobuf.Message;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryRequest;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryResponse;
 import io.envoyproxy.envoy.service.discovery.v3.Resource;
-import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -23,12 +22,10 @@ import java.util.Set;
  */
 final class SotwStream extends AdsStream implements StreamObserver<DiscoveryRequest> {
 
-  private static final String WILDCARD = "*";
-
   private final StreamObserver<DiscoveryResponse> responses;
 
   SotwStream(XdsServer.Context context, String credential, StreamObserver<DiscoveryResponse> responses) {
-    super(context, credential);
+    super(context, credential, responses);
     this.responses = responses;
   }
 
@@ -39,19 +36,12 @@ final class SotwStream extends AdsStream implements StreamObserver<DiscoveryRequ
 
   @Override
   public synchronized void onNext(DiscoveryRequest request) {
-    if (closed) {
+    TypeState state = typeOf(request.getNode(), request.getTypeUrl());
+    if (state == null) {
       return;
     }
-    if (edgeId == null && !authenticate(request.getNode())) {
-      return;
-    }
-    XdsType type = XdsType.ofUrl(request.getTypeUrl());
-    if (type == null) {
-      return; // a type we do not serve: no answer, as for a name that does not exist
-    }
-    TypeState state = types.get(type);
     Set<String> names = new LinkedHashSet<>(request.getResourceNamesList());
-    boolean wildcard = names.remove(WILDCARD) || (!type.named() && names.isEmpty());
+    boolean wildcard = names.remove(WILDCARD) || (!state.type.named() && names.isEmpty());
     boolean namesChanged = !state.subscribed || wildcard != state.wildcard || !names.equals(state.names);
     String nonce = request.getResponseNonce();
     if (nonce.isEmpty()) {
@@ -74,10 +64,7 @@ final class SotwStream extends AdsStream implements StreamObserver<DiscoveryRequ
   }
 
   @Override
-  boolean hasChange(TypeState state, TypeResources current) {
-    if (refused(state.type, current.version())) {
-      return false;
-    }
+  boolean differs(TypeState state, TypeResources current) {
     return state.force || !current.version().equals(state.sentVersion);
   }
 
@@ -102,27 +89,4 @@ final class SotwStream extends AdsStream implements StreamObserver<DiscoveryRequ
     return nonce;
   }
 
-  @Override
-  void fail(Status status) {
-    try {
-      responses.onError(status.asRuntimeException());
-    } catch (IllegalStateException e) {
-      // already ended
-    }
-  }
-
-  @Override
-  public void onError(Throwable t) {
-    ended(t);
-  }
-
-  @Override
-  public void onCompleted() {
-    ended(null);
-    try {
-      responses.onCompleted();
-    } catch (IllegalStateException e) {
-      // already ended
-    }
-  }
 }

@@ -106,6 +106,16 @@ class CentralEdgeE2E {
     return JSON.readTree(response.body()).path("admission").path("mode").asText();
   }
 
+  /** Polls the edge's /overload every {@code pollMillis} until it shows {@code mode}; fails WAIT after {@code since}. */
+  private void awaitMode(EdgeProcess edge, String mode, long since, long pollMillis) throws Exception {
+    long deadline = since + WAIT.toNanos();
+    String seen;
+    while (!(seen = admissionMode(edge)).equals(mode)) {
+      assertThat(System.nanoTime()).as("edge admission mode %s within %s (still %s)", mode, WAIT, seen).isLessThan(deadline);
+      Thread.sleep(pollMillis);
+    }
+  }
+
   private JsonNode awaitEdgeStatus(int centralPort, String edgeId, Predicate<JsonNode> condition) throws Exception {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (true) {
@@ -156,11 +166,7 @@ class CentralEdgeE2E {
                 "{\"overload\": {\"inbound\": {\"mode\": \"" + mode + "\"}}}");
             assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
             long answered = System.nanoTime();
-            long deadline = started + WAIT.toNanos();
-            while (!admissionMode(edge).equals(mode)) {
-              assertThat(System.nanoTime()).as("edge admission mode %s within %s", mode, WAIT).isLessThan(deadline);
-              Thread.sleep(1);
-            }
+            awaitMode(edge, mode, started, 1);
             long seen = System.nanoTime();
             millis.add((seen - started) / 1e6);
             afterAnswer.add((seen - answered) / 1e6);
@@ -168,11 +174,7 @@ class CentralEdgeE2E {
           System.out.println("real edge: PATCH sent -> /overload shows the new mode (polled every ~1 ms): "
               + AdsServerIT.distribution(millis) + "; of which after the PATCH was answered: " + AdsServerIT.distribution(afterAnswer));
           call("PATCH", base + "/configuration/edges/policies?edgeId=edge-e2e", "{\"overload\": {\"inbound\": {\"mode\": \"enforce\"}}}");
-          long deadline = System.nanoTime() + WAIT.toNanos();
-          while (!admissionMode(edge).equals("enforce")) {
-            assertThat(System.nanoTime()).isLessThan(deadline);
-            Thread.sleep(5);
-          }
+          awaitMode(edge, "enforce", System.nanoTime(), 5);
           assertThat(call("GET", edge.adminUri("/overload").toString(), null).body()).contains("\"mode\" : \"enforce\"");
 
           // Central killed: the edge keeps serving, with the policy it has.
@@ -188,11 +190,7 @@ class CentralEdgeE2E {
           awaitEdgeStatus(central.httpPort, "edge-e2e", s -> s.path("connected").asBoolean());
           call("PATCH", "http://127.0.0.1:" + central.httpPort + "/configuration/edges/policies?edgeId=edge-e2e",
               "{\"overload\": {\"inbound\": {\"mode\": \"off\"}}}");
-          long back = System.nanoTime() + WAIT.toNanos();
-          while (!admissionMode(edge).equals("off")) {
-            assertThat(System.nanoTime()).isLessThan(back);
-            Thread.sleep(5);
-          }
+          awaitMode(edge, "off", System.nanoTime(), 5);
           assertThat(call("GET", through, null).statusCode()).isEqualTo(200);
         }
       } finally {
@@ -222,11 +220,7 @@ class CentralEdgeE2E {
           HttpResponse<String> patched = call("PATCH", base + "/configuration/edges/policies?edgeId=edge-nack",
               "{\"overload\": {\"inbound\": {\"mode\": \"shadow\"}}}");
           assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
-          long deadline = System.nanoTime() + WAIT.toNanos();
-          while (!admissionMode(edge).equals("shadow")) {
-            assertThat(System.nanoTime()).isLessThan(deadline);
-            Thread.sleep(5);
-          }
+          awaitMode(edge, "shadow", System.nanoTime(), 5);
           // Past the API's validation: straight into the database, then the notification a replica would send.
           try (java.sql.Connection c = java.sql.DriverManager.getConnection(schema.url(), schema.user, null)) {
             try (java.sql.PreparedStatement s = c.prepareStatement(
@@ -273,11 +267,7 @@ class CentralEdgeE2E {
           HttpResponse<String> patched = call("PATCH", base + "/configuration/edges/policies?edgeId=edge-delta",
               "{\"overload\": {\"inbound\": {\"mode\": \"" + mode + "\"}}}");
           assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
-          long deadline = System.nanoTime() + WAIT.toNanos();
-          while (!admissionMode(edge).equals(mode)) {
-            assertThat(System.nanoTime()).as("delta edge admission mode %s", mode).isLessThan(deadline);
-            Thread.sleep(2);
-          }
+          awaitMode(edge, mode, System.nanoTime(), 2);
         }
         assertThat(call("GET", "http://127.0.0.1:" + ports[0] + "/hello", null).statusCode()).isEqualTo(200);
       }
