@@ -88,6 +88,8 @@ public final class AdsClient implements AutoCloseable {
   private final ManagedChannel[] channels;
   /** Per route configuration name, the stats of every connection manager naming it. */
   private Map<String, List<XdsStats.RouteStats>> routeStats = Map.of();
+  /** EDS resource name → the clusters that use it (from the accepted clusters), for per-cluster stats. */
+  private Map<String, Set<String>> edsClusters = Map.of();
   private volatile XdsStatus status;
 
   // Confined to the executor.
@@ -517,12 +519,12 @@ public final class AdsClient implements AutoCloseable {
         raw.put(decoded.name(), new StoredResource("", decoded.any()));
       }
     } catch (DecodeException e) {
-      countRouteOutcome(type, seen, false, "");
+      countPerResource(type, seen, false, "");
       nackSotw(state, e.getMessage());
       return;
     }
     boolean applied = apply(state, set);
-    countRouteOutcome(type, seen, applied, response.getVersionInfo());
+    countPerResource(type, seen, applied, response.getVersionInfo());
     if (applied) {
       accepted(state, response.getVersionInfo(), set, raw);
       stream.send(sotwRequest(state, response.getVersionInfo(), response.getNonce(), null));
@@ -572,12 +574,12 @@ public final class AdsClient implements AutoCloseable {
         raw.put(decoded.name(), new StoredResource(resource.getVersion(), decoded.any()));
       }
     } catch (DecodeException e) {
-      countRouteOutcome(type, seen, false, "");
+      countPerResource(type, seen, false, "");
       nackDelta(state, response.getNonce(), e.getMessage());
       return;
     }
     boolean applied = apply(state, set);
-    countRouteOutcome(type, seen, applied, response.getSystemVersionInfo());
+    countPerResource(type, seen, applied, response.getSystemVersionInfo());
     if (applied) {
       accepted(state, response.getSystemVersionInfo(), set, raw);
       stream.send(DeltaDiscoveryRequest.newBuilder().setTypeUrl(type.typeUrl()).setResponseNonce(response.getNonce()));
@@ -638,7 +640,8 @@ public final class AdsClient implements AutoCloseable {
   private void afterAccepted(TypeState state) {
     saveLastKnownGood();
     if (state.type == XdsResourceType.CLUSTER) {
-      updateNames(types.get(XdsResourceType.ENDPOINT), ResourceDecoder.endpointNames(state.resources.values()));
+      edsClusters = ResourceDecoder.edsClusters(state.resources.values());
+      updateNames(types.get(XdsResourceType.ENDPOINT), edsClusters.keySet());
     } else if (state.type == XdsResourceType.LISTENER) {
       followRoutes(state.resources.values());
     }
@@ -665,8 +668,26 @@ public final class AdsClient implements AutoCloseable {
     return prefixes.keySet();
   }
 
-  /** Counts an RDS response against the route configurations it carries (those decoded so far). */
-  private void countRouteOutcome(XdsResourceType type, Set<String> names, boolean accepted, String version) {
+  /**
+   * Counts an EDS or RDS response against the clusters or route configurations it carries (those
+   * decoded so far), as Envoy counts them per resource.
+   */
+  private void countPerResource(XdsResourceType type, Set<String> names, boolean accepted, String version) {
+    if (type == XdsResourceType.ENDPOINT) {
+      for (String name : names) {
+        for (String clusterName : edsClusters.getOrDefault(name, Set.of())) {
+          XdsStats.ClusterStats cluster = stats.cluster(clusterName);
+          cluster.updateAttempt.inc();
+          if (accepted) {
+            cluster.updateSuccess.inc();
+            cluster.version.set(XdsStats.versionHash(version));
+          } else {
+            cluster.updateRejected.inc();
+          }
+        }
+      }
+      return;
+    }
     if (type != XdsResourceType.ROUTE) {
       return;
     }
@@ -756,7 +777,8 @@ public final class AdsClient implements AutoCloseable {
       state.accept(entry.version(), set, entry.resources(), clock.instant(), true);
       state.stats.version.set(XdsStats.versionHash(entry.version()));
       if (type == XdsResourceType.CLUSTER) {
-        types.get(XdsResourceType.ENDPOINT).names = TypeState.copy(ResourceDecoder.endpointNames(set.values()));
+        edsClusters = ResourceDecoder.edsClusters(set.values());
+        types.get(XdsResourceType.ENDPOINT).names = TypeState.copy(edsClusters.keySet());
       } else if (type == XdsResourceType.LISTENER) {
         types.get(XdsResourceType.ROUTE).names = TypeState.copy(trackRouteStats(set.values()));
       }

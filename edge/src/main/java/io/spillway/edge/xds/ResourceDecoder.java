@@ -121,17 +121,20 @@ final class ResourceDecoder {
     }
   }
 
-  /** The EDS service names of the EDS clusters: {@code eds_cluster_config.service_name}, else the cluster's name. */
-  static Set<String> endpointNames(Collection<? extends Message> clusters) {
-    Set<String> names = new LinkedHashSet<>();
+  /**
+   * Each EDS resource name the EDS clusters ask for ({@code eds_cluster_config.service_name}, else
+   * the cluster's name), with the names of the clusters that use it.
+   */
+  static Map<String, Set<String>> edsClusters(Collection<? extends Message> clusters) {
+    Map<String, Set<String>> byService = new LinkedHashMap<>();
     for (Message message : clusters) {
       Cluster cluster = (Cluster) message;
       if (cluster.getType() == Cluster.DiscoveryType.EDS) {
         String service = cluster.getEdsClusterConfig().getServiceName();
-        names.add(service.isEmpty() ? cluster.getName() : service);
+        byService.computeIfAbsent(service.isEmpty() ? cluster.getName() : service, k -> new LinkedHashSet<>()).add(cluster.getName());
       }
     }
-    return names;
+    return byService;
   }
 
   /** The {@code rds.route_config_name}s of the HTTP connection managers in the listeners' filter chains. */

@@ -10,10 +10,10 @@ import java.util.Map;
 
 /**
  * The ADS client's stats, named after Envoy's where Envoy has a name: {@code control_plane.connected_state},
- * {@code cluster_manager.cds.*} and {@code listener_manager.lds.*}. Envoy keeps EDS and RDS stats
- * per cluster and per route configuration; the edge counts them per type under {@code xds.eds.*},
- * {@code xds.rds.*}, and the overload policy under {@code xds.policy.*}; route configurations also
- * have Envoy's {@code http.<stat_prefix>.rds.<route_config_name>.*}.
+ * {@code cluster_manager.cds.*}, {@code listener_manager.lds.*}, per cluster
+ * {@code cluster.<name>.update_*} for its endpoints and per route configuration
+ * {@code http.<stat_prefix>.rds.<route_config_name>.*}. The edge also counts EDS, RDS and the
+ * overload policy per type under {@code xds.eds.*}, {@code xds.rds.*} and {@code xds.policy.*}.
  */
 final class XdsStats {
 
@@ -53,6 +53,21 @@ final class XdsStats {
     }
   }
 
+  /** Envoy's per cluster EDS stats, {@code cluster.<name>.update_*} and {@code cluster.<name>.version}. */
+  static final class ClusterStats {
+    final Counter updateAttempt;
+    final Counter updateSuccess;
+    final Counter updateRejected;
+    final Gauge version;
+
+    ClusterStats(Scope scope) {
+      updateAttempt = scope.counter("update_attempt");
+      updateSuccess = scope.counter("update_success");
+      updateRejected = scope.counter("update_rejected");
+      version = scope.gauge("version");
+    }
+  }
+
   /** The tag Envoy gives the route configuration's name in {@code http.<prefix>.rds.<name>.*}. */
   static final String RDS_ROUTE_CONFIG_TAG = "envoy_rds_route_config";
 
@@ -72,6 +87,11 @@ final class XdsStats {
 
   TypeStats of(XdsResourceType type) {
     return types.get(type);
+  }
+
+  /** The EDS stats of cluster {@code name} (the same {@code cluster.<name>.} scope as its upstream stats). */
+  ClusterStats cluster(String name) {
+    return new ClusterStats(root.taggedScope("cluster", name, Tag.CLUSTER_NAME));
   }
 
   /** The stats of route configuration {@code name} as the connection manager with {@code statPrefix} sees it. */

@@ -125,6 +125,11 @@ class AdsClientSotwIT {
     assertThat(stat(stats, "listener_manager.lds.update_success")).isEqualTo(1);
     assertThat(stat(stats, "xds.eds.update_success")).isEqualTo(1);
     assertThat(stat(stats, "xds.rds.update_success")).isEqualTo(1);
+    // Envoy's per cluster EDS stats, under the cluster's name (not its EDS service name).
+    assertThat(stat(stats, "cluster.web.update_attempt")).isEqualTo(1);
+    assertThat(stat(stats, "cluster.web.update_success")).isEqualTo(1);
+    assertThat(stat(stats, "cluster.web.version")).isEqualTo(XdsStats.versionHash("e1"));
+    assertThat(stats.find("cluster.web-eds.update_success")).isEmpty();
     // Envoy's per route configuration stats, under the connection manager's stat prefix.
     assertThat(stat(stats, "http.ingress.rds.routes-a.update_success")).isEqualTo(1);
     assertThat(stat(stats, "http.ingress.rds.routes-a.version")).isEqualTo(XdsStats.versionHash("r1"));
