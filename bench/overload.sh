@@ -45,6 +45,9 @@ export LC_ALL=C
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
 LIB=$SCRIPT_DIR/lib
+BENCH_NAME=overload
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+source "$LIB/common.sh"
 
 SCENARIOS=${SCENARIOS:-"levels step tiers"}
 TARGETS=${TARGETS:-"edge-enforce edge-off nginx haproxy"}
@@ -76,10 +79,6 @@ RESULTS_DIR=${RESULTS_DIR:-$SCRIPT_DIR/results}
 EDGE_JAR=$REPO_ROOT/edge/target/spillway-edge-all.jar
 BENCH_JAR=$REPO_ROOT/bench/target/spillway-jmh.jar
 
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { printf 'overload: ERROR: %s\n' "$*" >&2; exit 1; }
-
-is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
 for v in SLOTS PHASE WARM PROXY_WARM GAP TIMEOUT_MS SLO_MS MAX_CONNS HAPROXY_MAXCONN HAPROXY_QUEUE_MS STEP_PRE STEP_HIGH STEP_POST RUNS REBUILD INSTALL KEEP_DIR; do
   is_uint "${!v}" || die "$v must be a non-negative integer (got '${!v}')"
 done
@@ -112,19 +111,10 @@ if (( ${#need_pkgs[@]} )); then
   done
 fi
 
-find_jdk() {
-  local c m
-  for c in ${JAVA_HOME:-} /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*21* /usr/lib/jvm/*; do
-    [[ -n $c && -x $c/bin/java ]] || continue
-    m=$("$c/bin/java" -version 2>&1 | awk -F'"' '/version/ { print $2; exit }' | awk -F. '{ print ($1 == "1") ? $2 : $1 }' | sed 's/[^0-9].*//')
-    [[ -n $m ]] && (( m >= 21 )) && { echo "$c"; return 0; }
-  done
-  return 1
-}
 JDK=$(find_jdk) || die "need a JDK >= 21 (set JAVA_HOME)"
 JAVA=$JDK/bin/java
-stale() { [[ ! -f $1 ]] || [[ -n $(find "$REPO_ROOT/edge/src/main" "$REPO_ROOT/bench/src/main" -newer "$1" -type f -print -quit 2>/dev/null) ]]; }
-if (( REBUILD )) || stale "$EDGE_JAR" || stale "$BENCH_JAR"; then
+SRC=("$REPO_ROOT/edge/src/main" "$REPO_ROOT/bench/src/main")
+if (( REBUILD )) || stale "$EDGE_JAR" "${SRC[@]}" || stale "$BENCH_JAR" "${SRC[@]}"; then
   log "building (bin/spillway build) with $JDK"
   (cd "$REPO_ROOT" && JAVA_HOME=$JDK PATH="$JDK/bin:$PATH" bin/spillway build) >&2 || die "build failed"
 fi
@@ -135,17 +125,10 @@ PIDS=()
 DIR=""
 FAILED=1
 cleanup() {
-  local rc=$? pid i alive
+  local rc=$?
   trap - EXIT INT TERM
   set +e
-  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-  for i in $(seq 1 25); do
-    alive=0
-    for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-    (( alive )) || break
-    sleep 0.2
-  done
-  for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null; done
+  stop_pids 5 "${PIDS[@]}"
   if [[ -n $DIR && -d $DIR ]]; then
     if (( KEEP_DIR || rc != 0 || FAILED )); then log "kept work dir: $DIR"; else rm -rf "$DIR"; fi
   fi
@@ -161,20 +144,7 @@ mkdir -p "$DIR/tmp"
 RESULTS=$DIR/results.jsonl
 : >"$RESULTS"
 
-read -r EPH_LO EPH_HI < /proc/sys/net/ipv4/ip_local_port_range || { EPH_LO=32768; EPH_HI=60999; }
-if (( EPH_LO > 12000 )); then PORT_LO=$(( EPH_LO > 30000 ? EPH_LO - 20000 : 10000 )); PORT_HI=$(( EPH_LO - 1 ))
-else PORT_LO=$(( EPH_HI + 1 )); PORT_HI=65000; fi
-PICKED=" "
-pick_port() {
-  local p tries=0
-  while (( tries++ < 500 )); do
-    p=$(( PORT_LO + (RANDOM * 32768 + RANDOM) % (PORT_HI - PORT_LO + 1) ))
-    [[ $PICKED == *" $p "* ]] && continue
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
-    echo "$p"; return 0
-  done
-  die "no free port"
-}
+init_port_range
 BACKEND_PORT=$(pick_port); PICKED+="$BACKEND_PORT "
 PROXY_PORT=$(pick_port); PICKED+="$PROXY_PORT "
 ADMIN_PORT=$(pick_port); PICKED+="$ADMIN_PORT "
@@ -186,24 +156,6 @@ start_bg() {  # NAME CMD...
   LAST_PID=$!
   PIDS+=("$LAST_PID")
   log "started $name (pid $LAST_PID)"
-}
-stop_pid() {  # PID: TERM, wait up to 5 s, then KILL
-  local pid=$1 i
-  kill -TERM "$pid" 2>/dev/null || return 0
-  for i in $(seq 1 25); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-  kill -KILL "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-}
-wait_http() {  # NAME PID URL SECONDS
-  local deadline=$((SECONDS + $4)) code
-  while (( SECONDS < deadline )); do
-    kill -0 "$2" 2>/dev/null || { tail -n 30 "$DIR/$1.log" >&2; die "$1 exited before it was ready"; }
-    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$3" || true)
-    [[ $code == 200 ]] && return 0
-    sleep 0.25
-  done
-  tail -n 30 "$DIR/$1.log" >&2
-  die "$1 not ready on $3 within $4 s"
 }
 
 # The backend: SLOTS concurrent slots of SERVICE_MS each, FIFO queue; C = SLOTS / SERVICE_MS.

@@ -42,6 +42,9 @@ export LC_ALL=C
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
 LIB=$SCRIPT_DIR/lib
+BENCH_NAME=proxy-compare
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+source "$LIB/common.sh"
 
 PROXIES=${PROXIES:-"edge nginx haproxy"}
 PROTOCOLS=${PROTOCOLS:-"h1 h2"}
@@ -71,11 +74,7 @@ EDGE_READY_TIMEOUT=${EDGE_READY_TIMEOUT:-60}   # seconds for GET /ready on the e
 PORT_READY_TIMEOUT=20   # seconds for nginx / HAProxy / origin to answer
 SLACK=30                # extra seconds `timeout` grants a load step beyond its duration
 
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { printf 'proxy-compare: ERROR: %s\n' "$*" >&2; exit 1; }
-
 # ----------------------------------------------------------------- validation
-is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
 for v in DURATION WARMUP H2_WARMUP CONNECTIONS THREADS H2_THREADS H2_STREAMS RUNS COOLDOWN BASELINE PIN \
          WARMUP_EVERY_RUN REBUILD INSTALL KEEP_DIR EDGE_READY_TIMEOUT; do
   is_uint "${!v}" || die "$v must be a non-negative integer (got '${!v}')"
@@ -107,14 +106,6 @@ LAST_PID=""    # pid of the process start_bg started last
 DIR=""
 FAILED=1
 
-descendants() {  # all descendant pids of $1, depth first
-  local c
-  for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
-    echo "$c"
-    descendants "$c"
-  done
-}
-
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
@@ -122,26 +113,7 @@ cleanup() {
   if [[ -n $LOAD_PID ]] && kill -0 "$LOAD_PID" 2>/dev/null; then
     kill -TERM "$LOAD_PID" 2>/dev/null
   fi
-  local all=() pid
-  for pid in "${PIDS[@]}"; do
-    kill -0 "$pid" 2>/dev/null || continue
-    all+=("$pid")
-    mapfile -t -O "${#all[@]}" all < <(descendants "$pid")
-  done
-  for pid in "${PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-  local i alive
-  for i in $(seq 1 50); do
-    alive=0
-    for pid in "${all[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
-    (( alive )) || break
-    sleep 0.2
-  done
-  for pid in "${all[@]}"; do
-    if kill -0 "$pid" 2>/dev/null; then
-      log "pid $pid did not stop on TERM; sending KILL"
-      kill -KILL "$pid" 2>/dev/null
-    fi
-  done
+  stop_pids 10 "${PIDS[@]}"
   if [[ -n $DIR && -d $DIR ]]; then
     if (( KEEP_DIR )) || (( rc != 0 )) || (( FAILED )); then
       log "kept work dir (configs, logs, raw load-generator output): $DIR"
@@ -227,22 +199,6 @@ if (( ${#missing_pkgs[@]} )); then
 fi
 
 # ------------------------------------------------------------------ java / edge
-java_major() {  # major version of the java binary in JDK dir $1, or empty
-  "$1/bin/java" -version 2>&1 | awk -F'"' '/version/ { print $2; exit }' |
-    awk -F. '{ if ($1 == "1") print $2; else print $1 }' | sed 's/[^0-9].*//'
-}
-find_jdk() {
-  local c m
-  for c in ${JAVA_HOME:-} /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*21* /usr/lib/jvm/*; do
-    [[ -n $c && -x $c/bin/java ]] || continue
-    m=$(java_major "$c")
-    if [[ -z $m ]] || (( m < 21 )); then continue; fi
-    echo "$c"
-    return 0
-  done
-  return 1
-}
-
 JDK=""
 if want_proxy edge; then
   JDK=$(find_jdk) || die "the edge needs a JDK >= 21: set JAVA_HOME (tried \$JAVA_HOME, /usr/lib/jvm/temurin-25-jdk-amd64, /usr/lib/jvm/*21*, /usr/lib/jvm/*)"
@@ -265,26 +221,7 @@ mkdir -p "$DIR/tmp"
 
 # Ports come from below the kernel's ephemeral range, so that client sockets
 # (wrk, h2load, proxies' upstream connections) can never hold one of them.
-read -r EPH_LO EPH_HI < /proc/sys/net/ipv4/ip_local_port_range || { EPH_LO=32768; EPH_HI=60999; }
-if (( EPH_LO > 12000 )); then PORT_LO=$(( EPH_LO > 30000 ? EPH_LO - 20000 : 10000 )); PORT_HI=$(( EPH_LO - 1 ))
-else PORT_LO=$(( EPH_HI + 1 )); PORT_HI=65000; fi
-(( PORT_HI - PORT_LO > 100 )) || die "no port range outside the ephemeral range $EPH_LO-$EPH_HI"
-port_in_use() {  # any TCP socket (listening or not) on that local port?
-  if ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q .; then return 0; fi
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
-PICKED=" "
-pick_port() {  # echo a free port in PORT_LO..PORT_HI not picked before
-  local p tries=0
-  while (( tries++ < 500 )); do
-    p=$(( PORT_LO + (RANDOM * 32768 + RANDOM) % (PORT_HI - PORT_LO + 1) ))
-    [[ $PICKED == *" $p "* ]] && continue
-    port_in_use "$p" && continue
-    echo "$p"
-    return 0
-  done
-  die "could not find a free port in $PORT_LO-$PORT_HI"
-}
+init_port_range
 ORIGIN_PORT=$(pick_port);  PICKED+="$ORIGIN_PORT "
 NGINX_H1_PORT=$(pick_port); PICKED+="$NGINX_H1_PORT "
 NGINX_H2_PORT=$(pick_port); PICKED+="$NGINX_H2_PORT "
@@ -436,23 +373,6 @@ static_resources:
 EOF
 
 # ------------------------------------------------------------------ start
-wait_http() {  # NAME PID URL TIMEOUT_S : poll until URL answers 200
-  local name=$1 pid=$2 url=$3 t=$4 code deadline=$((SECONDS + $4))
-  while (( SECONDS < deadline )); do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      local st=0
-      wait "$pid" 2>/dev/null || st=$?
-      tail -n 30 "$DIR/$name.log" >&2 || true
-      die "$name (pid $pid) exited with status $st before it was ready; its log is above and in $DIR/$name.log"
-    fi
-    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" || true)
-    [[ $code == 200 ]] && return 0
-    sleep 0.25
-  done
-  tail -n 30 "$DIR/$name.log" >&2 || true
-  die "$name did not answer 200 on $url within ${t}s (last status: ${code:-none}); log: $DIR/$name.log"
-}
-
 nginx -t -q -e "$DIR/origin-error.log" -p "$DIR" -c "$DIR/origin.conf" >&2 || die "origin nginx config invalid ($DIR/origin.conf)"
 start_bg origin "$ORIGIN_CPUS" nginx -e "$DIR/origin-error.log" -p "$DIR" -c "$DIR/origin.conf" -g 'daemon off;'
 ORIGIN_PID=$LAST_PID

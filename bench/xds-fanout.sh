@@ -26,6 +26,9 @@ export LC_ALL=C
 
 SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
+BENCH_NAME=xds-fanout
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+source "$SCRIPT_DIR/lib/common.sh"
 EDGES=${EDGES:-100}
 ROUNDS=${ROUNDS:-20}
 SELECTOR_ROUNDS=${SELECTOR_ROUNDS:-20}
@@ -41,28 +44,12 @@ CENTRAL_JAR=$REPO_ROOT/central/target/spillway-central-all.jar
 BENCH_JAR=$REPO_ROOT/bench/target/spillway-jmh.jar
 TOKEN=xds-fanout-bench-token
 
-log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
-die() { printf 'xds-fanout: ERROR: %s\n' "$*" >&2; exit 1; }
-
-find_jdk() {
-  local c m
-  for c in ${JAVA_HOME:-} /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*21* /usr/lib/jvm/*; do
-    [[ -n $c && -x $c/bin/java ]] || continue
-    m=$("$c/bin/java" -version 2>&1 | awk -F'"' '/version/ { print $2; exit }' | awk -F. '{ print ($1 == "1") ? $2 : $1 }' | sed 's/[^0-9].*//')
-    [[ -n $m ]] && (( m >= 21 )) && { echo "$c:$m"; return 0; }
-  done
-  return 1
-}
-JDK_M=$(find_jdk) || die "need a JDK >= 21 (set JAVA_HOME)"
-JDK=${JDK_M%:*}; JMAJOR=${JDK_M##*:}
+JDK=$(find_jdk) || die "need a JDK >= 21 (set JAVA_HOME)"
+JMAJOR=$(java_major "$JDK")
 JAVA=$JDK/bin/java
 JFLAGS=(--enable-native-access=ALL-UNNAMED)
 (( JMAJOR >= 23 )) && JFLAGS+=(--sun-misc-unsafe-memory-access=allow)
 
-stale() {  # JAR DIR...: true when JAR is missing or older than a file under a DIR
-  local jar=$1; shift
-  [[ ! -f $jar ]] || [[ -n $(find "$@" -newer "$jar" -type f -print -quit 2>/dev/null) ]]
-}
 R=$REPO_ROOT
 if (( REBUILD )) || stale "$CENTRAL_JAR" "$R/central/src/main" "$R/central/pom.xml" "$R/edge/src/main" "$R/policy/src/main" \
     || stale "$BENCH_JAR" "$R/bench/src/main" "$R/bench/pom.xml" "$R/edge/src/main"; then
@@ -73,15 +60,13 @@ fi
 
 CENTRAL_PID=""
 DIR=""
+# shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
-  local rc=$? i
+  local rc=$?
   trap - EXIT INT TERM
   set +e
   if [[ -n $CENTRAL_PID ]]; then
-    kill -TERM "$CENTRAL_PID" 2>/dev/null
-    for i in $(seq 1 50); do kill -0 "$CENTRAL_PID" 2>/dev/null || break; sleep 0.2; done
-    kill -0 "$CENTRAL_PID" 2>/dev/null && kill -KILL "$CENTRAL_PID" 2>/dev/null
-    wait "$CENTRAL_PID" 2>/dev/null
+    stop_pid "$CENTRAL_PID" 10
     log "central stopped"
   fi
   if [[ -n $DIR && -d $DIR ]]; then
@@ -95,20 +80,7 @@ trap 'log terminated; exit 143' TERM
 
 DIR=$(mktemp -d /tmp/xds-fanout.XXXXXX)
 
-read -r EPH_LO EPH_HI < /proc/sys/net/ipv4/ip_local_port_range || { EPH_LO=32768; EPH_HI=60999; }
-if (( EPH_LO > 12000 )); then PORT_LO=$(( EPH_LO > 30000 ? EPH_LO - 20000 : 10000 )); PORT_HI=$(( EPH_LO - 1 ))
-else PORT_LO=$(( EPH_HI + 1 )); PORT_HI=65000; fi
-PICKED=" "
-pick_port() {
-  local p tries=0
-  while (( tries++ < 500 )); do
-    p=$(( PORT_LO + (RANDOM * 32768 + RANDOM) % (PORT_HI - PORT_LO + 1) ))
-    [[ $PICKED == *" $p "* ]] && continue
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
-    echo "$p"; return 0
-  done
-  die "no free port"
-}
+init_port_range
 HTTP_PORT=$(pick_port); PICKED+="$HTTP_PORT "
 XDS_PORT=$(pick_port); PICKED+="$XDS_PORT "
 
@@ -118,12 +90,7 @@ SPILLWAY_ADMIN_TOKEN=$TOKEN "$JAVA" "${JFLAGS[@]}" $CENTRAL_JAVA_OPTS -jar "$CEN
   --data-dir "$DIR/data" --http-address 127.0.0.1 --http-port "$HTTP_PORT" \
   --xds-address 127.0.0.1 --xds-port "$XDS_PORT" >"$DIR/central.log" 2>&1 &
 CENTRAL_PID=$!
-deadline=$((SECONDS + 60))
-until [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/readyz" 2>/dev/null) == 200 ]]; do
-  kill -0 "$CENTRAL_PID" 2>/dev/null || { tail -n 30 "$DIR/central.log" >&2; die "central exited before it was ready"; }
-  (( SECONDS < deadline )) || { tail -n 30 "$DIR/central.log" >&2; die "central not ready within 60 s"; }
-  sleep 0.2
-done
+wait_http central "$CENTRAL_PID" "http://127.0.0.1:$HTTP_PORT/readyz" 60
 log "central ready (pid $CENTRAL_PID); $(nproc) CPUs; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
 
 rc=0

@@ -1,0 +1,146 @@
+# shellcheck shell=bash
+# bench/lib/common.sh — shell helpers shared by the load scripts in bench/ (proxy-compare.sh,
+# overload.sh, xds-fanout.sh). Sourced, never run: it only defines functions, sets no shell
+# options and exits nothing at load time.
+#
+# The sourcing script sets BENCH_NAME first (the prefix of `die`), and, before it uses the
+# helpers that need them, DIR (its work dir; NAME.log files live there) and REPO_ROOT.
+# Everything here that touches the network talks to 127.0.0.1 only; every wait is bounded.
+
+# log MSG... : a timestamped line on stderr
+log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+# die MSG... : "BENCH_NAME: ERROR: MSG" on stderr, exit 1 (the EXIT trap cleans up)
+die() { printf '%s: ERROR: %s\n' "${BENCH_NAME:-bench}" "$*" >&2; exit 1; }
+
+# is_uint S : true when S is a non-negative integer
+is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+
+# ------------------------------------------------------------------ java
+
+java_major() {  # major version of the java binary in JDK dir $1, or empty
+  "$1/bin/java" -version 2>&1 | awk -F'"' '/version/ { print $2; exit }' |
+    awk -F. '{ if ($1 == "1") print $2; else print $1 }' | sed 's/[^0-9].*//'
+}
+
+# find_jdk : echo the dir of a JDK >= 21: $JAVA_HOME if it is one, else
+# /usr/lib/jvm/temurin-25-jdk-amd64, else the first of /usr/lib/jvm/*21*, /usr/lib/jvm/*.
+# None: say on stderr what to install, return 1 (the caller dies with its own message).
+find_jdk() {
+  local c m
+  for c in "${JAVA_HOME:-}" /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*21* /usr/lib/jvm/*; do
+    [[ -n $c && -x $c/bin/java ]] || continue
+    m=$(java_major "$c")
+    if [[ -z $m ]] || (( m < 21 )); then continue; fi
+    echo "$c"
+    return 0
+  done
+  {
+    printf '%s: no JDK >= 21 found (tried %s, /usr/lib/jvm/temurin-25-jdk-amd64, /usr/lib/jvm/*)\n' \
+      "${BENCH_NAME:-bench}" "\$JAVA_HOME${JAVA_HOME:+ = $JAVA_HOME}"
+    printf '%s: install one: apt-get install temurin-25-jdk (Adoptium apt repository, https://adoptium.net/installation/linux/)\n' "${BENCH_NAME:-bench}"
+    printf '%s: or, on Debian 13 / Ubuntu 24.04, apt-get install openjdk-21-jdk; or point JAVA_HOME at a JDK >= 21\n' "${BENCH_NAME:-bench}"
+  } >&2
+  return 1
+}
+
+# stale JAR PATH... : true when JAR is missing or older than a file under one of the PATHs
+stale() {
+  local jar=$1; shift
+  [[ ! -f $jar ]] || [[ -n $(find "$@" -newer "$jar" -type f -print -quit 2>/dev/null) ]]
+}
+
+# ------------------------------------------------------------------ ports
+
+# init_port_range : set PORT_LO..PORT_HI to a range below the kernel's ephemeral range (above it
+# when that starts low), so that client sockets (load generators, proxies' upstream connections)
+# can never hold one of our listen ports; and reset PICKED, the ports handed out so far.
+init_port_range() {
+  read -r EPH_LO EPH_HI < /proc/sys/net/ipv4/ip_local_port_range || { EPH_LO=32768; EPH_HI=60999; }
+  if (( EPH_LO > 12000 )); then PORT_LO=$(( EPH_LO > 30000 ? EPH_LO - 20000 : 10000 )); PORT_HI=$(( EPH_LO - 1 ))
+  else PORT_LO=$(( EPH_HI + 1 )); PORT_HI=65000; fi
+  (( PORT_HI - PORT_LO > 100 )) || die "no port range outside the ephemeral range $EPH_LO-$EPH_HI"
+  PICKED=" "
+}
+
+port_in_use() {  # any TCP socket (listening or not) on that local port?
+  if ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q .; then return 0; fi
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# pick_port : echo a free port in PORT_LO..PORT_HI not in PICKED (the caller adds it:
+# P=$(pick_port); PICKED+="$P "). Needs init_port_range first.
+pick_port() {
+  local p tries=0
+  while (( tries++ < 500 )); do
+    p=$(( PORT_LO + (RANDOM * 32768 + RANDOM) % (PORT_HI - PORT_LO + 1) ))
+    [[ $PICKED == *" $p "* ]] && continue
+    port_in_use "$p" && continue
+    echo "$p"
+    return 0
+  done
+  die "could not find a free port in $PORT_LO-$PORT_HI"
+}
+
+# ------------------------------------------------------------------ processes
+
+descendants() {  # all descendant pids of $1, depth first
+  local c
+  for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+    echo "$c"
+    descendants "$c"
+  done
+}
+
+# wait_http NAME PID URL TIMEOUT_S : poll URL until it answers 200; die (with the tail of
+# $DIR/NAME.log) if PID exits first or TIMEOUT_S pass.
+wait_http() {
+  local name=$1 pid=$2 url=$3 t=$4 code deadline=$((SECONDS + $4))
+  while (( SECONDS < deadline )); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      local st=0
+      wait "$pid" 2>/dev/null || st=$?
+      tail -n 30 "$DIR/$name.log" >&2 || true
+      die "$name (pid $pid) exited with status $st before it was ready; its log is above and in $DIR/$name.log"
+    fi
+    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" || true)
+    [[ $code == 200 ]] && return 0
+    sleep 0.25
+  done
+  tail -n 30 "$DIR/$name.log" >&2 || true
+  die "$name did not answer 200 on $url within ${t}s (last status: ${code:-none}); log: $DIR/$name.log"
+}
+
+# stop_pid PID [SECONDS] : TERM, wait up to SECONDS (default 5) for it to exit, then KILL; reap it
+stop_pid() {
+  local pid=$1 secs=${2:-5} i
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for (( i = 0; i < secs * 5; i++ )); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
+# stop_pids SECONDS PID... : for the exit trap. TERM every PID, wait up to SECONDS for them and
+# their descendants (as they were before the TERM) to exit, then KILL whatever is left, and say so.
+stop_pids() {
+  local secs=$1 all=() pid i alive
+  shift
+  for pid in "$@"; do
+    kill -0 "$pid" 2>/dev/null || continue
+    all+=("$pid")
+    mapfile -t -O "${#all[@]}" all < <(descendants "$pid")
+  done
+  for pid in "$@"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for (( i = 0; i < secs * 5; i++ )); do
+    alive=0
+    for pid in "${all[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    (( alive )) || break
+    sleep 0.2
+  done
+  for pid in "${all[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then
+      log "pid $pid did not stop on TERM; sending KILL"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  done
+}
