@@ -565,12 +565,16 @@ abstract class CentralApiContract {
     assertThat(api.send("DELETE", "/configuration/operators/admin", ADMIN_TOKEN, null, null).statusCode()).isEqualTo(409);
   }
 
+  private void createConsoleOperator(String name, String permission, String password) {
+    assertThat(api.json("POST", "/configuration/operators", ADMIN_TOKEN, "{\"name\": \"" + name
+        + "\", \"permissions\": [\"" + permission + "\"], \"password\": \"" + password + "\"}").statusCode()).isEqualTo(201);
+  }
+
   @Test
   void repeatedFailedLoginsAreRefusedWithRetryAfterUntilTheBackOffEnds() throws Exception {
     String name = unique("guessed");
     String password = "correct horse battery staple";
-    assertThat(api.json("POST", "/configuration/operators", ADMIN_TOKEN, "{\"name\": \"" + name
-        + "\", \"permissions\": [\"edges:read\"], \"password\": \"" + password + "\"}").statusCode()).isEqualTo(201);
+    createConsoleOperator(name, "edges:read", password);
     String wrong = "{\"username\": \"" + name + "\", \"password\": \"not the password\"}";
     for (int i = 0; i < 6; i++) {
       assertThat(api.json("POST", "/auth/login", null, wrong).statusCode()).as("failure %d", i + 1).isEqualTo(401);
@@ -593,8 +597,7 @@ abstract class CentralApiContract {
   void consoleLoginUsesHttpOnlyStrictCookieAndCsrf() throws Exception {
     String name = unique("console");
     String password = "correct horse battery staple";
-    assertThat(api.json("POST", "/configuration/operators", ADMIN_TOKEN, "{\"name\": \"" + name
-        + "\", \"permissions\": [\"edges:manage\"], \"password\": \"" + password + "\"}").statusCode()).isEqualTo(201);
+    createConsoleOperator(name, "edges:manage", password);
     assertThat(api.json("POST", "/auth/login", null, "{\"username\": \"" + name + "\", \"password\": \"wrong password!\"}").statusCode())
         .isEqualTo(401);
     HttpResponse<String> login = api.json("POST", "/auth/login", null, "{\"username\": \"" + name + "\", \"password\": \"" + password + "\"}");

@@ -8,15 +8,15 @@ import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** A clock tests move by hand (token expiry, session expiry). */
-final class MutableClock extends Clock {
+public final class MutableClock extends Clock {
 
   private final AtomicReference<Instant> now;
 
-  MutableClock(Instant start) {
+  public MutableClock(Instant start) {
     now = new AtomicReference<>(start);
   }
 
-  void advance(Duration duration) {
+  public void advance(Duration duration) {
     now.updateAndGet(t -> t.plus(duration));
   }
 

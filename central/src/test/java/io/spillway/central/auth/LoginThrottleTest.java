@@ -2,36 +2,14 @@ package io.spillway.central.auth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
+import io.spillway.central.MutableClock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 class LoginThrottleTest {
 
-  /** A clock the test moves by hand. */
-  private static final class ManualClock extends Clock {
-    Instant now = Instant.parse("2030-01-01T00:00:00Z");
-
-    @Override
-    public ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(ZoneId zone) {
-      return this;
-    }
-
-    @Override
-    public Instant instant() {
-      return now;
-    }
-  }
-
-  private final ManualClock clock = new ManualClock();
+  private final MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
   private final LoginThrottle throttle = new LoginThrottle(clock);
 
   @Test
@@ -45,11 +23,11 @@ class LoginThrottleTest {
     assertThat(throttle.refusal("alice", "10.0.0.2")).as("from any address").hasValue(Duration.ofSeconds(1));
     assertThat(throttle.refusal("ALICE", "10.0.0.2")).as("in any case").hasValue(Duration.ofSeconds(1));
     assertThat(throttle.refusal("bob", "10.0.0.2")).isEmpty();
-    clock.now = clock.now.plusSeconds(1);
+    clock.advance(Duration.ofSeconds(1));
     assertThat(throttle.refusal("alice", "10.0.0.1")).isEmpty();
     throttle.failed("alice", "10.0.0.1");
     assertThat(throttle.refusal("alice", "10.0.0.1")).hasValue(Duration.ofSeconds(2));
-    clock.now = clock.now.plusSeconds(2);
+    clock.advance(Duration.ofSeconds(2));
     throttle.failed("alice", "10.0.0.1");
     assertThat(throttle.refusal("alice", "10.0.0.1")).hasValue(Duration.ofSeconds(4));
   }
@@ -60,7 +38,7 @@ class LoginThrottleTest {
       throttle.failed("carol", "10.0.0." + i);
     }
     assertThat(throttle.refusal("carol", "10.0.0.99")).hasValue(LoginThrottle.MAX_BACKOFF);
-    clock.now = clock.now.plus(LoginThrottle.MAX_BACKOFF);
+    clock.advance(LoginThrottle.MAX_BACKOFF);
     throttle.succeeded("carol");
     throttle.failed("carol", "10.0.0.99");
     assertThat(throttle.refusal("carol", "10.0.0.99")).as("counting starts again").isEmpty();
@@ -83,7 +61,7 @@ class LoginThrottleTest {
       throttle.failed("dave", "10.0.0.1");
     }
     assertThat(throttle.refusal("dave", "10.0.0.1")).isPresent();
-    clock.now = clock.now.plus(LoginThrottle.MAX_BACKOFF).plusSeconds(1);
+    clock.advance(LoginThrottle.MAX_BACKOFF.plusSeconds(1));
     assertThat(throttle.refusal("dave", "10.0.0.1")).isEmpty();
   }
 }

@@ -87,7 +87,7 @@ public final class AdsClient implements AutoCloseable {
   private final CompletableFuture<Void> ready = new CompletableFuture<>();
   private final ManagedChannel[] channels;
   /** Per route configuration name, the stats of every connection manager naming it. */
-  private Map<String, List<XdsStats.RouteStats>> routeStats = Map.of();
+  private Map<String, List<XdsStats.ResourceStats>> routeStats = Map.of();
   /** EDS resource name → the clusters that use it (from the accepted clusters), for per-cluster stats. */
   private Map<String, Set<String>> edsClusters = Map.of();
   private volatile XdsStatus status;
@@ -658,9 +658,9 @@ public final class AdsClient implements AutoCloseable {
   /** Builds the per route configuration stats for the listeners; returns the names they need. */
   private Set<String> trackRouteStats(java.util.Collection<Message> listeners) {
     Map<String, Set<String>> prefixes = ResourceDecoder.routeStatPrefixes(listeners);
-    Map<String, List<XdsStats.RouteStats>> byName = new LinkedHashMap<>();
+    Map<String, List<XdsStats.ResourceStats>> byName = new LinkedHashMap<>();
     prefixes.forEach((name, statPrefixes) -> {
-      List<XdsStats.RouteStats> list = new ArrayList<>();
+      List<XdsStats.ResourceStats> list = new ArrayList<>();
       statPrefixes.forEach(prefix -> list.add(stats.route(prefix, name)));
       byName.put(name, List.copyOf(list));
     });
@@ -676,14 +676,7 @@ public final class AdsClient implements AutoCloseable {
     if (type == XdsResourceType.ENDPOINT) {
       for (String name : names) {
         for (String clusterName : edsClusters.getOrDefault(name, Set.of())) {
-          XdsStats.ClusterStats cluster = stats.cluster(clusterName);
-          cluster.updateAttempt.inc();
-          if (accepted) {
-            cluster.updateSuccess.inc();
-            cluster.version.set(XdsStats.versionHash(version));
-          } else {
-            cluster.updateRejected.inc();
-          }
+          stats.cluster(clusterName).count(accepted, version);
         }
       }
       return;
@@ -692,14 +685,8 @@ public final class AdsClient implements AutoCloseable {
       return;
     }
     for (String name : names) {
-      for (XdsStats.RouteStats route : routeStats.getOrDefault(name, List.of())) {
-        route.updateAttempt.inc();
-        if (accepted) {
-          route.updateSuccess.inc();
-          route.version.set(XdsStats.versionHash(version));
-        } else {
-          route.updateRejected.inc();
-        }
+      for (XdsStats.ResourceStats route : routeStats.getOrDefault(name, List.of())) {
+        route.count(accepted, version);
       }
     }
   }

@@ -38,33 +38,32 @@ final class XdsStats {
     }
   }
 
-  /** Envoy's per route configuration stats, {@code http.<stat_prefix>.rds.<route_config_name>.*}. */
-  static final class RouteStats {
+  /**
+   * Envoy's stats of one named resource: a cluster's endpoints ({@code cluster.<name>.*}) or a
+   * route configuration ({@code http.<stat_prefix>.rds.<route_config_name>.*}).
+   */
+  static final class ResourceStats {
     final Counter updateAttempt;
     final Counter updateSuccess;
     final Counter updateRejected;
     final Gauge version;
 
-    RouteStats(Scope scope) {
+    ResourceStats(Scope scope) {
       updateAttempt = scope.counter("update_attempt");
       updateSuccess = scope.counter("update_success");
       updateRejected = scope.counter("update_rejected");
       version = scope.gauge("version");
     }
-  }
 
-  /** Envoy's per cluster EDS stats, {@code cluster.<name>.update_*} and {@code cluster.<name>.version}. */
-  static final class ClusterStats {
-    final Counter updateAttempt;
-    final Counter updateSuccess;
-    final Counter updateRejected;
-    final Gauge version;
-
-    ClusterStats(Scope scope) {
-      updateAttempt = scope.counter("update_attempt");
-      updateSuccess = scope.counter("update_success");
-      updateRejected = scope.counter("update_rejected");
-      version = scope.gauge("version");
+    /** Counts one response that carried the resource. */
+    void count(boolean accepted, String acceptedVersion) {
+      updateAttempt.inc();
+      if (accepted) {
+        updateSuccess.inc();
+        version.set(versionHash(acceptedVersion));
+      } else {
+        updateRejected.inc();
+      }
     }
   }
 
@@ -90,13 +89,13 @@ final class XdsStats {
   }
 
   /** The EDS stats of cluster {@code name} (the same {@code cluster.<name>.} scope as its upstream stats). */
-  ClusterStats cluster(String name) {
-    return new ClusterStats(root.taggedScope("cluster", name, Tag.CLUSTER_NAME));
+  ResourceStats cluster(String name) {
+    return new ResourceStats(root.taggedScope("cluster", name, Tag.CLUSTER_NAME));
   }
 
   /** The stats of route configuration {@code name} as the connection manager with {@code statPrefix} sees it. */
-  RouteStats route(String statPrefix, String name) {
-    return new RouteStats(root.taggedScope("http", statPrefix, Tag.HTTP_CONN_MANAGER_PREFIX)
+  ResourceStats route(String statPrefix, String name) {
+    return new ResourceStats(root.taggedScope("http", statPrefix, Tag.HTTP_CONN_MANAGER_PREFIX)
         .taggedScope("rds", name, RDS_ROUTE_CONFIG_TAG));
   }
 
