@@ -495,7 +495,7 @@ final class ActiveRequest implements RequestView {
       return;
     }
     io.spillway.edge.guard.Admission admission = guard.tryAcquire(
-        io.spillway.edge.guard.GuardLoop.of(worker().loop()), new io.spillway.edge.guard.QueueCallback() {
+        worker().guardLoop(), new io.spillway.edge.guard.QueueCallback() {
           @Override
           public void onAdmitted(io.spillway.edge.guard.Permit admitted) {
             guardTicket = null;

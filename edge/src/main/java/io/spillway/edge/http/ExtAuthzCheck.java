@@ -18,7 +18,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.spillway.edge.config.ExtAuthzConfig;
-import io.spillway.edge.guard.GuardLoop;
 import io.spillway.edge.guard.Outcome;
 import io.spillway.edge.guard.PeerGuard;
 import io.spillway.edge.guard.Permit;
@@ -98,7 +97,7 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
       send(null);
       return;
     }
-    switch (guard.tryAcquire(GuardLoop.of(request.worker().loop()), this)) {
+    switch (guard.tryAcquire(request.worker().guardLoop(), this)) {
       case Permit admitted -> send(admitted);
       case Refusal reason -> refused(reason);
       case io.spillway.edge.guard.Ticket queued -> ticket = queued;
