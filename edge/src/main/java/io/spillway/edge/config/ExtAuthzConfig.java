@@ -28,6 +28,8 @@ import java.util.List;
  * @param statusOnError the status answered when the check fails and {@code failureModeAllow} is off (403)
  * @param statPrefix the filter's own {@code stat_prefix}: stats under {@code ext_authz.<statPrefix>.}, or
  *     empty for {@code ext_authz.}
+ * @param filterName the filter's {@code name} in the connection manager: the key of the
+ *     {@code typed_per_filter_config} entries that turn it off for a route or virtual host
  */
 public record ExtAuthzConfig(
     String cluster,
@@ -42,7 +44,8 @@ public record ExtAuthzConfig(
     boolean failureModeAllow,
     boolean failureModeAllowHeaderAdd,
     int statusOnError,
-    String statPrefix) {
+    String statPrefix,
+    String filterName) {
 
   /** Envoy's default {@code status_on_error}: 403 Forbidden. */
   public static final int DEFAULT_STATUS_ON_ERROR = 403;

@@ -47,7 +47,8 @@ final class ExtAuthzTranslator {
    * @param path the path of the filter's {@code typed_config}
    */
   @SuppressWarnings("deprecation") // authorization_request.allowed_headers: deprecated, still read by Envoy
-  static ExtAuthzConfig translate(ExtAuthz e, Predicate<String> knownCluster, FieldPath path) throws ConfigException {
+  static ExtAuthzConfig translate(ExtAuthz e, String filterName, Predicate<String> knownCluster, FieldPath path)
+      throws ConfigException {
     EXT_AUTHZ.check(e, path);
     if (!e.hasHttpService()) {
       throw new ConfigException(path.field("http_service"), "http_service is required");
@@ -145,7 +146,7 @@ final class ExtAuthzTranslator {
     }
     return new ExtAuthzConfig(uri.getCluster(), uri.getUri(), timeout, pathPrefix, allowedHeaders, headersToAdd,
         upstream, client, clientOnSuccess, e.getFailureModeAllow(), e.getFailureModeAllowHeaderAdd(), statusOnError,
-        e.getStatPrefix());
+        e.getStatPrefix(), filterName);
   }
 
   private static List<StringMatch> matchers(ListStringMatcher list, FieldPath path) throws ConfigException {

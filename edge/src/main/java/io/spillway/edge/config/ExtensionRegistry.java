@@ -6,11 +6,13 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import io.envoyproxy.envoy.config.overload.v3.ScaleTimersOverloadActionConfig;
+import io.envoyproxy.envoy.config.route.v3.FilterConfig;
 import io.envoyproxy.envoy.extensions.access_loggers.file.v3.FileAccessLog;
 import io.envoyproxy.envoy.extensions.access_loggers.stream.v3.StderrAccessLog;
 import io.envoyproxy.envoy.extensions.access_loggers.stream.v3.StdoutAccessLog;
 import io.envoyproxy.envoy.extensions.filters.http.buffer.v3.Buffer;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthz;
+import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute;
 import io.envoyproxy.envoy.extensions.filters.http.router.v3.Router;
 import io.envoyproxy.envoy.extensions.filters.listener.http_inspector.v3.HttpInspector;
 import io.envoyproxy.envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector;
@@ -50,7 +52,9 @@ public final class ExtensionRegistry {
     UPSTREAM_PROTOCOL_OPTIONS,
     ACCESS_LOGGER,
     RESOURCE_MONITOR,
-    OVERLOAD_ACTION
+    OVERLOAD_ACTION,
+    /** A route's or virtual host's {@code typed_per_filter_config} value. */
+    PER_ROUTE_FILTER_CONFIG
   }
 
   /**
@@ -91,6 +95,8 @@ public final class ExtensionRegistry {
       .add(ROUTER, Category.HTTP_FILTER, Router.getDefaultInstance())
       .add(BUFFER, Category.HTTP_FILTER, Buffer.getDefaultInstance())
       .add(EXT_AUTHZ, Category.HTTP_FILTER, ExtAuthz.getDefaultInstance())
+      .add(EXT_AUTHZ + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, ExtAuthzPerRoute.getDefaultInstance())
+      .add("envoy.config.route.v3.FilterConfig", Category.PER_ROUTE_FILTER_CONFIG, FilterConfig.getDefaultInstance())
       .add(TLS_TRANSPORT_SOCKET, Category.TRANSPORT_SOCKET, DownstreamTlsContext.getDefaultInstance())
       .add(UPSTREAM_HTTP_PROTOCOL_OPTIONS, Category.UPSTREAM_PROTOCOL_OPTIONS,
           HttpProtocolOptions.getDefaultInstance())
@@ -212,6 +218,7 @@ public final class ExtensionRegistry {
       case ACCESS_LOGGER -> "an access logger";
       case RESOURCE_MONITOR -> "a resource monitor";
       case OVERLOAD_ACTION -> "an overload action config";
+      case PER_ROUTE_FILTER_CONFIG -> "a per-route filter config";
     };
   }
 

@@ -187,7 +187,7 @@ final class HttpConnectionManagerTranslator {
         }
         case ExtensionRegistry.EXT_AUTHZ -> extAuthz = Optional.of(ExtAuthzTranslator.translate(
             registry.unpack(filter.getTypedConfig(), ExtAuthz.class, Category.HTTP_FILTER, configPath),
-            routes::knowsCluster, configPath));
+            filter.getName().isEmpty() ? name : filter.getName(), routes::knowsCluster, configPath));
         default -> throw new ConfigException(filterPath, name + " is not supported");
       }
       names.add(name);

@@ -16,6 +16,9 @@ import java.util.regex.Pattern;
  * @param responseHeaders mutations applied to the downstream response
  * @param metadata string values of {@code metadata.filter_metadata}, keyed "filter.key"
  *     (e.g. {@code spillway.admission.tier})
+ * @param disabledFilters the HTTP filters (by their name in the connection manager) that
+ *     {@code typed_per_filter_config} turns off for this route, its own entries overriding its
+ *     virtual host's
  */
 public record Route(
     String name,
@@ -23,10 +26,18 @@ public record Route(
     Action action,
     HeaderMutations requestHeaders,
     HeaderMutations responseHeaders,
-    Map<String, String> metadata) {
+    Map<String, String> metadata,
+    java.util.Set<String> disabledFilters) {
 
   public Route {
     metadata = Map.copyOf(metadata);
+    disabledFilters = java.util.Set.copyOf(disabledFilters);
+  }
+
+  /** A route with every HTTP filter on. */
+  public Route(String name, Match match, Action action, HeaderMutations requestHeaders, HeaderMutations responseHeaders,
+      Map<String, String> metadata) {
+    this(name, match, action, requestHeaders, responseHeaders, metadata, java.util.Set.of());
   }
 
   /**

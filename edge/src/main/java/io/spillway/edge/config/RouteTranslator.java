@@ -1,15 +1,19 @@
 package io.spillway.edge.config;
 
+import com.google.protobuf.Any;
+import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Struct;
 import com.google.protobuf.Value;
 import io.envoyproxy.envoy.config.core.v3.DataSource;
 import io.envoyproxy.envoy.config.core.v3.Metadata;
 import io.envoyproxy.envoy.config.route.v3.DirectResponseAction;
+import io.envoyproxy.envoy.config.route.v3.FilterConfig;
 import io.envoyproxy.envoy.config.route.v3.RedirectAction;
 import io.envoyproxy.envoy.config.route.v3.RouteAction;
 import io.envoyproxy.envoy.config.route.v3.RouteConfiguration;
 import io.envoyproxy.envoy.config.route.v3.VirtualHost;
 import io.envoyproxy.envoy.config.route.v3.WeightedCluster;
+import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute;
 import io.spillway.edge.config.HeaderMutationTranslator.Direction;
 import io.spillway.edge.config.Route.PathMatch;
 import java.time.Duration;
@@ -21,6 +25,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * An inline {@code RouteConfiguration} → {@link RouteConfig}: virtual hosts with unique domains,
@@ -39,11 +44,13 @@ final class RouteTranslator {
       "response_headers_to_remove", "validate_clusters");
   private static final SupportedFields VIRTUAL_HOST = SupportedFields.of(VirtualHost.getDescriptor(),
       "name", "domains", "routes", "request_headers_to_add", "request_headers_to_remove", "response_headers_to_add",
-      "response_headers_to_remove", "retry_policy");
+      "response_headers_to_remove", "retry_policy", "typed_per_filter_config");
   private static final SupportedFields ROUTE = SupportedFields.of(
       io.envoyproxy.envoy.config.route.v3.Route.getDescriptor(),
       "name", "match", "route", "redirect", "direct_response", "metadata", "request_headers_to_add",
-      "request_headers_to_remove", "response_headers_to_add", "response_headers_to_remove");
+      "request_headers_to_remove", "response_headers_to_add", "response_headers_to_remove", "typed_per_filter_config");
+  private static final SupportedFields EXT_AUTHZ_PER_ROUTE = SupportedFields.of(ExtAuthzPerRoute.getDescriptor(), "disabled");
+  private static final SupportedFields FILTER_CONFIG = SupportedFields.of(FilterConfig.getDescriptor(), "disabled");
   private static final SupportedFields ROUTE_ACTION = SupportedFields.of(RouteAction.getDescriptor(),
       "cluster", "cluster_header", "weighted_clusters", "prefix_rewrite", "host_rewrite_literal", "auto_host_rewrite",
       "timeout", "idle_timeout", "retry_policy");
@@ -119,9 +126,10 @@ final class RouteTranslator {
     RetryPolicy hostRetry = vh.hasRetryPolicy()
         ? RetryPolicyTranslator.translate(vh.getRetryPolicy(), path.field("retry_policy"))
         : RetryPolicy.NONE;
+    Map<String, Boolean> hostFilters = perFilter(vh.getTypedPerFilterConfigMap(), path.field("typed_per_filter_config"));
     List<Route> routes = new ArrayList<>();
     for (int i = 0; i < vh.getRoutesCount(); i++) {
-      routes.add(route(vh.getRoutes(i), path.field("routes").index(i), hostRetry, validateClusters));
+      routes.add(route(vh.getRoutes(i), path.field("routes").index(i), hostRetry, validateClusters, hostFilters));
     }
     return new RouteConfig.VirtualHost(vh.getName(), domains, routes,
         HeaderMutationTranslator.translate(vh.getRequestHeadersToAddList(), vh.getRequestHeadersToRemoveList(),
@@ -156,8 +164,39 @@ final class RouteTranslator {
     return domain;
   }
 
+  /**
+   * A {@code typed_per_filter_config}: filter name → whether the entry turns that filter off. Only
+   * turning a filter off or on is supported: {@code ExtAuthzPerRoute} with {@code disabled}, or
+   * Envoy's generic {@code FilterConfig} with {@code disabled} and no {@code config}.
+   */
+  private static Map<String, Boolean> perFilter(Map<String, Any> configs, FieldPath path) throws ConfigException {
+    Map<String, Boolean> disabled = new TreeMap<>();
+    for (Map.Entry<String, Any> entry : new TreeMap<>(configs).entrySet()) {
+      FieldPath at = path.key(entry.getKey());
+      Any any = entry.getValue();
+      try {
+        if (any.is(ExtAuthzPerRoute.class)) {
+          ExtAuthzPerRoute perRoute = any.unpack(ExtAuthzPerRoute.class);
+          EXT_AUTHZ_PER_ROUTE.check(perRoute, at);
+          disabled.put(entry.getKey(), perRoute.getDisabled());
+        } else if (any.is(FilterConfig.class)) {
+          FilterConfig config = any.unpack(FilterConfig.class);
+          FILTER_CONFIG.check(config, at);
+          disabled.put(entry.getKey(), config.getDisabled());
+        } else {
+          throw new ConfigException(at, "\"" + any.getTypeUrl() + "\" is not supported here: only "
+              + ExtAuthzPerRoute.getDescriptor().getFullName() + " or " + FilterConfig.getDescriptor().getFullName()
+              + " with disabled");
+        }
+      } catch (InvalidProtocolBufferException e) {
+        throw new ConfigException(at, "cannot decode " + any.getTypeUrl() + ": " + e.getMessage(), e);
+      }
+    }
+    return disabled;
+  }
+
   private Route route(io.envoyproxy.envoy.config.route.v3.Route r, FieldPath path, RetryPolicy hostRetry,
-      boolean validateClusters) throws ConfigException {
+      boolean validateClusters, Map<String, Boolean> hostFilters) throws ConfigException {
     ROUTE.check(r, path);
     FieldPath matchPath = path.field("match");
     if (!r.hasMatch()) {
@@ -175,7 +214,21 @@ final class RouteTranslator {
             Direction.REQUEST, path),
         HeaderMutationTranslator.translate(r.getResponseHeadersToAddList(), r.getResponseHeadersToRemoveList(),
             Direction.RESPONSE, path),
-        r.hasMetadata() ? metadata(r.getMetadata(), path.field("metadata")) : Map.of());
+        r.hasMetadata() ? metadata(r.getMetadata(), path.field("metadata")) : Map.of(),
+        disabledFilters(hostFilters, perFilter(r.getTypedPerFilterConfigMap(), path.field("typed_per_filter_config"))));
+  }
+
+  /** The filters off for a route: its virtual host's entries, each overridden by the route's own. */
+  private static Set<String> disabledFilters(Map<String, Boolean> host, Map<String, Boolean> route) {
+    Map<String, Boolean> merged = new TreeMap<>(host);
+    merged.putAll(route);
+    Set<String> off = new java.util.TreeSet<>();
+    merged.forEach((name, disabled) -> {
+      if (disabled) {
+        off.add(name);
+      }
+    });
+    return off;
   }
 
   private Route.RouteAction routeAction(RouteAction a, FieldPath path, Route.Match match, RetryPolicy hostRetry,

@@ -383,8 +383,9 @@ final class ActiveRequest implements RequestView {
       }
       waitForFullBody = !requestComplete;
     }
-    if (hcm.extAuthz() != null) {
-      // Envoy's filter order: ext_authz decides before the router sees the request.
+    if (hcm.extAuthz() != null && !entry.filterDisabled(hcm.extAuthz().config().filterName())) {
+      // Envoy's filter order: ext_authz decides before the router sees the request (unless the
+      // route's typed_per_filter_config turns it off).
       authz = new ExtAuthzCheck(hcm.extAuthz(), this, hcm, request, head);
       authz.start();
       return;

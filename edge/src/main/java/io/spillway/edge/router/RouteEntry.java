@@ -46,6 +46,11 @@ public record RouteEntry(
     return clusters.get(clusters.size() - 1).name();
   }
 
+  /** Whether the route's {@code typed_per_filter_config} turns off the HTTP filter of that name. */
+  public boolean filterDisabled(String filterName) {
+    return route.disabledFilters().contains(filterName);
+  }
+
   /** The admission tier from route metadata ({@code spillway.admission.tier}), or null. */
   public String metadata(String key) {
     return route.metadata().get(key);

@@ -219,4 +219,60 @@ class ExtAuthzTranslationTest {
     assertThat(c.allowedUpstreamHeaders().get(1)).isInstanceOf(StringMatch.Regex.class);
     assertThat(List.of(c.allowedClientHeaders(), c.allowedClientHeadersOnSuccess())).allMatch(List::isEmpty);
   }
+  private static final String PER_ROUTE = "type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute";
+
+  @Test
+  void typedPerFilterConfigTurnsTheFilterOffPerVirtualHostAndRoute() throws ConfigException {
+    RouteConfig routes = withExtAuthz(SERVICE).virtualHosts("""
+        - name: local
+          domains: ["*"]
+          typed_per_filter_config:
+            envoy.filters.http.ext_authz: {"@type": "%s", disabled: true}
+          routes:
+          - match: {prefix: "/health"}
+            route: {cluster: backend}
+          - match: {prefix: "/admin"}
+            route: {cluster: backend}
+            typed_per_filter_config:
+              envoy.filters.http.ext_authz: {"@type": "%s", disabled: false}
+          - match: {prefix: "/generic"}
+            route: {cluster: backend}
+            typed_per_filter_config:
+              custom-name: {"@type": "type.googleapis.com/envoy.config.route.v3.FilterConfig", disabled: true}
+        """.formatted(PER_ROUTE, PER_ROUTE)).translate().listeners().get(0).hcm().routeConfig();
+    List<Route> all = routes.virtualHosts().get(0).routes();
+    assertThat(all.get(0).disabledFilters()).containsExactly("envoy.filters.http.ext_authz");
+    assertThat(all.get(1).disabledFilters()).as("the route's own entry wins").isEmpty();
+    assertThat(all.get(2).disabledFilters()).containsExactlyInAnyOrder("envoy.filters.http.ext_authz", "custom-name");
+    assertThat(withExtAuthz(SERVICE).translate().listeners().get(0).hcm().extAuthz().orElseThrow().filterName())
+        .isEqualTo("envoy.filters.http.ext_authz");
+  }
+
+  @Test
+  void typedPerFilterConfigOnlyTurnsFiltersOffOrOn() {
+    String key = BootstrapYaml.ROUTE + ".typed_per_filter_config[\"envoy.filters.http.ext_authz\"]";
+    withExtAuthz(SERVICE).routes("""
+        - match: {prefix: "/"}
+          route: {cluster: backend}
+          typed_per_filter_config:
+            envoy.filters.http.ext_authz: {"@type": "%s", check_settings: {context_extensions: {a: b}}}
+        """.formatted(PER_ROUTE)).rejects(key + ".check_settings: check_settings is not supported");
+    withExtAuthz(SERVICE).routes("""
+        - match: {prefix: "/"}
+          route: {cluster: backend}
+          typed_per_filter_config:
+            envoy.filters.http.ext_authz:
+              "@type": type.googleapis.com/envoy.config.route.v3.FilterConfig
+              config: {"@type": "%s", disabled: true}
+        """.formatted(PER_ROUTE)).rejects(key + ".config: config is not supported");
+    withExtAuthz(SERVICE).routes("""
+        - match: {prefix: "/"}
+          route: {cluster: backend}
+          typed_per_filter_config:
+            envoy.filters.http.ext_authz:
+              "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+        """).rejects(key + ": \"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router\" is not supported"
+            + " here: only envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute or envoy.config.route.v3.FilterConfig"
+            + " with disabled");
+  }
 }

@@ -128,6 +128,33 @@ class ExtAuthzIT {
   }
 
   @Test
+  void aRouteWhoseTypedPerFilterConfigDisablesTheFilterIsNotChecked() throws Exception {
+    String base = bootstrap("""
+        - match: { prefix: "/open" }
+          route: { cluster: upstream, timeout: 10s }
+          typed_per_filter_config:
+            envoy.filters.http.ext_authz:
+              "@type": type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute
+              disabled: true
+        - match: { prefix: "/" }
+          route: { cluster: upstream, timeout: 10s }
+        """, cluster("upstream", "", upstream.port()) + "\n" + cluster("auth", "", auth.port()));
+    edge = EdgeHarness.start(withHttpFilterBeforeRouter(base, """
+        - name: envoy.filters.http.ext_authz
+          typed_config:
+            "@type": type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthz
+        %s""".formatted(CHECKED.stripIndent().indent(4).stripTrailing())));
+    HttpResponse<String> open = edge.get("/open/status/401");
+    assertThat(open.statusCode()).isEqualTo(401);
+    assertThat(open.headers().firstValue("x-origin")).as("the upstream's own answer").hasValue("upstream");
+    assertThat(auth.requestCount()).isZero();
+    HttpResponse<String> checked = edge.get("/status/401");
+    assertThat(checked.headers().firstValue("x-origin")).as("the auth service's denial").hasValue("auth");
+    assertThat(auth.requestCount()).isEqualTo(1);
+    assertThat(upstream.requestCount()).isEqualTo(1);
+  }
+
+  @Test
   void deniedRequestGetsTheAuthServicesAnswerAndNeverReachesTheUpstream() throws Exception {
     edge = EdgeHarness.start(yaml(CHECKED));
     HttpResponse<String> unauthorized = edge.get("/status/401");
