@@ -36,21 +36,6 @@ public final class ConfigTranslator {
 
   private ConfigTranslator() {}
 
-  /**
-   * Config that would change behaviour is rejected, never skipped: a reduce_timeouts timer the edge
-   * has no timeout for is an error naming it.
-   */
-  private static void rejectUnwiredOverloadParts(OverloadConfig overload, FieldPath path) throws ConfigException {
-    for (int i = 0; i < overload.actions().size(); i++) {
-      OverloadConfig.Action a = overload.actions().get(i);
-      if (a.settings().orElse(null) instanceof OverloadConfig.ScaleTimers timers
-          && timers.minimums().containsKey(OverloadConfig.TimerType.TRANSPORT_SOCKET_CONNECT)) {
-        throw new ConfigException(path.field("actions").index(i).field("typed_config"),
-            "timer TRANSPORT_SOCKET_CONNECT is not supported yet (no transport socket connect timeout exists)");
-      }
-    }
-  }
-
   /** Translates with the {@linkplain ExtensionRegistry#standard() standard} extensions. */
   public static EdgeConfig translate(Bootstrap bootstrap) throws ConfigException {
     return translate(bootstrap, ExtensionRegistry.standard());
@@ -78,7 +63,6 @@ public final class ConfigTranslator {
         listenerTranslator.translate(resources.getListenersList(), staticPath.field("listeners"));
     OverloadConfig overload = OverloadManagerTranslator.translate(bootstrap.getOverloadManager(),
         root.field("overload_manager"), registry);
-    rejectUnwiredOverloadParts(overload, root.field("overload_manager"));
     return new EdgeConfig(node, admin, listeners, clusters, overload, xds);
   }
 

@@ -30,7 +30,7 @@ final class ListenerTranslator {
   private static final SupportedFields LISTENER_FILTER = SupportedFields.of(ListenerFilter.getDescriptor(),
       "name", "typed_config");
   private static final SupportedFields FILTER_CHAIN = SupportedFields.of(FilterChain.getDescriptor(),
-      "filters", "metadata", "transport_socket", "name");
+      "filters", "metadata", "transport_socket", "name", "transport_socket_connect_timeout");
   private static final SupportedFields FILTER = SupportedFields.of(Filter.getDescriptor(), "name", "typed_config");
   private static final SupportedFields TRANSPORT_SOCKET = SupportedFields.of(TransportSocket.getDescriptor(),
       "name", "typed_config");
@@ -103,6 +103,11 @@ final class ListenerTranslator {
     Optional<ListenerConfig.TlsContext> tls = chain.hasTransportSocket()
         ? Optional.of(transportSocket(chain.getTransportSocket(), chainPath.field("transport_socket")))
         : Optional.empty();
+    if (chain.hasTransportSocketConnectTimeout() && tls.isPresent()) {
+      // Cleartext connections have no transport handshake to time (in Envoy either).
+      tls = Optional.of(tls.get().withHandshakeTimeout(ProtoValues.duration(true, chain.getTransportSocketConnectTimeout(),
+          chainPath.field("transport_socket_connect_timeout"), ListenerConfig.TlsContext.DEFAULT_HANDSHAKE_TIMEOUT)));
+    }
     HttpConnectionManagerConfig hcm = httpConnectionManager(chain, chainPath);
     return new ListenerConfig(name, address, bufferLimit, l.getIgnoreGlobalConnLimit(), tls, hcm);
   }

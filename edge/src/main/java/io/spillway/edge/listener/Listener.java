@@ -16,16 +16,20 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.spillway.edge.config.HttpConnectionManagerConfig.CodecType;
 import io.spillway.edge.config.ListenerConfig;
+import io.spillway.edge.config.OverloadConfig;
 import io.spillway.edge.http.DownstreamEvents;
 import io.spillway.edge.http.HttpConnectionManager;
 import io.spillway.edge.http.HttpPipelines;
 import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -142,7 +146,14 @@ public final class Listener {
     p.addLast("accounting", g.tracker());
     if (ssl != null) {
       hcm.stats().downstreamCxSslTotal.inc();
-      p.addLast("tls", ssl.newHandler(ch.alloc()));
+      SslHandler tls = ssl.newHandler(ch.alloc());
+      // transport_socket_connect_timeout, scaled by reduce_timeouts (TRANSPORT_SOCKET_CONNECT) as
+      // it stands when the connection is accepted; zero = no limit.
+      Duration handshake = config.tls().map(ListenerConfig.TlsContext::handshakeTimeout)
+          .orElse(ListenerConfig.TlsContext.DEFAULT_HANDSHAKE_TIMEOUT);
+      tls.setHandshakeTimeoutMillis(handshake.isZero() ? 0
+          : Math.max(1, hcm.overload().scaled(OverloadConfig.TimerType.TRANSPORT_SOCKET_CONNECT, handshake).toMillis()));
+      p.addLast("tls", tls);
       // Without ALPN (or with a client that offers nothing we share), the codec decides.
       String fallback = config.hcm().codecType() == CodecType.HTTP2
           ? ApplicationProtocolNames.HTTP_2 : ApplicationProtocolNames.HTTP_1_1;
@@ -156,6 +167,15 @@ public final class Listener {
         protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
           stats.sslHandshakeError.inc();
           ctx.close();
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+          // A handshake timeout reaches the pipeline only as this event (the SslHandler closes).
+          if (evt instanceof SslHandshakeCompletionEvent done && done.cause() instanceof SslHandshakeTimeoutException) {
+            stats.transportSocketConnectTimeout.inc();
+          }
+          super.userEventTriggered(ctx, evt);
         }
       });
       return;

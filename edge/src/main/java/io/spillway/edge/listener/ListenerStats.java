@@ -12,6 +12,8 @@ public final class ListenerStats {
   public final Counter downstreamCxDestroy;
   public final Histogram downstreamCxLengthMs;
   public final Counter sslHandshakeError;
+  /** Connections closed because their TLS handshake outlasted {@code transport_socket_connect_timeout}. */
+  public final Counter transportSocketConnectTimeout;
   public final Counter downstreamGlobalCxOverflow;
   public final Counter downstreamCxOverloadReject;
 
@@ -21,6 +23,7 @@ public final class ListenerStats {
     downstreamCxDestroy = scope.counter("downstream_cx_destroy");
     downstreamCxLengthMs = scope.histogram("downstream_cx_length_ms", Histogram.Unit.MILLISECONDS);
     sslHandshakeError = scope.counter("ssl.handshake_error");
+    transportSocketConnectTimeout = scope.counter("downstream_cx_transport_socket_connect_timeout");
     downstreamGlobalCxOverflow = scope.counter("downstream_global_cx_overflow");
     downstreamCxOverloadReject = scope.counter("downstream_cx_overload_reject");
   }

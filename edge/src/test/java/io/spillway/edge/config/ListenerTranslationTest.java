@@ -44,6 +44,20 @@ class ListenerTranslationTest {
   }
 
   @Test
+  void readsTheTransportSocketConnectTimeoutAsTheHandshakeTimeout() throws ConfigException {
+    assertThat(BootstrapYaml.minimal().chain(TLS.formatted("")).translate().listeners().get(0).tls().orElseThrow()
+        .handshakeTimeout()).as("unset: the default").isEqualTo(ListenerConfig.TlsContext.DEFAULT_HANDSHAKE_TIMEOUT);
+    String chain = TLS.formatted("") + "transport_socket_connect_timeout: 0.25s\n";
+    assertThat(BootstrapYaml.minimal().chain(chain).translate().listeners().get(0).tls().orElseThrow()
+        .handshakeTimeout()).isEqualTo(java.time.Duration.ofMillis(250));
+    String none = TLS.formatted("") + "transport_socket_connect_timeout: 0s\n";
+    assertThat(BootstrapYaml.minimal().chain(none).translate().listeners().get(0).tls().orElseThrow()
+        .handshakeTimeout()).as("zero: no limit").isZero();
+    BootstrapYaml.minimal().chain(TLS.formatted("") + "transport_socket_connect_timeout: -1s\n")
+        .rejects("static_resources.listeners[0].filter_chains[0].transport_socket_connect_timeout: must not be negative");
+  }
+
+  @Test
   void splitsACommaSeparatedAlpnEntry() throws ConfigException {
     ListenerConfig listener = BootstrapYaml.minimal()
         .chain(TLS.formatted("      alpn_protocols: [\"h2,http/1.1\"]\n"))

@@ -98,6 +98,7 @@ final class BootstrapYaml {
     private String routes = "";
     private String httpFilters = "";
     private String transportSocket = "";
+    private String chainOptions = "";
 
     private Listener(String name, int port) {
       this.name = name;
@@ -139,8 +140,15 @@ final class BootstrapYaml {
       return this;
     }
 
+    /** Extra fields of the filter chain, YAML at indent 0 (e.g. {@code transport_socket_connect_timeout: 1s}). */
+    Listener chainOptions(String yaml) {
+      this.chainOptions = yaml;
+      return this;
+    }
+
     String render() {
-      String tls = transportSocket.isBlank() ? "" : "  transport_socket:\n" + indent(transportSocket, 4);
+      String tls = (transportSocket.isBlank() ? "" : "  transport_socket:\n" + indent(transportSocket, 4))
+          + (chainOptions.isBlank() ? "" : "\n" + indent(chainOptions, 2));
       return """
           - name: %s
             address: { socket_address: { address: 127.0.0.1, port_value: %d } }

@@ -6,22 +6,15 @@ import io.spillway.testkit.EdgeProcess;
 import io.spillway.testkit.FreePorts;
 import io.spillway.testkit.OriginServer;
 import io.spillway.testkit.RecordedRequest;
-import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.KeyStore;
-import java.security.cert.CertificateFactory;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,17 +36,11 @@ class ProtocolsE2E {
   private static EdgeProcess edge;
   private static int plainPort;
   private static int tlsPort;
-  private static Path certificate;
+  private static TestTls tls;
 
   @BeforeAll
   static void start() throws Exception {
-    certificate = dir.resolve("cert.pem");
-    Path key = dir.resolve("key.pem");
-    CommandLineTool openssl = CommandLineTool.require("openssl", "openssl");
-    CommandLineTool.Result generated = openssl.run(Duration.ofSeconds(60), "req", "-x509", "-newkey", "rsa:2048",
-        "-nodes", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "2",
-        "-keyout", key.toString(), "-out", certificate.toString());
-    assertThat(generated.exitCode()).as(generated.toString()).isZero();
+    tls = TestTls.selfSigned(dir);
 
     origin = OriginServer.start("protocols-origin");
     int[] ports = FreePorts.pick(3);
@@ -65,16 +52,7 @@ class ProtocolsE2E {
         """;
     Path bootstrap = BootstrapYaml.withAdmin(ports[2])
         .listener(BootstrapYaml.Listener.named("plain", plainPort).routes(routes))
-        .listener(BootstrapYaml.Listener.named("tls", tlsPort).routes(routes).transportSocket("""
-            name: envoy.transport_sockets.tls
-            typed_config:
-              "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext
-              common_tls_context:
-                alpn_protocols: ["h2", "http/1.1"]
-                tls_certificates:
-                - certificate_chain: { filename: "%s" }
-                  private_key: { filename: "%s" }
-            """.formatted(certificate, key)))
+        .listener(BootstrapYaml.Listener.named("tls", tlsPort).routes(routes).transportSocket(tls.transportSocket()))
         .staticCluster("backend", "", origin.port())
         .writeTo(dir, "protocols.yaml");
     edge = EdgeProcess.start(bootstrap, ports[2], "--concurrency", "2");
@@ -172,7 +150,7 @@ class ProtocolsE2E {
   @Test
   void tlsNegotiatesHttp2WithAlpn() throws Exception {
     try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_2)
-        .sslContext(trusting(certificate)).build()) {
+        .sslContext(tls.trustingClient()).build()) {
       HttpResponse<String> response = client.send(HttpRequest.newBuilder(tls("/tls/h2")).timeout(TIMEOUT)
           .header("x-test", "tls-h2").build(), HttpResponse.BodyHandlers.ofString());
 
@@ -186,7 +164,7 @@ class ProtocolsE2E {
   @Test
   void tlsServesHttp11WhenTheClientAsksForIt() throws Exception {
     try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .sslContext(trusting(certificate)).build()) {
+        .sslContext(tls.trustingClient()).build()) {
       HttpResponse<String> response = client.send(HttpRequest.newBuilder(tls("/tls/h1")).timeout(TIMEOUT)
           .header("x-test", "tls-h1").build(), HttpResponse.BodyHandlers.ofString());
 
@@ -200,7 +178,7 @@ class ProtocolsE2E {
   @Test
   void curlOverTlsNegotiatesHttp2() {
     CommandLineTool curl = CommandLineTool.require("curl", "curl");
-    CommandLineTool.Result result = curl.run(TIMEOUT, "-sS", "--http2", "--cacert", certificate.toString(),
+    CommandLineTool.Result result = curl.run(TIMEOUT, "-sS", "--http2", "--cacert", tls.certificate().toString(),
         "-H", "x-test: curl-tls", "-w", "\n%{http_code} %{http_version}", "https://127.0.0.1:" + tlsPort + "/curl/tls");
 
     assertThat(result.exitCode()).as(result.toString()).isZero();
@@ -225,20 +203,5 @@ class ProtocolsE2E {
       }
     }
     throw new AssertionError("the origin recorded no request with " + name + ": " + value);
-  }
-
-  /** An SSLContext whose only trust anchor is the given PEM certificate. */
-  private static SSLContext trusting(Path pem) throws Exception {
-    KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-    trust.load(null, null);
-    try (InputStream in = Files.newInputStream(pem)) {
-      X509Certificate cert = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
-      trust.setCertificateEntry("edge", cert);
-    }
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-    tmf.init(trust);
-    SSLContext context = SSLContext.getInstance("TLS");
-    context.init(null, tmf.getTrustManagers(), null);
-    return context;
   }
 }
