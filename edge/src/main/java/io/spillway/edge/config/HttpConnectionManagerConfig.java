@@ -31,6 +31,7 @@ import java.util.Optional;
  * @param rdsRouteConfigName the route configuration to take from RDS, or empty when
  *     {@code routeConfig} is inline; with RDS, {@code routeConfig} is empty until RDS delivers it
  * @param extAuthz the ext_authz filter's config when the chain has one
+ * @param http1 {@code http_protocol_options}: what HTTP/1.0 requests get
  */
 public record HttpConnectionManagerConfig(
     String statPrefix,
@@ -53,10 +54,36 @@ public record HttpConnectionManagerConfig(
     String serverName,
     List<String> httpFilters,
     Optional<String> rdsRouteConfigName,
-    Optional<ExtAuthzConfig> extAuthz) {
+    Optional<ExtAuthzConfig> extAuthz,
+    Http1Options http1) {
 
   public HttpConnectionManagerConfig {
     httpFilters = List.copyOf(httpFilters);
+    java.util.Objects.requireNonNull(http1, "http1");
+  }
+
+  /**
+   * Envoy's {@code Http1ProtocolOptions}, the supported part.
+   *
+   * @param acceptHttp10 serve HTTP/1.0 requests; false (Envoy's default) answers them 426
+   * @param defaultHostForHttp10 the Host an HTTP/1.0 request without one is routed with, or empty
+   */
+  public record Http1Options(boolean acceptHttp10, String defaultHostForHttp10) {
+    /** Envoy's defaults: HTTP/1.0 is refused with 426 Upgrade Required. */
+    public static final Http1Options ENVOY_DEFAULTS = new Http1Options(false, "");
+  }
+
+  /** With Envoy's HTTP/1 defaults. */
+  public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,
+      Duration idleTimeout, Duration streamIdleTimeout, Duration requestTimeout, Duration requestHeadersTimeout,
+      Duration maxConnectionDuration, Duration drainTimeout, int maxRequestHeadersBytes, int maxRequestHeadersCount,
+      Optional<Long> maxRequestBodyBytes, boolean useRemoteAddress, int xffNumTrustedHops, boolean generateRequestId,
+      boolean preserveExternalRequestId, boolean appendLocalOverload, String serverName, List<String> httpFilters,
+      Optional<String> rdsRouteConfigName, Optional<ExtAuthzConfig> extAuthz) {
+    this(statPrefix, codecType, routeConfig, idleTimeout, streamIdleTimeout, requestTimeout, requestHeadersTimeout,
+        maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, maxRequestBodyBytes,
+        useRemoteAddress, xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload,
+        serverName, httpFilters, rdsRouteConfigName, extAuthz, Http1Options.ENVOY_DEFAULTS);
   }
 
   /** Without ext_authz. */

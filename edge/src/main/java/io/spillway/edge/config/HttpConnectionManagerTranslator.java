@@ -1,5 +1,6 @@
 package io.spillway.edge.config;
 
+import io.envoyproxy.envoy.config.core.v3.Http1ProtocolOptions;
 import io.envoyproxy.envoy.config.core.v3.HttpProtocolOptions;
 import io.envoyproxy.envoy.extensions.filters.http.buffer.v3.Buffer;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthz;
@@ -29,7 +30,10 @@ final class HttpConnectionManagerTranslator {
           "codec_type", "stat_prefix", "route_config", "http_filters", "common_http_protocol_options", "server_name",
           "max_request_headers_kb", "stream_idle_timeout", "request_timeout", "request_headers_timeout",
           "drain_timeout", "access_log", "use_remote_address", "xff_num_trusted_hops", "generate_request_id",
-          "preserve_external_request_id", "append_local_overload", "normalize_path", "merge_slashes", "rds");
+          "preserve_external_request_id", "append_local_overload", "normalize_path", "merge_slashes", "rds",
+          "http_protocol_options");
+  private static final SupportedFields HTTP1_OPTIONS = SupportedFields.of(Http1ProtocolOptions.getDescriptor(),
+      "accept_http_10", "default_host_for_http_10");
   private static final SupportedFields RDS = SupportedFields.of(Rds.getDescriptor(),
       "config_source", "route_config_name");
   private static final SupportedFields COMMON_HTTP_OPTIONS = SupportedFields.of(HttpProtocolOptions.getDescriptor(),
@@ -145,7 +149,27 @@ final class HttpConnectionManagerTranslator {
         requestTimeout, requestHeadersTimeout, maxConnectionDuration, drain, headersBytes, maxHeadersCount,
         filters.maxRequestBodyBytes(), useRemoteAddress, xffHops, generateRequestId,
         hcm.getPreserveExternalRequestId(), hcm.getAppendLocalOverload(), serverName, filters.names(), rdsName,
-        filters.extAuthz());
+        filters.extAuthz(), http1(hcm, path.field("http_protocol_options")));
+  }
+
+  private static HttpConnectionManagerConfig.Http1Options http1(HttpConnectionManager hcm, FieldPath path)
+      throws ConfigException {
+    if (!hcm.hasHttpProtocolOptions()) {
+      return HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS;
+    }
+    Http1ProtocolOptions options = hcm.getHttpProtocolOptions();
+    HTTP1_OPTIONS.check(options, path);
+    String host = options.getDefaultHostForHttp10();
+    if (!host.isEmpty() && !options.getAcceptHttp10()) {
+      throw new ConfigException(path.field("default_host_for_http_10"), "needs accept_http_10: true");
+    }
+    for (int i = 0; i < host.length(); i++) {
+      char c = host.charAt(i);
+      if (c <= ' ' || c >= 127) {
+        throw new ConfigException(path.field("default_host_for_http_10"), "\"" + host + "\" is not a valid host");
+      }
+    }
+    return new HttpConnectionManagerConfig.Http1Options(options.getAcceptHttp10(), host);
   }
 
   /** The HTTP filter chain: Envoy's canonical names in order, the buffer filter's limit, ext_authz. */

@@ -11,11 +11,13 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.config.HttpConnectionManagerConfig;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -24,17 +26,23 @@ import java.nio.charset.StandardCharsets;
  * header characters, conflicting Content-Length, Content-Length with Transfer-Encoding, a bad
  * chunk) gets 400; either way the connection closes, since the byte stream can no longer be
  * trusted (RFC 9112 §11.2). Nothing after a failure is forwarded.
+ *
+ * <p>HTTP/1.0 requests get 426 Upgrade Required and the connection closes, as in Envoy, unless
+ * {@code http_protocol_options.accept_http_10} is set; then one without a Host header takes
+ * {@code default_host_for_http_10} when that is set.
  */
 final class Http1RequestValidator extends ChannelInboundHandlerAdapter {
 
   private final HcmStats stats;
   private final String serverName;
+  private final HttpConnectionManagerConfig.Http1Options http1;
   private boolean failed;
   private boolean responding;
 
-  Http1RequestValidator(HcmStats stats, String serverName) {
+  Http1RequestValidator(HcmStats stats, String serverName, HttpConnectionManagerConfig.Http1Options http1) {
     this.stats = stats;
     this.serverName = serverName;
+    this.http1 = http1;
   }
 
   /** Set by the connection handler: a response is under way, so an error can only close. */
@@ -62,6 +70,24 @@ final class Http1RequestValidator extends ChannelInboundHandlerAdapter {
       }
       return;
     }
+    if (msg instanceof HttpRequest request && request.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
+      if (!http1.acceptHttp10()) {
+        failed = true;
+        ReferenceCountUtil.release(msg);
+        stats.downstreamCxProtocolError.inc(); // a codec error in Envoy too
+        ctx.channel().config().setAutoRead(false);
+        ctx.fireUserEventTriggered(ProtocolError.INSTANCE);
+        if (responding) {
+          ctx.close();
+        } else {
+          respond(ctx, HttpResponseStatus.UPGRADE_REQUIRED, "Upgrade Required");
+        }
+        return;
+      }
+      if (!http1.defaultHostForHttp10().isEmpty() && !request.headers().contains(HttpHeaderNames.HOST)) {
+        request.headers().set(HttpHeaderNames.HOST, http1.defaultHostForHttp10());
+      }
+    }
     ctx.fireChannelRead(msg);
   }
 
@@ -69,10 +95,13 @@ final class Http1RequestValidator extends ChannelInboundHandlerAdapter {
     Throwable cause = result.cause();
     boolean tooLarge = cause instanceof TooLongHttpHeaderException || cause instanceof TooLongHttpLineException
         || (cause instanceof TooLongFrameException && !(cause.getMessage() != null && cause.getMessage().contains("chunk")));
-    HttpResponseStatus status = tooLarge
-        ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
-        : HttpResponseStatus.BAD_REQUEST;
-    byte[] body = (tooLarge ? "Request Header Fields Too Large" : "Bad Request").getBytes(StandardCharsets.US_ASCII);
+    respond(ctx, tooLarge ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE : HttpResponseStatus.BAD_REQUEST,
+        tooLarge ? "Request Header Fields Too Large" : "Bad Request");
+  }
+
+  /** Answers with a short text body and closes. */
+  private void respond(ChannelHandlerContext ctx, HttpResponseStatus status, String text) {
+    byte[] body = text.getBytes(StandardCharsets.US_ASCII);
     FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.wrappedBuffer(body));
     response.headers()
         .set(HttpHeaderNames.CONTENT_TYPE, "text/plain")

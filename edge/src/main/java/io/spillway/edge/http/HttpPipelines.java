@@ -37,7 +37,7 @@ public final class HttpPipelines {
         .setAllowDuplicateContentLengths(false)
         .setStrictLineParsing(true)
         .setUseRfc9112TransferEncoding(true);
-    Http1RequestValidator validator = new Http1RequestValidator(hcm.stats(), config.serverName());
+    Http1RequestValidator validator = new Http1RequestValidator(hcm.stats(), config.serverName(), config.http1());
     Http1ServerHandler handler = new Http1ServerHandler(hcm, worker, validator);
     p.addLast("http1-bytes", new BytesHook(handler));
     p.addLast("http1-decoder", new Http1RequestDecoder(decoder));

@@ -130,8 +130,20 @@ class ConfigRejectionTest {
         .rejects(HCM + ".common_http_protocol_options.headers_with_underscores_action: DROP_HEADER is not supported"
             + " (only ALLOW)");
     BootstrapYaml.minimal().hcm("tracing: {}").rejects(HCM + ".tracing: tracing is not supported");
+    BootstrapYaml.minimal().hcm("http_protocol_options: {allow_absolute_url: true}")
+        .rejects(HCM + ".http_protocol_options.allow_absolute_url: allow_absolute_url is not supported");
+    BootstrapYaml.minimal().hcm("http_protocol_options: {default_host_for_http_10: legacy}")
+        .rejects(HCM + ".http_protocol_options.default_host_for_http_10: needs accept_http_10: true");
     BootstrapYaml.minimal().hcm("max_request_headers_kb: 9000")
         .rejects(HCM + ".max_request_headers_kb: must be at most 8192");
+  }
+
+  @Test
+  void readsTheHttp10Options() throws ConfigException {
+    assertThat(BootstrapYaml.minimal().translate().listeners().get(0).hcm().http1())
+        .as("Envoy's default: HTTP/1.0 refused").isEqualTo(HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS);
+    assertThat(BootstrapYaml.minimal().hcm("http_protocol_options: {accept_http_10: true, default_host_for_http_10: legacy}")
+        .translate().listeners().get(0).hcm().http1()).isEqualTo(new HttpConnectionManagerConfig.Http1Options(true, "legacy"));
   }
 
   @Test

@@ -46,15 +46,17 @@ class HostileInputE2E {
   private static int strictPort;
   private static int idlePort;
   private static int bufferedPort;
+  private static int legacyPort;
   private static final AtomicInteger barriers = new AtomicInteger();
 
   @BeforeAll
   static void start() {
     origin = OriginServer.start("hostile-origin");
-    int[] ports = FreePorts.pick(4);
+    int[] ports = FreePorts.pick(5);
     strictPort = ports[0];
     idlePort = ports[1];
     bufferedPort = ports[2];
+    legacyPort = ports[4];
     String routes = """
         - match: { prefix: "/" }
           route: { cluster: backend }
@@ -70,6 +72,8 @@ class HostileInputE2E {
                 "@type": type.googleapis.com/envoy.extensions.filters.http.buffer.v3.Buffer
                 max_request_bytes: %d
             """.formatted(BUFFER_LIMIT)))
+        .listener(BootstrapYaml.Listener.named("legacy", legacyPort).routes(routes)
+            .hcmOptions("http_protocol_options: { accept_http_10: true, default_host_for_http_10: legacy.example }"))
         .staticCluster("backend", "", origin.port())
         .writeTo(dir, "hostile.yaml");
     edge = EdgeProcess.start(bootstrap, ports[3], "--concurrency", "2");
@@ -96,6 +100,20 @@ class HostileInputE2E {
         400, "request-line");
 
     assertThat(admin.stat("http.strict.downstream_cx_protocol_error") - protocolErrors).isEqualTo(1);
+  }
+
+  @Test
+  void http10IsAnswered426AsInEnvoyUnlessAccepted() {
+    long protocolErrors = admin.stat("http.strict.downstream_cx_protocol_error");
+    RawHttp.Response refused = assertRejected(strictPort, "GET /hostile/http10 HTTP/1.0\r\nHost: a\r\n\r\n", 426, "http10");
+    assertThat(refused.bodyText()).isEqualTo("Upgrade Required");
+    assertThat(admin.stat("http.strict.downstream_cx_protocol_error") - protocolErrors).isEqualTo(1);
+
+    // accept_http_10: served, and a request without Host takes default_host_for_http_10.
+    RawHttp.Response served = RawHttp.exchange(legacyPort, "GET /legacy/http10 HTTP/1.0\r\n\r\n", TIMEOUT);
+    assertThat(served.status()).as(served.toString()).isEqualTo(200);
+    assertThat(origin.lastRequest().path()).isEqualTo("/legacy/http10");
+    assertThat(origin.lastRequest().header("host")).isEqualTo("legacy.example");
   }
 
   @Test
