@@ -54,7 +54,7 @@ class TlsHandshakeTimeoutE2E {
         """;
     String yaml = BootstrapYaml.withAdmin(ports[2])
         .listener(BootstrapYaml.Listener.named("short", shortPort).routes(routes).transportSocket(tls.transportSocket())
-            .chainOptions("transport_socket_connect_timeout: 2s"))
+            .chainOptions("transport_socket_connect_timeout: 4s"))
         .listener(BootstrapYaml.Listener.named("long", longPort).routes(routes).transportSocket(tls.transportSocket())
             .chainOptions("transport_socket_connect_timeout: 60s"))
         .staticCluster("backend", "", origin.port())
