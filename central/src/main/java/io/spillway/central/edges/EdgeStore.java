@@ -41,9 +41,16 @@ public final class EdgeStore {
    * @param lastNack the last NACK, or null
    * @param reportedDefaults JSON of the deployment defaults the edge reported, or null
    * @param lastAuthFailure the last xDS stream refused for this edge (wrong credential), or null
+   * @param refusedVersions type URL → the version the edge refused and has not moved past (it has
+   *     ACKed no other version of that type since)
    */
   public record Status(boolean connected, Instant lastSeen, String ackedVersions, LastNack lastNack, String reportedDefaults,
-      AuthFailure lastAuthFailure) {}
+      AuthFailure lastAuthFailure, Map<String, String> refusedVersions) {
+    /** Copies the map. */
+    public Status {
+      refusedVersions = Map.copyOf(refusedVersions);
+    }
+  }
 
   /**
    * An xDS stream refused for an edge.
@@ -95,7 +102,7 @@ public final class EdgeStore {
           return Optional.empty();
         }
       }
-      return Optional.of(new Edge(id, Map.copyOf(labels), now, now, new Status(false, null, null, null, null, null)));
+      return Optional.of(new Edge(id, Map.copyOf(labels), now, now, new Status(false, null, null, null, null, null, Map.of())));
     });
   }
 
@@ -242,15 +249,54 @@ public final class EdgeStore {
   /** The edge refused a version of a type, with its error detail; seen now. */
   public void recordNack(String id, String typeUrl, String version, String error) {
     Instant now = clock.instant();
-    update("UPDATE edges SET last_nack_type = ?, last_nack_version = ?, last_nack_error = ?, last_nack_at = ?, last_seen = ? "
-        + "WHERE id = ?", s -> {
-          s.setString(1, typeUrl);
-          s.setString(2, version);
-          s.setString(3, error);
-          Rows.setInstant(s, 4, now);
-          Rows.setInstant(s, 5, now);
-          s.setString(6, id);
-        });
+    database.inTransaction(c -> {
+      Map<String, String> refused = new java.util.TreeMap<>(refusedVersions(c, id));
+      refused.put(typeUrl, version);
+      try (PreparedStatement s = c.prepareStatement("UPDATE edges SET last_nack_type = ?, last_nack_version = ?, "
+          + "last_nack_error = ?, last_nack_at = ?, last_seen = ?, refused_versions = ? WHERE id = ?")) {
+        s.setString(1, typeUrl);
+        s.setString(2, version);
+        s.setString(3, error);
+        Rows.setInstant(s, 4, now);
+        Rows.setInstant(s, 5, now);
+        s.setString(6, json.write(refused));
+        s.setString(7, id);
+        return s.executeUpdate();
+      }
+    });
+  }
+
+  /**
+   * The edge took another version of a type after refusing {@code version}: the refusal no longer
+   * holds (unless a newer refusal replaced it).
+   */
+  public void clearRefused(String id, String typeUrl, String version) {
+    database.inTransaction(c -> {
+      Map<String, String> refused = new java.util.TreeMap<>(refusedVersions(c, id));
+      if (!version.equals(refused.get(typeUrl))) {
+        return 0;
+      }
+      refused.remove(typeUrl);
+      try (PreparedStatement s = c.prepareStatement("UPDATE edges SET refused_versions = ? WHERE id = ?")) {
+        s.setString(1, refused.isEmpty() ? null : json.write(refused));
+        s.setString(2, id);
+        return s.executeUpdate();
+      }
+    });
+  }
+
+  /** The edge's refused versions, read for update (empty when none, or no such edge). */
+  private Map<String, String> refusedVersions(java.sql.Connection c, String id) throws SQLException {
+    try (PreparedStatement s = c.prepareStatement("SELECT refused_versions FROM edges WHERE id = ? FOR UPDATE")) {
+      s.setString(1, id);
+      try (ResultSet r = s.executeQuery()) {
+        return r.next() ? versions(r.getString(1)) : Map.of();
+      }
+    }
+  }
+
+  private Map<String, String> versions(String stored) {
+    return stored == null ? Map.of() : json.mapper().convertValue(json.parseStored(stored), LABELS);
   }
 
   /** A stream presenting this edge's id was refused (wrong credential); the reason has no secret in it. */
@@ -324,7 +370,8 @@ public final class EdgeStore {
         r.getString("last_nack_version"), r.getString("last_nack_error"), Rows.getInstant(r, "last_nack_at"));
     Status status = new Status(r.getBoolean("connected"), Rows.getInstant(r, "last_seen"), r.getString("acked_versions"),
         nack, r.getString("reported_defaults"), r.getString("last_auth_failure") == null ? null
-            : new AuthFailure(r.getString("last_auth_failure"), Rows.getInstant(r, "last_auth_failure_at")));
+            : new AuthFailure(r.getString("last_auth_failure"), Rows.getInstant(r, "last_auth_failure_at")),
+        versions(r.getString("refused_versions")));
     return new Edge(r.getString("id"), Map.copyOf(labels), Rows.getInstant(r, "created_at"), Rows.getInstant(r, "updated_at"), status);
   }
 }

@@ -172,6 +172,7 @@ public final class EdgesApi {
       nack.put("at", Rows.text(status.lastNack().at()));
       statusJson.put("lastNack", nack);
     }
+    statusJson.put("refusedVersions", new TreeMap<>(status.refusedVersions()));
     statusJson.put("reportedDefaults", status.reportedDefaults() == null ? null : json.parseStored(status.reportedDefaults()));
     if (status.lastAuthFailure() == null) {
       statusJson.put("lastAuthFailure", null);

@@ -175,7 +175,7 @@ abstract class AdsStream {
     log.info("xDS: edge {} connected ({} stream {})", id, variant(), streamId);
     context.streams().writeStatus(() -> context.streams().edges().streamOpened(id, streamId));
     reportDefaults(node);
-    session = context.streams().attach(this, id, registered.get().status().lastNack());
+    session = context.streams().attach(this, id, registered.get().status().refusedVersions());
     snapshot = session.snapshot;
     return true;
   }
@@ -231,9 +231,10 @@ abstract class AdsStream {
     state.awaitingNonce = null;
     state.ackedVersion = state.sentVersion;
     String refused = session.nacked.get(state.type);
-    if (refused != null && !refused.equals(state.sentVersion)) {
+    if (refused != null && !refused.equals(state.sentVersion) && session.nacked.remove(state.type, refused)) {
       // The edge took another version since: the refused one may be sent again if it comes back.
-      session.nacked.remove(state.type, refused);
+      String id = edgeId;
+      context.streams().writeStatus(() -> context.streams().edges().clearRefused(id, state.type.typeUrl(), refused));
     }
     context.metrics().acked(state.type);
     Map<String, String> acked = new LinkedHashMap<>();

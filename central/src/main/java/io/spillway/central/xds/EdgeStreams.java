@@ -93,19 +93,12 @@ final class EdgeStreams {
   /**
    * Adds an authenticated stream; the edge's snapshot is loaded if this is its first.
    *
-   * @param lastNack the edge's last NACK as the registry recorded it (on any replica), or null: a
-   *     session that starts here does not resend that version either
+   * @param refused the versions the edge refused, by type URL, as the registry recorded them (on
+   *     any replica): a session that starts here does not send them either
    */
-  Session attach(AdsStream stream, String edgeId, EdgeStore.LastNack lastNack) {
+  Session attach(AdsStream stream, String edgeId, Map<String, String> refused) {
     Session session = sessions.compute(edgeId, (id, existing) -> {
-      Session s = existing;
-      if (s == null) {
-        s = new Session(id);
-        XdsType type = lastNack == null ? null : XdsType.ofUrl(lastNack.type());
-        if (type != null && lastNack.version() != null) {
-          s.nacked.put(type, lastNack.version());
-        }
-      }
+      Session s = existing != null ? existing : started(id, refused);
       s.streams.add(stream);
       return s;
     });
@@ -117,6 +110,18 @@ final class EdgeStreams {
         session.snapshot = snapshot;
       }
     }
+    return session;
+  }
+
+  /** A new session, remembering the versions the edge refused. */
+  private static Session started(String edgeId, Map<String, String> refused) {
+    Session session = new Session(edgeId);
+    refused.forEach((typeUrl, version) -> {
+      XdsType type = XdsType.ofUrl(typeUrl);
+      if (type != null) {
+        session.nacked.put(type, version);
+      }
+    });
     return session;
   }
 

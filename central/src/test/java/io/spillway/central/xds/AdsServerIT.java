@@ -212,12 +212,51 @@ class AdsServerIT {
     try (ScriptedAdsClient later = ScriptedAdsClient.sotw(central.xdsPort(), credential)) {
       later.subscribe(ScriptedAdsClient.node(id), XdsType.OVERLOAD_POLICY, "0");
       assertThat(later.next(Duration.ofMillis(500))).isNull();
-      // ... until a newer version exists.
+      // ... until a newer version exists; once the edge takes it, the refusal is lifted.
+      assertThat(central.edge(id).path("status").path("refusedVersions").path(POLICY).asText()).isEqualTo("1");
       central.patch(id, "{\"overload\": {\"inbound\": {\"mode\": \"shadow\"}}}");
       DiscoveryResponse newer = later.expect(WAIT);
       assertThat(newer.getVersionInfo()).isEqualTo("2");
       assertThat(policyOf(newer).getInbound().getMode()).isEqualTo(Mode.SHADOW);
+      later.ack(newer);
+      awaitEdge(id, e -> e.path("status").path("refusedVersions").isEmpty());
     }
+  }
+
+  /** Refusals are remembered per type: a new stream gets neither of two refused versions. */
+  @Test
+  void refusalsOfSeveralTypesAreAllRememberedForTheNextStream() throws Exception {
+    String id = newId();
+    String credential = central.register(id);
+    String cds = XdsType.CLUSTER.typeUrl();
+    String cluster = "{\"name\": \"c\", \"connect_timeout\": \"1s\", \"load_assignment\": {\"cluster_name\": \"c\","
+        + " \"endpoints\": [{\"lb_endpoints\": [{\"endpoint\": {\"address\": {\"socket_address\":"
+        + " {\"address\": \"127.0.0.1\", \"port_value\": 8080}}}}]}]}}";
+    String cdsVersion;
+    try (ScriptedAdsClient client = ScriptedAdsClient.sotw(central.xdsPort(), credential)) {
+      Node node = ScriptedAdsClient.node(id);
+      client.subscribe(node, XdsType.OVERLOAD_POLICY, "");
+      client.ack(client.expect(WAIT));
+      client.subscribe(null, XdsType.CLUSTER, "");
+      client.ack(client.expect(WAIT));
+      central.patch(id, "{\"overload\": {\"inbound\": {\"mode\": \"enforce\"}}}");
+      DiscoveryResponse policy = client.expect(WAIT);
+      client.nack(policy, "0", "refused policy");
+      assertThat(central.send("PUT", "/configuration/resources/clusters/c?edgeId=" + id, cluster).statusCode()).isEqualTo(201);
+      DiscoveryResponse clusters = client.expect(WAIT);
+      assertThat(clusters.getTypeUrl()).isEqualTo(cds);
+      cdsVersion = clusters.getVersionInfo();
+      client.nack(clusters, "", "refused clusters");
+      awaitEdge(id, e -> e.path("status").path("refusedVersions").size() == 2);
+    }
+    try (ScriptedAdsClient later = ScriptedAdsClient.sotw(central.xdsPort(), credential)) {
+      later.subscribe(ScriptedAdsClient.node(id), XdsType.OVERLOAD_POLICY, "0");
+      later.subscribe(null, XdsType.CLUSTER, "");
+      assertThat(later.next(Duration.ofMillis(500))).as("neither refused version is sent").isNull();
+    }
+    JsonNode refused = central.edge(id).path("status").path("refusedVersions");
+    assertThat(refused.path(POLICY).asText()).isEqualTo("1");
+    assertThat(refused.path(cds).asText()).isEqualTo(cdsVersion);
   }
 
   @Test
