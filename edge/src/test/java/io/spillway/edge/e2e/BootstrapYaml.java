@@ -83,6 +83,23 @@ final class BootstrapYaml {
     return file;
   }
 
+  /**
+   * The start of an {@code overload_manager} (YAML at indent 0, ending with a newline) refreshed
+   * every 50 ms, with one monitor: envoy.resource_monitors.injected_resource reading
+   * {@code pressureFile}. The caller appends its {@code actions} / {@code loadshed_points}.
+   */
+  static String injectedOverloadManager(java.nio.file.Path pressureFile) {
+    return """
+        overload_manager:
+          refresh_interval: { seconds: 0, nanos: 50000000 }
+          resource_monitors:
+          - name: envoy.resource_monitors.injected_resource
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig
+              filename: %s
+        """.formatted(pressureFile);
+  }
+
   /** Indents every non-blank line of {@code yaml} by {@code spaces}; blank lines are dropped. */
   static String indent(String yaml, int spaces) {
     String pad = " ".repeat(spaces);

@@ -66,15 +66,7 @@ class Http2ShedPointsE2E {
               route: { cluster: backend }
             """))
         .staticCluster("backend", "", origin.port())
-        .render() + """
-        overload_manager:
-          refresh_interval: { seconds: 0, nanos: 50000000 }
-          resource_monitors:
-          - name: envoy.resource_monitors.injected_resource
-            typed_config:
-              "@type": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig
-              filename: %s
-        """.formatted(pressureFile) + rest;
+        .render() + BootstrapYaml.injectedOverloadManager(pressureFile) + rest;
     Path bootstrap = dir.resolve("h2-shed.yaml");
     Files.writeString(bootstrap, yaml);
     edge = EdgeProcess.start(bootstrap, ports[1], "--concurrency", "1");

@@ -60,20 +60,13 @@ class OverloadE2E {
                   route: { cluster: backend }
                 """))
         .staticCluster("backend", "", origin.port())
-        .render() + """
-        overload_manager:
-          refresh_interval: { seconds: 0, nanos: 50000000 }
-          resource_monitors:
-          - name: envoy.resource_monitors.injected_resource
-            typed_config:
-              "@type": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig
-              filename: %s
+        .render() + BootstrapYaml.injectedOverloadManager(pressureFile) + """
           actions:
           - name: envoy.overload_actions.disable_http_keepalive
             triggers: [{ name: envoy.resource_monitors.injected_resource, threshold: { value: 0.92 } }]
           - name: envoy.overload_actions.stop_accepting_requests
             triggers: [{ name: envoy.resource_monitors.injected_resource, threshold: { value: 0.95 } }]
-        """.formatted(pressureFile);
+        """;
     Path bootstrap = dir.resolve("overload.yaml");
     Files.writeString(bootstrap, yaml);
     edge = EdgeProcess.start(bootstrap, ports[1], "--concurrency", "2");

@@ -58,21 +58,14 @@ class TlsHandshakeTimeoutE2E {
         .listener(BootstrapYaml.Listener.named("long", longPort).routes(routes).transportSocket(tls.transportSocket())
             .chainOptions("transport_socket_connect_timeout: 60s"))
         .staticCluster("backend", "", origin.port())
-        .render() + """
-        overload_manager:
-          refresh_interval: { seconds: 0, nanos: 50000000 }
-          resource_monitors:
-          - name: envoy.resource_monitors.injected_resource
-            typed_config:
-              "@type": type.googleapis.com/envoy.extensions.resource_monitors.injected_resource.v3.InjectedResourceConfig
-              filename: %s
+        .render() + BootstrapYaml.injectedOverloadManager(pressure) + """
           actions:
           - name: envoy.overload_actions.reduce_timeouts
             triggers: [{ name: envoy.resource_monitors.injected_resource, scaled: { scaling_threshold: 0.5, saturation_threshold: 0.9 } }]
             typed_config:
               "@type": type.googleapis.com/envoy.config.overload.v3.ScaleTimersOverloadActionConfig
               timer_scale_factors: [{ timer: TRANSPORT_SOCKET_CONNECT, min_timeout: 0.2s }]
-        """.formatted(pressure);
+        """;
     Path bootstrap = dir.resolve("handshake.yaml");
     Files.writeString(bootstrap, yaml);
     edge = EdgeProcess.start(bootstrap, ports[2], "--concurrency", "2");
