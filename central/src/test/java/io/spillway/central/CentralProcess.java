@@ -15,9 +15,9 @@ import java.util.Map;
 
 /**
  * The packaged central ({@code spillway.central.jar}, set by failsafe) as an OS process, for
- * {@code *E2E} tests; standard error (the log) and standard output go to separate files.
+ * the end-to-end tests; standard error (the log) and standard output go to separate files.
  */
-final class CentralProcess implements AutoCloseable {
+public final class CentralProcess implements AutoCloseable {
 
   static final String JAR_PROPERTY = "spillway.central.jar";
 
@@ -33,8 +33,11 @@ final class CentralProcess implements AutoCloseable {
     this.stdout = stdout;
   }
 
-  /** Starts central with these arguments and environment and waits for {@code /readyz}. */
-  static CentralProcess start(Path workDir, List<String> args, Map<String, String> env) throws Exception {
+  /**
+   * Starts central with these arguments and environment and waits for {@code /readyz}; the HTTP
+   * port is picked here, the xDS port is {@code --xds-port} among the arguments or any free one.
+   */
+  public static CentralProcess start(Path workDir, List<String> args, Map<String, String> env) throws Exception {
     String jarProperty = System.getProperty(JAR_PROPERTY);
     if (jarProperty == null || !Files.isRegularFile(Path.of(jarProperty))) {
       throw new IllegalStateException("run under failsafe (mvn verify), which sets " + JAR_PROPERTY + " to the packaged jar; got " + jarProperty);
@@ -63,12 +66,12 @@ final class CentralProcess implements AutoCloseable {
     return central;
   }
 
-  int port() {
+  public int port() {
     return port;
   }
 
   /** What central logged (standard error). */
-  String log() throws IOException {
+  public String log() throws IOException {
     return Files.readString(log);
   }
 
@@ -99,7 +102,7 @@ final class CentralProcess implements AutoCloseable {
   }
 
   /** SIGKILL: no shutdown hook runs. */
-  void kill() throws InterruptedException {
+  public void kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor();
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.spillway.central.CentralProcess;
 import io.spillway.testkit.EdgeProcess;
 import io.spillway.testkit.FreePorts;
 import io.spillway.testkit.OriginServer;
@@ -101,6 +102,36 @@ class CentralEdgeE2E {
         """.formatted(adminPort, edgeId, apiType, xdsPort, credential, listenerPort, origin);
   }
 
+  /** The packaged central on {@code dir} with its xDS server on {@code xdsPort}. */
+  private CentralProcess startCentral(int xdsPort, List<String> args, Map<String, String> env) throws Exception {
+    List<String> all = new ArrayList<>(args);
+    all.addAll(List.of("--xds-port", Integer.toString(xdsPort)));
+    return CentralProcess.start(dir, all, env);
+  }
+
+  /** PUTs EDS cluster {@code name} (201) and registers one endpoint on 127.0.0.1:{@code port}. */
+  private void putEdsCluster(String api, String target, String name, int port) throws Exception {
+    assertThat(putYaml(api + "/resources/clusters/" + name + target, """
+        name: %s
+        type: EDS
+        connect_timeout: 1s
+        eds_cluster_config: {eds_config: {ads: {}, resource_api_version: V3}}
+        """.formatted(name)).statusCode()).isEqualTo(201);
+    assertThat(call("POST", api + "/clusters/" + name + "/endpoints" + target,
+        "{\"address\": \"127.0.0.1\", \"port\": " + port + "}").statusCode()).isIn(200, 201);
+  }
+
+  /** PUTs route configuration "main" sending everything to {@code cluster}. */
+  private HttpResponse<String> putRoute(String api, String target, String cluster) throws Exception {
+    return putYaml(api + "/resources/routes/main" + target, """
+        name: main
+        virtual_hosts:
+        - name: all
+          domains: ["*"]
+          routes: [{match: {prefix: /}, route: {cluster: %s}}]
+        """.formatted(cluster));
+  }
+
   private String admissionMode(EdgeProcess edge) throws Exception {
     HttpResponse<String> response = call("GET", edge.adminUri("/overload").toString(), null);
     return JSON.readTree(response.body()).path("admission").path("mode").asText();
@@ -141,9 +172,9 @@ class CentralEdgeE2E {
     Map<String, String> env = Map.of("SPILLWAY_ADMIN_TOKEN", TOKEN);
     List<String> args = List.of("--data-dir", data.toString());
     try (OriginServer origin = OriginServer.start("backend")) {
-      CentralJar central = CentralJar.start(dir, xdsPort, args, env);
+      CentralProcess central = startCentral(xdsPort, args, env);
       try {
-        String base = "http://127.0.0.1:" + central.httpPort;
+        String base = "http://127.0.0.1:" + central.port();
         HttpResponse<String> registered = call("POST", base + "/configuration/edges", "{\"id\": \"edge-e2e\", \"labels\": {}}");
         assertThat(registered.statusCode()).as(registered.body()).isEqualTo(201);
         String credential = JSON.readTree(registered.body()).path("credential").asText();
@@ -153,7 +184,7 @@ class CentralEdgeE2E {
             .args("--xds-state-dir", Files.createDirectories(dir.resolve("edge-state")).toString()).start()) {
           String through = "http://127.0.0.1:" + listenerPort + "/hello";
           assertThat(call("GET", through, null).statusCode()).isEqualTo(200);
-          awaitEdgeStatus(central.httpPort, "edge-e2e", s -> s.path("connected").asBoolean()
+          awaitEdgeStatus(central.port(), "edge-e2e", s -> s.path("connected").asBoolean()
               && s.path("ackedVersions").has(XdsType.OVERLOAD_POLICY.typeUrl()));
 
           // PATCH inbound mode → the edge's admission mode follows; measure PATCH sent → seen on the admin page.
@@ -186,9 +217,9 @@ class CentralEdgeE2E {
           assertThat(edge.isAlive()).isTrue();
 
           // Central back on the same data and port: the edge reconnects and is shown connected again.
-          central = CentralJar.start(dir, xdsPort, args, env);
-          awaitEdgeStatus(central.httpPort, "edge-e2e", s -> s.path("connected").asBoolean());
-          call("PATCH", "http://127.0.0.1:" + central.httpPort + "/configuration/edges/policies?edgeId=edge-e2e",
+          central = startCentral(xdsPort, args, env);
+          awaitEdgeStatus(central.port(), "edge-e2e", s -> s.path("connected").asBoolean());
+          call("PATCH", "http://127.0.0.1:" + central.port() + "/configuration/edges/policies?edgeId=edge-e2e",
               "{\"overload\": {\"inbound\": {\"mode\": \"off\"}}}");
           awaitMode(edge, "off", System.nanoTime(), 5);
           assertThat(call("GET", through, null).statusCode()).isEqualTo(200);
@@ -208,8 +239,8 @@ class CentralEdgeE2E {
     try (TestCentral.Schema schema = new TestCentral.Schema(); OriginServer origin = OriginServer.start("backend")) {
       List<String> args = List.of("--data-dir", Files.createDirectories(dir.resolve("pg-data")).toString(),
           "--database-url", schema.url(), "--database-user", schema.user);
-      try (CentralJar central = CentralJar.start(dir, xdsPort, args, Map.of("SPILLWAY_ADMIN_TOKEN", TOKEN))) {
-        String base = "http://127.0.0.1:" + central.httpPort;
+      try (CentralProcess central = startCentral(xdsPort, args, Map.of("SPILLWAY_ADMIN_TOKEN", TOKEN))) {
+        String base = "http://127.0.0.1:" + central.port();
         HttpResponse<String> registered = call("POST", base + "/configuration/edges", "{\"id\": \"edge-nack\", \"labels\": {}}");
         assertThat(registered.statusCode()).as(registered.body()).isEqualTo(201);
         String credential = JSON.readTree(registered.body()).path("credential").asText();
@@ -235,7 +266,7 @@ class CentralEdgeE2E {
               s.execute();
             }
           }
-          JsonNode status = awaitEdgeStatus(central.httpPort, "edge-nack", st -> !st.path("lastNack").isNull()
+          JsonNode status = awaitEdgeStatus(central.port(), "edge-nack", st -> !st.path("lastNack").isNull()
               && !st.path("lastNack").isMissingNode());
           assertThat(status.path("lastNack").path("type").asText()).isEqualTo(XdsType.OVERLOAD_POLICY.typeUrl());
           assertThat(status.path("lastNack").path("version").asText()).isEqualTo("2");
@@ -256,8 +287,8 @@ class CentralEdgeE2E {
     int[] ports = FreePorts.pick(3);
     Path data = Files.createDirectories(dir.resolve("delta-data"));
     try (OriginServer origin = OriginServer.start("backend");
-        CentralJar central = CentralJar.start(dir, ports[2], List.of("--data-dir", data.toString()), Map.of("SPILLWAY_ADMIN_TOKEN", TOKEN))) {
-      String base = "http://127.0.0.1:" + central.httpPort;
+        CentralProcess central = startCentral(ports[2], List.of("--data-dir", data.toString()), Map.of("SPILLWAY_ADMIN_TOKEN", TOKEN))) {
+      String base = "http://127.0.0.1:" + central.port();
       HttpResponse<String> registered = call("POST", base + "/configuration/edges", "{\"id\": \"edge-delta\", \"labels\": {}}");
       String credential = JSON.readTree(registered.body()).path("credential").asText();
       Path bootstrap = dir.resolve("edge-delta.yaml");
@@ -327,28 +358,15 @@ class CentralEdgeE2E {
     Path state = Files.createDirectories(dir.resolve("resources-edge-state"));
     Map<String, String> env = Map.of("SPILLWAY_ADMIN_TOKEN", TOKEN);
     try (OriginServer a = OriginServer.start("a"); OriginServer b = OriginServer.start("b")) {
-      CentralJar central = CentralJar.start(dir, xdsPort, List.of("--data-dir", data.toString()), env);
+      CentralProcess central = startCentral(xdsPort, List.of("--data-dir", data.toString()), env);
       try {
-        String base = "http://127.0.0.1:" + central.httpPort;
+        String base = "http://127.0.0.1:" + central.port();
         HttpResponse<String> registered = call("POST", base + "/configuration/edges", "{\"id\": \"edge-res\", \"labels\": {}}");
         assertThat(registered.statusCode()).as(registered.body()).isEqualTo(201);
         String credential = JSON.readTree(registered.body()).path("credential").asText();
         String q = "?edgeId=edge-res";
-        assertThat(putYaml(base + "/configuration/resources/clusters/backend" + q, """
-            name: backend
-            type: EDS
-            connect_timeout: 1s
-            eds_cluster_config: {eds_config: {ads: {}, resource_api_version: V3}}
-            """).statusCode()).isEqualTo(201);
-        assertThat(call("POST", base + "/configuration/clusters/backend/endpoints" + q,
-            "{\"address\": \"127.0.0.1\", \"port\": " + a.port() + "}").statusCode()).isIn(200, 201);
-        assertThat(putYaml(base + "/configuration/resources/routes/main" + q, """
-            name: main
-            virtual_hosts:
-            - name: all
-              domains: ["*"]
-              routes: [{match: {prefix: /}, route: {cluster: backend}}]
-            """).statusCode()).isEqualTo(201);
+        putEdsCluster(base + "/configuration", q, "backend", a.port());
+        assertThat(putRoute(base + "/configuration", q, "backend").statusCode()).isEqualTo(201);
         HttpResponse<String> listener = putYaml(base + "/configuration/resources/listeners/ingress" + q, """
             name: ingress
             address: {socket_address: {address: 127.0.0.1, port_value: %d}}
@@ -401,21 +419,8 @@ class CentralEdgeE2E {
           });
           poller.start();
           Thread.sleep(100);
-          assertThat(putYaml(base + "/configuration/resources/clusters/other" + q, """
-              name: other
-              type: EDS
-              connect_timeout: 1s
-              eds_cluster_config: {eds_config: {ads: {}, resource_api_version: V3}}
-              """).statusCode()).isEqualTo(201);
-          assertThat(call("POST", base + "/configuration/clusters/other/endpoints" + q,
-              "{\"address\": \"127.0.0.1\", \"port\": " + b.port() + "}").statusCode()).isIn(200, 201);
-          assertThat(putYaml(base + "/configuration/resources/routes/main" + q, """
-              name: main
-              virtual_hosts:
-              - name: all
-                domains: ["*"]
-                routes: [{match: {prefix: /}, route: {cluster: other}}]
-              """).statusCode()).isEqualTo(200);
+          putEdsCluster(base + "/configuration", q, "other", b.port());
+          assertThat(putRoute(base + "/configuration", q, "other").statusCode()).isEqualTo(200);
           awaitOrigin(listenerPort, "b");
           Thread.sleep(100);
           polling.set(false);

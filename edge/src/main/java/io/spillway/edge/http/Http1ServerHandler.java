@@ -407,17 +407,9 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
 
   /** (Re)arms max_connection_duration from when the connection opened, scaled by reduce_timeouts now. */
   private void scheduleMaxDuration() {
-    if (maxDurationTimer != null) {
-      maxDurationTimer.cancel(false);
-      maxDurationTimer = null;
-    }
-    long maxAge = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_MAX,
-        hcm.config().maxConnectionDuration()).toNanos();
-    if (maxAge > 0) {
-      maxDurationTimer = ctx.executor().schedule(this::onMaxDuration,
-          Math.max(1, openedAt + maxAge - System.nanoTime()), TimeUnit.NANOSECONDS);
-    }
+    maxDurationTimer = hcm.armMaxConnectionDuration(ctx.executor(), openedAt, maxDurationTimer, this::onMaxDuration);
   }
+
 
   private void onMaxDuration() {
     maxDurationTimer = null;

@@ -124,20 +124,13 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
 
   /** (Re)arms max_connection_duration from when the connection opened, scaled by reduce_timeouts now. */
   private void scheduleMaxDuration() {
-    if (maxDurationTimer != null) {
-      maxDurationTimer.cancel(false);
+    maxDurationTimer = hcm.armMaxConnectionDuration(ctx.executor(), openedAt, maxDurationTimer, () -> {
       maxDurationTimer = null;
-    }
-    long maxAge = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_MAX,
-        hcm.config().maxConnectionDuration()).toNanos();
-    if (maxAge > 0) {
-      maxDurationTimer = ctx.executor().schedule(() -> {
-        maxDurationTimer = null;
-        hcm.stats().downstreamCxMaxDurationReached.inc();
-        goAway();
-      }, Math.max(1, openedAt + maxAge - System.nanoTime()), TimeUnit.NANOSECONDS);
-    }
+      hcm.stats().downstreamCxMaxDurationReached.inc();
+      goAway();
+    });
   }
+
 
   /** Remembers an open stream channel until it closes (it is told when reduce_timeouts changes). */
   void track(io.netty.channel.Channel stream) {

@@ -102,4 +102,24 @@ public final class HttpConnectionManager {
   public Clock clock() {
     return clock;
   }
+
+  /**
+   * (Re)arms a connection's max_connection_duration, counted from when it opened and scaled by
+   * reduce_timeouts as it stands now; cancels {@code running} first.
+   *
+   * @return the armed timer, or null when there is no maximum
+   */
+  java.util.concurrent.ScheduledFuture<?> armMaxConnectionDuration(io.netty.util.concurrent.EventExecutor executor,
+      long openedAtNanos, java.util.concurrent.ScheduledFuture<?> running, Runnable expired) {
+    if (running != null) {
+      running.cancel(false);
+    }
+    long maxAge = overload().scaled(io.spillway.edge.config.OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_MAX,
+        config().maxConnectionDuration()).toNanos();
+    if (maxAge <= 0) {
+      return null;
+    }
+    return executor.schedule(expired, Math.max(1, openedAtNanos + maxAge - System.nanoTime()),
+        java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
 }

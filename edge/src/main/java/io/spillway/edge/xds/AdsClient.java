@@ -241,58 +241,41 @@ public final class AdsClient implements AutoCloseable {
     Stream opened = new Stream(server);
     stream = opened;
     if (config.variant() == XdsClientConfig.Variant.SOTW) {
-      opened.sotw = stub.streamAggregatedResources(new ClientResponseObserver<DiscoveryRequest, DiscoveryResponse>() {
-        @Override
-        public void beforeStart(ClientCallStreamObserver<DiscoveryRequest> requests) {
-          requests.setOnReadyHandler(() -> streamReady(opened));
-        }
-
-        @Override
-        public void onNext(DiscoveryResponse response) {
-          if (stream == opened) {
-            onSotwResponse(response);
-          }
-        }
-
-        @Override
-        public void onError(Throwable t) {
-          streamClosed(opened, t);
-        }
-
-        @Override
-        public void onCompleted() {
-          streamClosed(opened, null);
-        }
-      });
+      opened.sotw = stub.streamAggregatedResources(observer(opened, this::onSotwResponse));
     } else {
-      opened.delta = stub.deltaAggregatedResources(new ClientResponseObserver<DeltaDiscoveryRequest, DeltaDiscoveryResponse>() {
-        @Override
-        public void beforeStart(ClientCallStreamObserver<DeltaDiscoveryRequest> requests) {
-          requests.setOnReadyHandler(() -> streamReady(opened));
-        }
-
-        @Override
-        public void onNext(DeltaDiscoveryResponse response) {
-          if (stream == opened) {
-            onDeltaResponse(response);
-          }
-        }
-
-        @Override
-        public void onError(Throwable t) {
-          streamClosed(opened, t);
-        }
-
-        @Override
-        public void onCompleted() {
-          streamClosed(opened, null);
-        }
-      });
+      opened.delta = stub.deltaAggregatedResources(observer(opened, this::onDeltaResponse));
     }
     log.info("xDS: opening an ADS stream ({}) to {}", config.variant(), server.address());
     subscribeWhatIsDue();
     publishStatus();
   }
+  /** The stream's observer: responses of the stream still current go to {@code onResponse}. */
+  private <Q, R> ClientResponseObserver<Q, R> observer(Stream opened, java.util.function.Consumer<R> onResponse) {
+    return new ClientResponseObserver<>() {
+      @Override
+      public void beforeStart(ClientCallStreamObserver<Q> requests) {
+        requests.setOnReadyHandler(() -> streamReady(opened));
+      }
+
+      @Override
+      public void onNext(R response) {
+        if (stream == opened) {
+          onResponse.accept(response);
+        }
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        streamClosed(opened, t);
+      }
+
+      @Override
+      public void onCompleted() {
+        streamClosed(opened, null);
+      }
+    };
+  }
+
 
   private ManagedChannel channel(int index) {
     if (channels[index] == null) {

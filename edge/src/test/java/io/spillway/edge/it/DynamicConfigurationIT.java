@@ -45,28 +45,7 @@ class DynamicConfigurationIT {
     a = OriginServer.start("a");
     b = OriginServer.start("b");
     int deadXds = FreePorts.pick();
-    edge = EdgeHarness.start("""
-        admin:
-          address: {socket_address: {address: 127.0.0.1, port_value: 0}}
-        dynamic_resources:
-          ads_config:
-            api_type: GRPC
-            transport_api_version: V3
-            grpc_services: [{envoy_grpc: {cluster_name: xds}}]
-          cds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 0.1s}
-          lds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 0.1s}
-        static_resources:
-          clusters:
-          - name: xds
-            type: STATIC
-            typed_extension_protocol_options:
-              envoy.extensions.upstreams.http.v3.HttpProtocolOptions:
-                "@type": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions
-                explicit_http_config: {http2_protocol_options: {}}
-            load_assignment:
-              cluster_name: xds
-              endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: %d}}}}]}]
-        """.formatted(deadXds));
+    edge = EdgeHarness.start(XdsResources.adsBootstrap("", deadXds, "0.1s"));
     sink = edge.server().xdsSink();
     assertThat(sink).isNotNull();
   }

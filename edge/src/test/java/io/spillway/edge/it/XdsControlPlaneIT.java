@@ -76,30 +76,9 @@ class XdsControlPlaneIT {
   }
 
   private static String bootstrap(int xdsPort) {
-    return """
-        node: {id: edge-1, cluster: edges}
-        admin:
-          address: {socket_address: {address: 127.0.0.1, port_value: 0}}
-        dynamic_resources:
-          ads_config:
-            api_type: GRPC
-            transport_api_version: V3
-            grpc_services: [{envoy_grpc: {cluster_name: xds}}]
-          cds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 1s}
-          lds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 1s}
-        static_resources:
-          clusters:
-          - name: xds
-            type: STATIC
-            typed_extension_protocol_options:
-              envoy.extensions.upstreams.http.v3.HttpProtocolOptions:
-                "@type": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions
-                explicit_http_config: {http2_protocol_options: {}}
-            load_assignment:
-              cluster_name: xds
-              endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: %d}}}}]}]
-        """.formatted(xdsPort);
+    return XdsResources.adsBootstrap("node: {id: edge-1, cluster: edges}\n", xdsPort, "1s");
   }
+
 
   @AfterEach
   void stop() throws Exception {

@@ -60,4 +60,36 @@ final class XdsResources {
   static <T extends Message> T resource(String yaml, T prototype) throws ConfigException {
     return BootstrapLoader.parseResource(yaml, BootstrapLoader.Format.YAML, prototype);
   }
+
+  /**
+   * An edge bootstrap with nothing static but the admin listener and the ADS server: cluster
+   * {@code xds} (h2c on 127.0.0.1:{@code xdsPort}), CDS and LDS over ADS.
+   *
+   * @param head extra top-level YAML at indent 0 (e.g. a {@code node}), or ""
+   * @param initialFetchTimeout e.g. {@code 1s}
+   */
+  static String adsBootstrap(String head, int xdsPort, String initialFetchTimeout) {
+    return head + """
+        admin:
+          address: {socket_address: {address: 127.0.0.1, port_value: 0}}
+        dynamic_resources:
+          ads_config:
+            api_type: GRPC
+            transport_api_version: V3
+            grpc_services: [{envoy_grpc: {cluster_name: xds}}]
+          cds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: %2$s}
+          lds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: %2$s}
+        static_resources:
+          clusters:
+          - name: xds
+            type: STATIC
+            typed_extension_protocol_options:
+              envoy.extensions.upstreams.http.v3.HttpProtocolOptions:
+                "@type": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions
+                explicit_http_config: {http2_protocol_options: {}}
+            load_assignment:
+              cluster_name: xds
+              endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: %1$d}}}}]}]
+        """.formatted(xdsPort, initialFetchTimeout);
+  }
 }

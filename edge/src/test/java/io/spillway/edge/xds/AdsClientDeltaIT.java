@@ -16,41 +16,19 @@ import static io.spillway.edge.xds.XdsFixtures.staticCluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.envoyproxy.envoy.service.discovery.v3.DeltaDiscoveryRequest;
-import io.spillway.edge.stats.StatsStore;
 import io.spillway.policy.v1.OverloadPolicy;
 import io.spillway.policy.v1.Outbound;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The Delta (incremental) ADS client against a scripted server on a real loopback port. */
-class AdsClientDeltaIT {
+class AdsClientDeltaIT extends AdsClientIT {
 
   private static final Duration LONG = Duration.ofSeconds(30);
-
-  @TempDir
-  Path dir;
-
-  private final StatsStore stats = new StatsStore();
-  private final RecordingSink sink = new RecordingSink();
-  private ScriptedAdsServer server;
-  private AdsClient client;
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (client != null) {
-      client.close();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
 
   private static boolean is(DeltaDiscoveryRequest r, String typeUrl) {
     return r.getTypeUrl().equals(typeUrl);

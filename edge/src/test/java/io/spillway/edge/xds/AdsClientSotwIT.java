@@ -20,46 +20,24 @@ import io.envoyproxy.envoy.service.discovery.v3.DiscoveryResponse;
 import io.envoyproxy.envoy.service.discovery.v3.Resource;
 import io.grpc.Metadata;
 import io.spillway.edge.config.ConfigException;
-import io.spillway.edge.stats.StatsStore;
 import io.spillway.edge.xds.LastKnownGoodStore.StoredResource;
 import io.spillway.edge.xds.LastKnownGoodStore.StoredType;
 import io.spillway.policy.ParseResult;
 import io.spillway.policy.PolicyProto;
 import io.spillway.policy.v1.Inbound;
 import io.spillway.policy.v1.OverloadPolicy;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** The State-of-the-World ADS client against a scripted server on a real loopback port. */
-class AdsClientSotwIT {
+class AdsClientSotwIT extends AdsClientIT {
 
   private static final Duration LONG = Duration.ofSeconds(30);
-
-  @TempDir
-  Path dir;
-
-  private final StatsStore stats = new StatsStore();
-  private final RecordingSink sink = new RecordingSink();
-  private ScriptedAdsServer server;
-  private AdsClient client;
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (client != null) {
-      client.close();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
 
   private static boolean is(DiscoveryRequest r, String typeUrl) {
     return r.getTypeUrl().equals(typeUrl);

@@ -9,7 +9,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.envoyproxy.envoy.config.bootstrap.v3.Bootstrap;
 import io.spillway.edge.config.BootstrapLoader;
 import io.spillway.edge.config.ConfigException;
-import io.spillway.edge.stats.StatsStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,30 +16,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** TLS to the xDS server, configured through {@code google_grpc.channel_credentials.ssl_credentials}. */
-class AdsClientTlsIT {
-
-  @TempDir
-  Path dir;
-
-  private final StatsStore stats = new StatsStore();
-  private final RecordingSink sink = new RecordingSink();
-  private ScriptedAdsServer server;
-  private AdsClient client;
-
-  @AfterEach
-  void tearDown() throws Exception {
-    if (client != null) {
-      client.close();
-    }
-    if (server != null) {
-      server.close();
-    }
-  }
+class AdsClientTlsIT extends AdsClientIT {
 
   private Path[] selfSigned() throws Exception {
     Path cert = dir.resolve("cert.pem");
