@@ -467,20 +467,35 @@ public final class AdsClient implements AutoCloseable {
 
   // ---- responses -----------------------------------------------------------------------------
 
-  private void onSotwResponse(DiscoveryResponse response) {
+  /**
+   * What every response goes through first: the stream is answered, the nonce noted and the
+   * attempt counted. A response of a type the edge does not know is refused with {@code refuse}.
+   *
+   * @return the type's state, or null for an unknown type
+   */
+  private TypeState responseState(String typeUrl, String nonce, java.util.function.Consumer<com.google.rpc.Status> refuse) {
     markAnswered();
-    XdsResourceType type = XdsResourceType.ofUrl(response.getTypeUrl());
+    XdsResourceType type = XdsResourceType.ofUrl(typeUrl);
     if (type == null) {
-      log.warn("xDS: ignoring a response of unknown type {}", response.getTypeUrl());
-      stream.send(DiscoveryRequest.newBuilder().setTypeUrl(response.getTypeUrl())
-          .setResponseNonce(response.getNonce())
-          .setErrorDetail(com.google.rpc.Status.newBuilder().setCode(INVALID_ARGUMENT)
-              .setMessage("unknown resource type " + response.getTypeUrl())));
-      return;
+      log.warn("xDS: ignoring a response of unknown type {}", typeUrl);
+      refuse.accept(com.google.rpc.Status.newBuilder().setCode(INVALID_ARGUMENT)
+          .setMessage("unknown resource type " + typeUrl).build());
+      return null;
     }
     TypeState state = types.get(type);
-    state.lastNonce = response.getNonce();
+    state.lastNonce = nonce;
     state.stats.updateAttempt.inc();
+    return state;
+  }
+
+  private void onSotwResponse(DiscoveryResponse response) {
+    TypeState state = responseState(response.getTypeUrl(), response.getNonce(), error -> stream.send(
+        DiscoveryRequest.newBuilder().setTypeUrl(response.getTypeUrl()).setResponseNonce(response.getNonce())
+            .setErrorDetail(error)));
+    if (state == null) {
+      return;
+    }
+    XdsResourceType type = state.type;
     Map<String, Message> set = new LinkedHashMap<>();
     Map<String, StoredResource> raw = new LinkedHashMap<>();
     if (state.named()) {
@@ -523,19 +538,13 @@ public final class AdsClient implements AutoCloseable {
   }
 
   private void onDeltaResponse(DeltaDiscoveryResponse response) {
-    markAnswered();
-    XdsResourceType type = XdsResourceType.ofUrl(response.getTypeUrl());
-    if (type == null) {
-      log.warn("xDS: ignoring a response of unknown type {}", response.getTypeUrl());
-      stream.send(DeltaDiscoveryRequest.newBuilder().setTypeUrl(response.getTypeUrl())
-          .setResponseNonce(response.getNonce())
-          .setErrorDetail(com.google.rpc.Status.newBuilder().setCode(INVALID_ARGUMENT)
-              .setMessage("unknown resource type " + response.getTypeUrl())));
+    TypeState state = responseState(response.getTypeUrl(), response.getNonce(), error -> stream.send(
+        DeltaDiscoveryRequest.newBuilder().setTypeUrl(response.getTypeUrl()).setResponseNonce(response.getNonce())
+            .setErrorDetail(error)));
+    if (state == null) {
       return;
     }
-    TypeState state = types.get(type);
-    state.lastNonce = response.getNonce();
-    state.stats.updateAttempt.inc();
+    XdsResourceType type = state.type;
     Map<String, Message> set = new LinkedHashMap<>(state.resources);
     Map<String, StoredResource> raw = new LinkedHashMap<>(state.stored);
     for (String removed : response.getRemovedResourcesList()) {

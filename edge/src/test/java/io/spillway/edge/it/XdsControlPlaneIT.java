@@ -4,19 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.envoyproxy.controlplane.cache.v3.SimpleCache;
 import io.envoyproxy.controlplane.cache.v3.Snapshot;
-import io.envoyproxy.controlplane.server.DiscoveryServerCallbacks;
-import io.envoyproxy.controlplane.server.V3DiscoveryServer;
 import io.envoyproxy.envoy.config.cluster.v3.Cluster;
 import io.envoyproxy.envoy.config.endpoint.v3.ClusterLoadAssignment;
 import io.envoyproxy.envoy.config.listener.v3.Listener;
 import io.envoyproxy.envoy.config.route.v3.RouteConfiguration;
-import io.envoyproxy.envoy.service.discovery.v3.DeltaDiscoveryRequest;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryRequest;
 import io.grpc.Server;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.spillway.edge.xds.JavaControlPlane;
 import io.spillway.testkit.FreePorts;
 import io.spillway.testkit.OriginServer;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -57,20 +53,7 @@ class XdsControlPlaneIT {
     a = OriginServer.start("a");
     b = OriginServer.start("b");
     cache = new SimpleCache<>(node -> GROUP);
-    DiscoveryServerCallbacks callbacks = new DiscoveryServerCallbacks() {
-      @Override
-      public void onV3StreamRequest(long streamId, DiscoveryRequest request) {
-        requests.add(request);
-      }
-
-      @Override
-      public void onV3StreamDeltaRequest(long streamId, DeltaDiscoveryRequest request) {}
-    };
-    V3DiscoveryServer server = new V3DiscoveryServer(callbacks, cache);
-    xds = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(server.getAggregatedDiscoveryServiceImpl())
-        .build()
-        .start();
+    xds = JavaControlPlane.start(cache, requests);
     port = FreePorts.pick();
     cache.setSnapshot(GROUP, snapshot("1", a, "backend", listener(port, "main")));
   }

@@ -9,16 +9,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.envoyproxy.controlplane.cache.v3.SimpleCache;
 import io.envoyproxy.controlplane.cache.v3.Snapshot;
-import io.envoyproxy.controlplane.server.DiscoveryServerCallbacks;
-import io.envoyproxy.controlplane.server.V3DiscoveryServer;
 import io.envoyproxy.envoy.config.endpoint.v3.ClusterLoadAssignment;
 import io.envoyproxy.envoy.config.listener.v3.Listener;
-import io.envoyproxy.envoy.service.discovery.v3.DeltaDiscoveryRequest;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryRequest;
 import io.grpc.Server;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.spillway.edge.stats.StatsStore;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -44,20 +39,7 @@ class AdsClientJavaControlPlaneIT {
 
   @BeforeEach
   void startServer() throws Exception {
-    DiscoveryServerCallbacks callbacks = new DiscoveryServerCallbacks() {
-      @Override
-      public void onV3StreamRequest(long streamId, DiscoveryRequest request) {
-        requests.add(request);
-      }
-
-      @Override
-      public void onV3StreamDeltaRequest(long streamId, DeltaDiscoveryRequest request) {}
-    };
-    V3DiscoveryServer discovery = new V3DiscoveryServer(callbacks, cache);
-    server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-        .addService(discovery.getAggregatedDiscoveryServiceImpl())
-        .build()
-        .start();
+    server = JavaControlPlane.start(cache, requests);
   }
 
   @AfterEach
