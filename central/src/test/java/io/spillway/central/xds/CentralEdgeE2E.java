@@ -58,20 +58,7 @@ class CentralEdgeE2E {
 
   private static String bootstrap(String edgeId, int adminPort, int listenerPort, int xdsPort, String credential, int origin,
       String apiType) {
-    return """
-        admin:
-          address: {socket_address: {address: 127.0.0.1, port_value: %d}}
-        node: {id: %s, cluster: edges}
-        dynamic_resources:
-          ads_config:
-            api_type: %s
-            transport_api_version: V3
-            set_node_on_first_message_only: true
-            grpc_services:
-            - google_grpc: {target_uri: "127.0.0.1:%d", stat_prefix: central}
-              initial_metadata: [{key: authorization, value: "Bearer %s"}]
-          cds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
-          lds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
+    return dynamicBootstrap(edgeId, adminPort, xdsPort, credential, apiType) + """
         static_resources:
           listeners:
           - name: main
@@ -99,7 +86,7 @@ class CentralEdgeE2E {
             load_assignment:
               cluster_name: backend
               endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: %d}}}}]}]
-        """.formatted(adminPort, edgeId, apiType, xdsPort, credential, listenerPort, origin);
+        """.formatted(listenerPort, origin);
   }
 
   /** The packaged central on {@code dir} with its xDS server on {@code xdsPort}. */
@@ -305,22 +292,26 @@ class CentralEdgeE2E {
     }
   }
 
-  /** The edge's whole proxy configuration from central: nothing static but the admin listener. */
-  private static String dynamicBootstrap(String edgeId, int adminPort, int xdsPort, String credential) {
+  /**
+   * The edge's admin listener and its ADS stream to central (api_type GRPC or DELTA_GRPC); with
+   * nothing else, its whole proxy configuration comes from central.
+   */
+  private static String dynamicBootstrap(String edgeId, int adminPort, int xdsPort, String credential, String apiType) {
     return """
         admin:
           address: {socket_address: {address: 127.0.0.1, port_value: %d}}
         node: {id: %s, cluster: edges}
         dynamic_resources:
           ads_config:
-            api_type: GRPC
+            api_type: %s
             transport_api_version: V3
+            set_node_on_first_message_only: true
             grpc_services:
             - google_grpc: {target_uri: "127.0.0.1:%d", stat_prefix: central}
               initial_metadata: [{key: authorization, value: "Bearer %s"}]
           cds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
           lds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
-        """.formatted(adminPort, edgeId, xdsPort, credential);
+        """.formatted(adminPort, edgeId, apiType, xdsPort, credential);
   }
 
   private HttpResponse<String> putYaml(String url, String yaml) throws Exception {
@@ -382,7 +373,7 @@ class CentralEdgeE2E {
         assertThat(listener.statusCode()).as(listener.body()).isEqualTo(201);
 
         Path bootstrap = dir.resolve("edge-res.yaml");
-        Files.writeString(bootstrap, dynamicBootstrap("edge-res", adminPort, xdsPort, credential));
+        Files.writeString(bootstrap, dynamicBootstrap("edge-res", adminPort, xdsPort, credential, "GRPC"));
         try (EdgeProcess edge = EdgeProcess.builder().bootstrap(bootstrap).adminPort(adminPort)
             .args("--xds-state-dir", state.toString()).start()) {
           awaitOrigin(listenerPort, "a");
