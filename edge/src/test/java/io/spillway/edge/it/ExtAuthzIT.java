@@ -257,21 +257,30 @@ class ExtAuthzIT {
         path_prefix: /delay/800
       """;
 
+  /**
+   * Three requests 150 ms apart against a slow auth service behind a guard of one slot and a queue
+   * of one: the first holds auth's slot, the second queues for it, the third finds the queue full.
+   */
+  private List<HttpResponse<String>> threeStaggeredCalls() throws Exception {
+    List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      calls.add(edge.http.sendAsync(HttpRequest.newBuilder(edge.uri("/ok/" + i)).build(),
+          HttpResponse.BodyHandlers.ofString()));
+      Thread.sleep(150);
+    }
+    List<HttpResponse<String>> responses = new ArrayList<>();
+    for (var c : calls) {
+      responses.add(c.get());
+    }
+    return responses;
+  }
+
   @Test
   void theGuardRefusesExcessAuthCallsInEnforce() throws Exception {
     edge = EdgeHarness.start(yaml(SLOW_AUTH), """
         {"outbound": {"mode": "enforce", "maxConcurrent": 1, "maxQueue": 1, "queueTimeoutMillis": 5000}}
         """);
-    List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      calls.add(edge.http.sendAsync(HttpRequest.newBuilder(edge.uri("/ok/" + i)).build(),
-          HttpResponse.BodyHandlers.ofString()));
-      Thread.sleep(150); // the first holds auth's slot, the second queues for it, the third finds the queue full
-    }
-    List<HttpResponse<String>> rs = new ArrayList<>();
-    for (var c : calls) {
-      rs.add(c.get());
-    }
+    List<HttpResponse<String>> rs = threeStaggeredCalls();
     assertThat(rs.get(0).statusCode()).isEqualTo(200);
     assertThat(rs.get(1).statusCode()).isEqualTo(200);
     assertThat(rs.get(2).statusCode()).isEqualTo(503);
@@ -289,15 +298,7 @@ class ExtAuthzIT {
     edge = EdgeHarness.start(yaml(SLOW_AUTH), """
         {"outbound": {"mode": "shadow", "maxConcurrent": 1, "maxQueue": 1, "queueTimeoutMillis": 5000}}
         """);
-    List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      calls.add(edge.http.sendAsync(HttpRequest.newBuilder(edge.uri("/ok/" + i)).build(),
-          HttpResponse.BodyHandlers.ofString()));
-      Thread.sleep(150);
-    }
-    for (var c : calls) {
-      assertThat(c.get().statusCode()).isEqualTo(200);
-    }
+    assertThat(threeStaggeredCalls()).extracting(HttpResponse::statusCode).containsOnly(200);
     assertThat(auth.requestCount()).isEqualTo(3);
     assertThat(guardMetric("http_client_guard_rejected_total", "mode=\"shadow\"", "reason=\"queue_full\""))
         .isEqualTo(1);
@@ -309,15 +310,7 @@ class ExtAuthzIT {
     edge = EdgeHarness.start(yaml(SLOW_AUTH + "failure_mode_allow: true\n"), """
         {"outbound": {"mode": "enforce", "maxConcurrent": 1, "maxQueue": 1, "queueTimeoutMillis": 5000}}
         """);
-    List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      calls.add(edge.http.sendAsync(HttpRequest.newBuilder(edge.uri("/ok/" + i)).build(),
-          HttpResponse.BodyHandlers.ofString()));
-      Thread.sleep(150);
-    }
-    for (var c : calls) {
-      assertThat(c.get().statusCode()).isEqualTo(200);
-    }
+    assertThat(threeStaggeredCalls()).extracting(HttpResponse::statusCode).containsOnly(200);
     assertThat(auth.requestCount()).isEqualTo(2);
     assertThat(upstream.requestCount()).isEqualTo(3);
     assertThat(edge.awaitStat("http.ingress.ext_authz.failure_mode_allowed", 1)).isEqualTo(1);
