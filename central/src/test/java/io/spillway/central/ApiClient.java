@@ -10,19 +10,19 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /** A small JDK HttpClient wrapper for talking to central in tests. */
-final class ApiClient {
+public final class ApiClient {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final String base;
 
-  ApiClient(int port) {
+  public ApiClient(int port) {
     this.base = "http://127.0.0.1:" + port;
   }
 
   /** One request; {@code token} and {@code contentType} may be null. */
-  HttpResponse<String> send(String method, String path, String token, String contentType, byte[] body) {
+  public HttpResponse<String> send(String method, String path, String token, String contentType, byte[] body) {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
     if (token != null) {

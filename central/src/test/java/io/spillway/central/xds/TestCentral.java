@@ -2,12 +2,10 @@ package io.spillway.central.xds;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.spillway.central.ApiClient;
 import io.spillway.central.CentralConfig;
 import io.spillway.central.CentralServer;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +15,6 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.UUID;
@@ -60,12 +57,13 @@ final class TestCentral implements AutoCloseable {
 
   private final Path dataDir;
   final CentralServer server;
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final ApiClient api;
 
   private TestCentral(Path dataDir, String url, String user) {
     this.dataDir = dataDir;
     this.server = CentralServer.start(CentralConfig.defaults(dataDir, url, user, ADMIN_TOKEN), Clock.systemUTC(),
         new SecureRandom(), System.out);
+    this.api = new ApiClient(server.httpPort());
   }
 
   /** A central on its own embedded database. */
@@ -115,21 +113,10 @@ final class TestCentral implements AutoCloseable {
   }
 
   HttpResponse<String> send(String method, String path, String body) {
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort() + path))
-        .timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + ADMIN_TOKEN)
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-    if (body != null) {
-      request.header("Content-Type", "application/json");
-    }
-    try {
-      return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return api.send(method, path, ADMIN_TOKEN, body == null ? null : "application/json",
+        body == null ? null : body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
+
 
   static JsonNode parse(String text) {
     try {
