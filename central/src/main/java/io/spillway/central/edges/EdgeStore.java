@@ -19,7 +19,8 @@ import java.util.Optional;
 /** The edge registry in the database. The credential is stored as its SHA-256 only. */
 public final class EdgeStore {
 
-  private static final TypeReference<Map<String, String>> LABELS = new TypeReference<>() {};
+  /** A JSON object of strings: labels, versions by type URL. */
+  private static final TypeReference<Map<String, String>> STRING_MAP = new TypeReference<>() {};
 
   /**
    * A registered edge.
@@ -296,7 +297,7 @@ public final class EdgeStore {
   }
 
   private Map<String, String> versions(String stored) {
-    return stored == null ? Map.of() : json.mapper().convertValue(json.parseStored(stored), LABELS);
+    return stored == null ? Map.of() : json.mapper().convertValue(json.parseStored(stored), STRING_MAP);
   }
 
   /** A stream presenting this edge's id was refused (wrong credential); the reason has no secret in it. */
@@ -365,7 +366,7 @@ public final class EdgeStore {
 
 
   private Edge read(ResultSet r) throws SQLException {
-    Map<String, String> labels = json.mapper().convertValue(json.parseStored(r.getString("labels")), LABELS);
+    Map<String, String> labels = json.mapper().convertValue(json.parseStored(r.getString("labels")), STRING_MAP);
     LastNack nack = r.getString("last_nack_type") == null ? null : new LastNack(r.getString("last_nack_type"),
         r.getString("last_nack_version"), r.getString("last_nack_error"), Rows.getInstant(r, "last_nack_at"));
     Status status = new Status(r.getBoolean("connected"), Rows.getInstant(r, "last_seen"), r.getString("acked_versions"),
