@@ -1,12 +1,14 @@
 package io.spillway.edge.http;
 
-import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpResponse;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.http.filter.ResponseHeaders;
 import io.spillway.edge.upstream.Worker;
 
 /**
- * The downstream side of one request as {@link ActiveRequest} sees it: an HTTP/1.1 connection
- * serving its current request, or one HTTP/2 stream.
+ * The downstream side of one stream as {@link HttpStream} sees it: an HTTP/1.1 connection serving
+ * its current request, or one HTTP/2 stream. Each side writes the response in its own protocol:
+ * framing (chunked or not, RFC 9112 §6) is the HTTP/1.1 side's business, frames the HTTP/2 side's.
  */
 interface Downstream {
 
@@ -17,11 +19,17 @@ interface Downstream {
   /** The peer's IP address, for x-forwarded-for. */
   String remoteAddress();
 
-  /** Sends the response head; with {@code endStream} (a {@code FullHttpResponse}) the response is complete. */
-  void sendHeaders(HttpResponse response, boolean endStream);
+  /** Sends the response head; with {@code endStream} the response is complete. */
+  void sendHeaders(ResponseHeaders response, boolean endStream);
 
-  /** Sends a body part; a {@code LastHttpContent} completes the response. */
-  void sendData(HttpContent content);
+  /** Sends {@code 100 Continue} (RFC 9110 §10.1.1). */
+  void send100Continue();
+
+  /** Sends a body part; with {@code endStream} the response is complete. The callee owns it. */
+  void sendData(ByteBuf data, boolean endStream);
+
+  /** Sends the trailers, which complete the response. */
+  void sendTrailers(HttpHeaders trailers);
 
   /** Flushes parts written without end of stream. */
   void flush();
@@ -41,11 +49,11 @@ interface Downstream {
   void resetStream();
 
   /**
-   * Calls {@link ActiveRequest#onTimer()} at or after {@code deadlineNanos} (System.nanoTime).
-   * An already armed earlier callback satisfies the request: the request re-arms when it fires.
+   * Calls {@link HttpStream#onTimer()} at or after {@code deadlineNanos} (System.nanoTime).
+   * An already armed earlier callback satisfies the stream: it re-arms when it fires.
    */
   void armTimer(long deadlineNanos);
 
-  /** The request finished (successfully or not); the connection may read the next one. */
-  void requestFinished(ActiveRequest request, boolean requestBodyComplete);
+  /** The stream finished (successfully or not); the connection may read the next one. */
+  void requestFinished(HttpStream stream, boolean requestBodyComplete);
 }

@@ -4,15 +4,27 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.spillway.edge.config.OverloadConfig;
+import io.spillway.edge.http.filter.HopByHop;
+import io.spillway.edge.http.filter.RequestHeaders;
+import io.spillway.edge.http.filter.ResponseHeaders;
 import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
@@ -21,7 +33,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The last handler of an HTTP/1.1 downstream connection: turns decoded messages into
- * {@link ActiveRequest}s, one at a time (RFC 9112 §9.3.2: pipelined requests are answered in
+ * {@link HttpStream}s, one at a time (RFC 9112 §9.3.2: pipelined requests are answered in
  * order; while one is in flight the next waits and reading pauses), and owns the connection's
  * persistence — {@code Connection: close} when the client, a drain or the connection's age asks
  * for it (RFC 9112 §9.6) — and its idle and request-header timeouts.
@@ -39,7 +51,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   private final ArrayDeque<Object> pipelined = new ArrayDeque<>();
   private ChannelHandlerContext ctx;
   private String remoteAddress;
-  private ActiveRequest current;
+  private HttpStream current;
   private boolean currentBodyDone;
   private boolean keepAlive = true;
   private boolean closing;
@@ -113,10 +125,18 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       headersDeadline = 0;
       keepAlive = HttpUtil.isKeepAlive(req);
       boolean noBody = !HttpUtil.isTransferEncodingChunked(req) && HttpUtil.getContentLength(req, 0L) == 0L;
-      current = new ActiveRequest(hcm, this);
+      current = new HttpStream(hcm, this);
       currentBodyDone = noBody;
       skipEmptyLast = noBody;
-      current.onRequestHeaders(req, noBody);
+      currentHead = req.method().equals(HttpMethod.HEAD);
+      RequestHeaders headers = requestHeaders(req);
+      if (headers == null) {
+        hcm.stats().downstreamRqNonRelativePath.inc();
+        current.onInvalidRequest(new RequestHeaders(req.method().name(), scheme(), "", "/", req.headers()), noBody,
+            "invalid request target");
+      } else {
+        current.onRequestHeaders(headers, noBody);
+      }
     } else if (msg instanceof HttpContent content) {
       if (skipEmptyLast && content instanceof LastHttpContent) {
         // The decoder's end marker of a body-less request, already reported as end of stream.
@@ -124,21 +144,63 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
         content.release();
         return;
       }
-      ActiveRequest r = current;
+      HttpStream r = current;
       if (r == null) {
         content.release();
         return;
       }
-      if (content instanceof LastHttpContent) {
+      if (content instanceof LastHttpContent last) {
         currentBodyDone = true;
+        HttpHeaders trailers = last.trailingHeaders();
+        if (trailers.isEmpty()) {
+          r.onRequestData(last.content(), true);
+        } else {
+          if (last.content().isReadable()) {
+            r.onRequestData(last.content(), false);
+          } else {
+            last.release();
+          }
+          r.onRequestTrailers(trailers);
+        }
+      } else {
+        r.onRequestData(content.content(), false);
       }
-      r.onRequestData(content);
     } else {
       ReferenceCountUtil.release(msg);
     }
   }
 
   private boolean skipEmptyLast;
+  private boolean currentHead;
+
+  /**
+   * The request as the filter chain sees it: the target in origin form, Host as the authority,
+   * connection-specific fields removed (RFC 9110 §7.6.1). An absolute-form target's authority
+   * replaces Host (RFC 9112 §3.2.2). Null when the target is neither origin- nor absolute-form.
+   */
+  private RequestHeaders requestHeaders(HttpRequest req) {
+    HttpHeaders headers = req.headers();
+    String uri = req.uri();
+    String authority;
+    if (uri.startsWith("/")) {
+      authority = headers.get(HttpHeaderNames.HOST);
+    } else {
+      int scheme = uri.indexOf("://");
+      if (scheme <= 0) {
+        return null;
+      }
+      int slash = uri.indexOf('/', scheme + 3);
+      authority = slash < 0 ? uri.substring(scheme + 3) : uri.substring(scheme + 3, slash);
+      uri = slash < 0 ? "/" : uri.substring(slash);
+    }
+    headers.remove(HttpHeaderNames.HOST);
+    HopByHop.strip(headers);
+    return new RequestHeaders(req.method().name(), scheme(), authority, uri, headers);
+  }
+
+  private String scheme() {
+    return hcm.tls() ? "https" : "http";
+  }
 
   /** Bytes arrived: if no request is in flight, the request-header timer starts now. */
   void onBytes() {
@@ -155,7 +217,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof Http1RequestValidator.ProtocolError) {
       closing = true;
-      ActiveRequest r = current;
+      HttpStream r = current;
       current = null;
       if (r != null) {
         r.onDownstreamReset();
@@ -195,7 +257,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    ActiveRequest r = current;
+    HttpStream r = current;
     if (r != null) {
       r.onDownstreamWritability(ctx.channel().isWritable());
     }
@@ -210,7 +272,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       timer = null;
     }
     hcm.stats().downstreamCxHttp1Active.dec();
-    ActiveRequest r = current;
+    HttpStream r = current;
     current = null;
     if (r != null && !r.isFinished()) {
       hcm.stats().downstreamCxDestroyRemoteActiveRq.inc();
@@ -247,35 +309,54 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   }
 
   @Override
-  public void sendHeaders(HttpResponse response, boolean endStream) {
-    if (response.status().code() >= 200) {
-      validator.responding(true);
-      // A local reply that ends the connection (protocol violations) says so itself.
-      if (response.headers().containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
-        keepAlive = false;
-      }
-      if (!keepAlive || hcm.drain().isDraining()) {
-        keepAlive = false;
-        response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+  public void sendHeaders(ResponseHeaders response, boolean endStream) {
+    HttpHeaders headers = response.headers();
+    validator.responding(true);
+    // A local reply that ends the connection (protocol violations) says so itself.
+    if (headers.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
+      keepAlive = false;
+    }
+    if (!keepAlive || hcm.drain().isDraining()) {
+      keepAlive = false;
+      headers.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    }
+    if (!currentHead && response.mayHaveBody() && !headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
+      // RFC 9112 §6.3: without a length a response would run to the close; chunk it, or say 0.
+      if (endStream) {
+        headers.set(HttpHeaderNames.CONTENT_LENGTH, HttpHeaderValues.ZERO);
+      } else {
+        headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
       }
     }
+    HttpResponseStatus status = HttpResponseStatus.valueOf(response.status());
     if (endStream) {
-      ctx.writeAndFlush(response, ctx.voidPromise());
+      ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, Unpooled.EMPTY_BUFFER, headers,
+          EmptyHttpHeaders.INSTANCE), ctx.voidPromise());
     } else {
-      ctx.write(response, ctx.voidPromise());
-      if (response.status().code() < 200) {
-        ctx.flush();
-      }
+      ctx.write(new DefaultHttpResponse(HttpVersion.HTTP_1_1, status, headers), ctx.voidPromise());
     }
   }
 
   @Override
-  public void sendData(HttpContent content) {
-    if (content instanceof LastHttpContent) {
-      ctx.writeAndFlush(content, ctx.voidPromise());
+  public void send100Continue() {
+    ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE,
+        Unpooled.EMPTY_BUFFER), ctx.voidPromise());
+  }
+
+  @Override
+  public void sendData(ByteBuf data, boolean endStream) {
+    if (endStream) {
+      ctx.writeAndFlush(new DefaultLastHttpContent(data), ctx.voidPromise());
     } else {
-      ctx.write(content, ctx.voidPromise());
+      ctx.write(new DefaultHttpContent(data), ctx.voidPromise());
     }
+  }
+
+  @Override
+  public void sendTrailers(HttpHeaders trailers) {
+    DefaultLastHttpContent last = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
+    last.trailingHeaders().set(trailers);
+    ctx.writeAndFlush(last, ctx.voidPromise());
   }
 
   @Override
@@ -306,7 +387,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   }
 
   @Override
-  public void requestFinished(ActiveRequest request, boolean requestBodyComplete) {
+  public void requestFinished(HttpStream request, boolean requestBodyComplete) {
     if (request != current) {
       return;
     }
@@ -384,7 +465,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
     if (closing) {
       return;
     }
-    ActiveRequest r = current;
+    HttpStream r = current;
     if (r != null && !r.isFinished()) {
       r.onTimer(); // acts on its own expired deadlines, or re-arms for them
       return;

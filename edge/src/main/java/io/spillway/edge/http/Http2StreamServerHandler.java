@@ -1,31 +1,48 @@
 package io.spillway.edge.http;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2ResetFrame;
+import io.netty.handler.codec.http2.HttpConversionUtil;
+import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.http.filter.RequestHeaders;
+import io.spillway.edge.http.filter.ResponseHeaders;
 import io.spillway.edge.upstream.Worker;
+import java.util.Map;
 
 /**
- * The last handler of one downstream HTTP/2 stream (after {@code Http2StreamFrameToHttpObjectCodec}):
- * one {@link ActiveRequest} per stream. Back-pressure pauses the stream channel's reads, which
- * withholds WINDOW_UPDATEs (RFC 9113 §5.2); an aborted response is RST_STREAM(INTERNAL_ERROR), a
- * response that ends before the request is followed by RST_STREAM(NO_ERROR) (RFC 9113 §8.1).
+ * The last handler of one downstream HTTP/2 stream (a child channel of the multiplexer): reads the
+ * stream's HEADERS and DATA frames straight into one {@link HttpStream} and writes its response
+ * as frames — no HTTP/1 message in between. Requests follow RFC 9113 §8.3.1 (the pseudo-header
+ * fields; {@code :authority}, else {@code host}) and §8.2.3 (cookie crumbs joined for the filter
+ * chain); responses lose connection-specific fields (§8.2.2). Back-pressure pauses the stream
+ * channel's reads, which withholds WINDOW_UPDATEs (§5.2); an aborted response is
+ * RST_STREAM(INTERNAL_ERROR), a response that ends before the request is followed by
+ * RST_STREAM(NO_ERROR) (§8.1).
  */
 final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implements Downstream {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http2StreamServerHandler.class);
+  private static final AsciiString STATUS_CONTINUE = HttpResponseStatus.CONTINUE.codeAsText();
 
   private final HttpConnectionManager hcm;
   private final Worker worker;
   private final String remoteAddress;
   private ChannelHandlerContext ctx;
-  private ActiveRequest request;
+  private HttpStream request;
   private boolean reset;
   private java.util.concurrent.ScheduledFuture<?> timer;
   private long timerAt;
@@ -43,37 +60,78 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implem
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (msg instanceof HttpRequest req) {
-      if (request != null) {
-        ReferenceCountUtil.release(msg);
-        return;
-      }
-      OverloadHooks overload = hcm.overload();
-      var state = overload.manager().state();
-      if (overload.http2GoAwayAndClose().shouldShed(state, worker.random())) {
-        // http2_server_go_away_and_close_on_dispatch wins over the plain GOAWAY point.
-        ReferenceCountUtil.release(msg);
-        ctx.channel().parent().close();
-        return;
-      }
-      if (overload.http2GoAway().shouldShed(state, worker.random())) {
-        disableKeepAlive(); // GOAWAY; this stream is still served
-      }
-      request = new ActiveRequest(hcm, this);
-      boolean endStream = msg instanceof FullHttpRequest;
-      if (endStream) {
-        ((FullHttpRequest) msg).release(); // no body: only the head is used
-      }
-      request.onRequestHeaders(req, endStream);
-    } else if (msg instanceof HttpContent content) {
+    if (msg instanceof Http2HeadersFrame frame) {
       if (request == null) {
-        content.release();
+        onRequestHeaders(frame);
+      } else {
+        request.onRequestTrailers(fields(frame.headers()));
+      }
+    } else if (msg instanceof Http2DataFrame data) {
+      if (request == null) {
+        data.release();
         return;
       }
-      request.onRequestData(content);
+      request.onRequestData(data.content(), data.isEndStream());
     } else {
       ReferenceCountUtil.release(msg);
     }
+  }
+
+  private void onRequestHeaders(Http2HeadersFrame frame) {
+    OverloadHooks overload = hcm.overload();
+    var state = overload.manager().state();
+    if (overload.http2GoAwayAndClose().shouldShed(state, worker.random())) {
+      // http2_server_go_away_and_close_on_dispatch wins over the plain GOAWAY point.
+      ctx.channel().parent().close();
+      return;
+    }
+    if (overload.http2GoAway().shouldShed(state, worker.random())) {
+      disableKeepAlive(); // GOAWAY; this stream is still served
+    }
+    Http2Headers h = frame.headers();
+    request = new HttpStream(hcm, this);
+    CharSequence authority = h.authority() != null ? h.authority() : h.get(HttpHeaderNames.HOST);
+    CharSequence path = h.path();
+    String method = h.method() == null ? "" : h.method().toString();
+    String scheme = h.scheme() == null ? (hcm.tls() ? "https" : "http") : h.scheme().toString();
+    HttpHeaders fields = fields(h);
+    fields.remove(HttpHeaderNames.HOST);
+    if (path == null || path.isEmpty() || path.charAt(0) != '/') {
+      hcm.stats().downstreamRqNonRelativePath.inc();
+      request.onInvalidRequest(new RequestHeaders(method, scheme, "", "/", fields), frame.isEndStream(),
+          "invalid request target");
+      return;
+    }
+    request.onRequestHeaders(new RequestHeaders(method, scheme, authority == null ? "" : authority.toString(),
+        path.toString(), fields), frame.isEndStream());
+  }
+
+  /** The regular fields of a HEADERS frame; cookie crumbs joined with "; " (RFC 9113 §8.2.3). */
+  private static HttpHeaders fields(Http2Headers h) {
+    HttpHeaders out = DefaultHttpHeadersFactory.headersFactory().withValidation(false).newHeaders();
+    StringBuilder cookie = null;
+    for (Map.Entry<CharSequence, CharSequence> e : h) {
+      CharSequence name = e.getKey();
+      if (name.length() > 0 && name.charAt(0) == ':') {
+        continue;
+      }
+      if (AsciiString.contentEquals(name, HttpHeaderNames.COOKIE)) {
+        cookie = cookie == null ? new StringBuilder(e.getValue()) : cookie.append("; ").append(e.getValue());
+        continue;
+      }
+      out.add(name, e.getValue());
+    }
+    if (cookie != null) {
+      out.set(HttpHeaderNames.COOKIE, cookie.toString());
+    }
+    return out;
+  }
+
+  /** A response head or trailers as HEADERS: names lower-cased, connection-specific fields dropped (§8.2.2). */
+  private static Http2Headers frameHeaders(HttpHeaders fields) {
+    Http2Headers out = new DefaultHttp2Headers(false, fields.size() + 1);
+    HttpConversionUtil.toHttp2Headers(fields, out);
+    return out;
   }
 
   @Override
@@ -139,24 +197,35 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implem
   }
 
   @Override
-  public void sendHeaders(HttpResponse response, boolean endStream) {
+  public void sendHeaders(ResponseHeaders response, boolean endStream) {
+    Http2Headers out = frameHeaders(response.headers());
+    out.status(AsciiString.of(Integer.toString(response.status())));
     if (endStream) {
-      ctx.writeAndFlush(response, ctx.voidPromise());
+      ctx.writeAndFlush(new DefaultHttp2HeadersFrame(out, true), ctx.voidPromise());
     } else {
-      ctx.write(response, ctx.voidPromise());
-      if (response.status().code() < 200) {
-        ctx.flush();
-      }
+      ctx.write(new DefaultHttp2HeadersFrame(out, false), ctx.voidPromise());
     }
   }
 
   @Override
-  public void sendData(HttpContent content) {
-    if (content instanceof io.netty.handler.codec.http.LastHttpContent) {
-      ctx.writeAndFlush(content, ctx.voidPromise());
+  public void send100Continue() {
+    Http2Headers out = new DefaultHttp2Headers(false, 1);
+    out.status(STATUS_CONTINUE);
+    ctx.writeAndFlush(new DefaultHttp2HeadersFrame(out, false), ctx.voidPromise());
+  }
+
+  @Override
+  public void sendData(ByteBuf data, boolean endStream) {
+    if (endStream) {
+      ctx.writeAndFlush(new DefaultHttp2DataFrame(data, true), ctx.voidPromise());
     } else {
-      ctx.write(content, ctx.voidPromise());
+      ctx.write(new DefaultHttp2DataFrame(data, false), ctx.voidPromise());
     }
+  }
+
+  @Override
+  public void sendTrailers(HttpHeaders trailers) {
+    ctx.writeAndFlush(new DefaultHttp2HeadersFrame(frameHeaders(trailers), true), ctx.voidPromise());
   }
 
   @Override
@@ -221,7 +290,7 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implem
   }
 
   @Override
-  public void requestFinished(ActiveRequest r, boolean requestBodyComplete) {
+  public void requestFinished(HttpStream r, boolean requestBodyComplete) {
     if (timer != null) {
       timer.cancel(false);
       timer = null;

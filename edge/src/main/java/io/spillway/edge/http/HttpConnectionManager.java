@@ -9,7 +9,7 @@ import java.time.Clock;
  * The per-listener factory of HTTP streams (Envoy's HttpConnectionManager filter config): parsed
  * configuration, the compiled route table, stats and the shared services a stream needs. Shared by
  * every connection of its listener on every worker; per-request state lives in
- * {@link ActiveRequest}.
+ * {@link HttpStream}.
  */
 public final class HttpConnectionManager {
   private final HttpConnectionManagerConfig config;
@@ -22,7 +22,7 @@ public final class HttpConnectionManager {
   private final OverloadHooks overload;
   private final io.spillway.edge.admission.AdmissionController admission;
   private final io.spillway.edge.guard.GuardRegistry guards;
-  private final ExtAuthzFilter extAuthz;
+  private final java.util.List<io.spillway.edge.http.filter.HttpFilterFactory> filters;
   private volatile RouteTable routes;
 
   public HttpConnectionManager(HttpConnectionManagerConfig config, HcmStats stats, RouteTable routes,
@@ -40,12 +40,23 @@ public final class HttpConnectionManager {
     this.overload = overload;
     this.admission = admission;
     this.guards = guards;
-    this.extAuthz = config.extAuthz().map(c -> new ExtAuthzFilter(c, stats.scope())).orElse(null);
+    this.filters = io.spillway.edge.filters.HttpFilterRegistry.chain(new io.spillway.edge.http.filter.FilterContext(
+        config, stats.scope(), clusters, guards, admission, bufferLimitBytes, tls));
   }
 
-  /** The ext_authz filter of the chain, or null when it has none. */
-  ExtAuthzFilter extAuthz() {
-    return extAuthz;
+  /** The chain's filter factories, parsed once: inbound admission, then {@code http_filters} in order. */
+  java.util.List<io.spillway.edge.http.filter.HttpFilterFactory> filterFactories() {
+    return filters;
+  }
+
+  /** Adds one stream's filters, leaving out those its route's {@code typed_per_filter_config} disables. */
+  void createFilterChain(FilterChain chain, io.spillway.edge.router.RouteEntry route) {
+    for (int i = 0; i < filters.size(); i++) {
+      var factory = filters.get(i);
+      if (route == null || !route.filterDisabled(factory.name())) {
+        factory.createFilters(chain);
+      }
+    }
   }
 
   /** The outbound guard of each upstream peer (cluster). */

@@ -12,7 +12,6 @@ import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 
@@ -71,7 +70,6 @@ public final class HttpPipelines {
     p.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
       @Override
       protected void initChannel(Http2StreamChannel ch) {
-        ch.pipeline().addLast("h2-to-http", new Http2StreamFrameToHttpObjectCodec(true, true));
         ch.pipeline().addLast("h2-stream", new Http2StreamServerHandler(hcm, worker, remote));
         if (trackStreams) {
           connection.track(ch); // only when timer re-scaling or high-memory resets must reach the streams

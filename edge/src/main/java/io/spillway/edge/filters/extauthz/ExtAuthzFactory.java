@@ -1,7 +1,10 @@
-package io.spillway.edge.http;
+package io.spillway.edge.filters.extauthz;
 
 import io.spillway.edge.config.ExtAuthzConfig;
 import io.spillway.edge.config.Route.StringMatch;
+import io.spillway.edge.http.filter.FilterChainBuilder;
+import io.spillway.edge.http.filter.FilterContext;
+import io.spillway.edge.http.filter.HttpFilterFactory;
 import io.spillway.edge.stats.Counter;
 import io.spillway.edge.stats.Scope;
 import java.util.List;
@@ -11,7 +14,7 @@ import java.util.Set;
  * The ext_authz HTTP filter's factory for one connection manager (Envoy's
  * {@code extensions/filters/http/ext_authz} {@code FilterConfig} with the HTTP {@code ClientConfig}):
  * the parsed configuration, its header rules and the {@code http.<stat_prefix>.ext_authz.*} stats.
- * Shared by every worker and immutable; each request's check is an {@link ExtAuthzCheck}.
+ * Shared by every worker and immutable; each request gets an {@link ExtAuthzFilter}, whose check is an {@link ExtAuthzCheck}.
  *
  * <p>Header rules are Envoy's ({@code ext_authz_http_impl.cc}): the check request carries the
  * request's {@code host} and {@code authorization}, its method and path (with {@code path_prefix}),
@@ -20,7 +23,7 @@ import java.util.Set;
  * empty, else the matched ones plus {@code content-length}, {@code www-authenticate} and
  * {@code location}.
  */
-final class ExtAuthzFilter {
+public final class ExtAuthzFactory implements HttpFilterFactory {
 
   /** Request headers every HTTP check carries, whatever allowed_headers says (method and path are the request line). */
   private static final Set<String> ALWAYS_SENT = Set.of("host", "authorization");
@@ -28,15 +31,16 @@ final class ExtAuthzFilter {
   private static final Set<String> ALWAYS_TO_CLIENT = Set.of("content-length", "www-authenticate", "location");
 
   private final ExtAuthzConfig config;
+  private final FilterContext context;
   final Counter ok;
   final Counter denied;
   final Counter error;
   final Counter failureModeAllowed;
 
-  /** @param httpScope the connection manager's {@code http.<stat_prefix>.} scope */
-  ExtAuthzFilter(ExtAuthzConfig config, Scope httpScope) {
+  public ExtAuthzFactory(ExtAuthzConfig config, FilterContext context) {
     this.config = config;
-    Scope scope = httpScope.scope("ext_authz");
+    this.context = context;
+    Scope scope = context.httpScope().scope("ext_authz");
     if (!config.statPrefix().isEmpty()) {
       scope = scope.scope(config.statPrefix());
     }
@@ -48,6 +52,20 @@ final class ExtAuthzFilter {
 
   ExtAuthzConfig config() {
     return config;
+  }
+
+  FilterContext context() {
+    return context;
+  }
+
+  @Override
+  public String name() {
+    return config.filterName();
+  }
+
+  @Override
+  public void createFilters(FilterChainBuilder chain) {
+    chain.addStreamFilter(new ExtAuthzFilter(this));
   }
 
   /** Whether the check request carries this request header (lower-case name). */

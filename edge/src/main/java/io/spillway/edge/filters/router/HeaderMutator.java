@@ -1,4 +1,4 @@
-package io.spillway.edge.http;
+package io.spillway.edge.filters.router;
 
 import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.config.HeaderMutations;

@@ -1,4 +1,4 @@
-package io.spillway.edge.http;
+package io.spillway.edge.http.filter;
 
 /**
  * Envoy's response flags (the access log's {@code %RESPONSE_FLAGS%}) that Spillway sets. Each is

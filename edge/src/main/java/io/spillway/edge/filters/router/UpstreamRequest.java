@@ -1,4 +1,4 @@
-package io.spillway.edge.http;
+package io.spillway.edge.filters.router;
 
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpResponse;
@@ -12,13 +12,14 @@ import io.spillway.edge.upstream.UpstreamStream;
 import java.util.concurrent.ScheduledFuture;
 
 /**
- * One try of a request against one upstream host (Envoy's UpstreamRequest): asks the host's pool
- * for a stream, relays the stream's events to its {@link ActiveRequest}, and gives back the
- * cluster's request slot and the host's active count exactly once, however it ends.
+ * One try of a request against one upstream host (Envoy's {@code UpstreamRequest}): asks the
+ * host's pool for a stream, relays the stream's events to its {@link RouterFilter}, and gives back
+ * the cluster's request slot, the host's active count and the guard's permit exactly once, however
+ * it ends.
  */
-final class UpstreamAttempt implements StreamCallbacks, UpstreamResponseListener {
+final class UpstreamRequest implements StreamCallbacks, UpstreamResponseListener {
 
-  private final ActiveRequest request;
+  private final RouterFilter request;
   private final Cluster cluster;
   private final Host host;
   private HostPool.Pending pending = HostPool.Pending.NONE;
@@ -32,7 +33,7 @@ final class UpstreamAttempt implements StreamCallbacks, UpstreamResponseListener
   /** The guard's request timeout (enforce): until the response headers. */
   ScheduledFuture<?> guardTimer;
 
-  UpstreamAttempt(ActiveRequest request, Cluster cluster, Host host) {
+  UpstreamRequest(RouterFilter request, Cluster cluster, Host host) {
     this.request = request;
     this.cluster = cluster;
     this.host = host;
@@ -118,6 +119,20 @@ final class UpstreamAttempt implements StreamCallbacks, UpstreamResponseListener
     }
   }
 
+  void cancelGuardTimer() {
+    if (guardTimer != null) {
+      guardTimer.cancel(false);
+      guardTimer = null;
+    }
+  }
+
+  void cancelPerTryTimer() {
+    if (perTryTimer != null) {
+      perTryTimer.cancel(false);
+      perTryTimer = null;
+    }
+  }
+
   /** The exchange completed normally; the stream goes back to its pool by itself. */
   void complete(boolean success) {
     end(success);
@@ -162,6 +177,6 @@ final class UpstreamAttempt implements StreamCallbacks, UpstreamResponseListener
     cluster.limits().releaseRequest();
     cluster.stats().upstreamRqActive.dec();
     cluster.stats().upstreamRqCompleted.inc();
-    request.hostFinished(host, success);
+    host.requestFinished(success);
   }
 }

@@ -1,4 +1,4 @@
-package io.spillway.edge.http;
+package io.spillway.edge.http.filter;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -12,7 +12,7 @@ import java.util.List;
  * fixed hop-by-hop set, every header named in {@code Connection}, and the extension headers
  * Netty's HTTP/2-to-HTTP/1 conversion adds.
  */
-final class HopByHop {
+public final class HopByHop {
   private static final List<AsciiString> FIXED = List.of(
       HttpHeaderNames.CONNECTION,
       AsciiString.cached("keep-alive"), // not standard headers (Netty deprecates their constants), still stripped
@@ -32,7 +32,7 @@ final class HopByHop {
    * Strips hop-by-hop headers. {@code TE} survives only as {@code TE: trailers} (the one value a
    * proxy may forward). One pass over the names with cheap comparisons; removals (rare) follow.
    */
-  static void strip(HttpHeaders headers) {
+  public static void strip(HttpHeaders headers) {
     List<CharSequence> doomed = null;
     String connection = null;
     for (var it = headers.iteratorCharSequence(); it.hasNext(); ) {

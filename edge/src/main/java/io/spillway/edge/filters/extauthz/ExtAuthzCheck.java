@@ -1,19 +1,16 @@
-package io.spillway.edge.http;
+package io.spillway.edge.filters.extauthz;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
-import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
@@ -23,6 +20,11 @@ import io.spillway.edge.guard.PeerGuard;
 import io.spillway.edge.guard.Permit;
 import io.spillway.edge.guard.QueueCallback;
 import io.spillway.edge.guard.Refusal;
+import io.spillway.edge.http.filter.FilterContext;
+import io.spillway.edge.http.filter.HopByHop;
+import io.spillway.edge.http.filter.RequestHeaders;
+import io.spillway.edge.http.filter.ResponseFlag;
+import io.spillway.edge.upstream.Worker;
 import io.spillway.edge.upstream.Cluster;
 import io.spillway.edge.upstream.Host;
 import io.spillway.edge.upstream.HostPool;
@@ -54,10 +56,20 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
 
   private static final String FAILURE_MODE_ALLOWED_HEADER = "x-envoy-auth-failure-mode-allowed";
 
-  private final ExtAuthzFilter filter;
-  private final ActiveRequest request;
-  private final HttpConnectionManager hcm;
-  private final HttpRequest downstreamRequest;
+  /** Where the verdict goes: the request's ext_authz filter. */
+  interface Verdict {
+    /** Through to the next filter; {@code clientHeaders} go on the client's response (or null). */
+    void onAuthzAllowed(HttpHeaders clientHeaders);
+
+    /** The check answers the request itself. */
+    void onAuthzReply(int status, HttpHeaders headers, ByteBuf body, ResponseFlag flag);
+  }
+
+  private final ExtAuthzFactory filter;
+  private final Verdict request;
+  private final FilterContext context;
+  private final Worker worker;
+  private final RequestHeaders downstreamRequest;
   private final boolean head;
 
   private Cluster cluster;
@@ -75,29 +87,30 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
   private HttpHeaders responseHeaders;
   private CompositeByteBuf body;
 
-  ExtAuthzCheck(ExtAuthzFilter filter, ActiveRequest request, HttpConnectionManager hcm, HttpRequest downstreamRequest,
-      boolean head) {
+  ExtAuthzCheck(ExtAuthzFactory filter, Verdict request, FilterContext context, Worker worker,
+      RequestHeaders downstreamRequest) {
     this.filter = filter;
     this.request = request;
-    this.hcm = hcm;
+    this.context = context;
+    this.worker = worker;
     this.downstreamRequest = downstreamRequest;
-    this.head = head;
+    this.head = downstreamRequest.isHead();
   }
 
   /** Starts the check; the verdict reaches the request later, or inline when it fails at once. */
   void start() {
     ExtAuthzConfig config = filter.config();
-    cluster = hcm.clusters().get(config.cluster());
+    cluster = context.clusters().get(config.cluster());
     if (cluster == null) {
       finishWithError(); // removed by CDS since the listener was built
       return;
     }
-    guard = hcm.guards() == null ? null : hcm.guards().guard(config.cluster());
+    guard = context.guards() == null ? null : context.guards().guard(config.cluster());
     if (guard == null) {
       send(null);
       return;
     }
-    switch (guard.tryAcquire(request.worker().guardLoop(), this)) {
+    switch (guard.tryAcquire(worker.guardLoop(), this)) {
       case Permit admitted -> send(admitted);
       case Refusal reason -> refused(reason);
       case io.spillway.edge.guard.Ticket queued -> ticket = queued;
@@ -149,8 +162,7 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
     if (filter.config().failureModeAllow()) {
       allowOnFailure();
     } else {
-      request.onAuthzReply(response(503, textBody("upstream guard refused the auth call: " + reason.label())),
-          ResponseFlag.GR);
+      reply(503, textBody("upstream guard refused the auth call: " + reason.label()), null, ResponseFlag.GR);
     }
   }
 
@@ -158,7 +170,7 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
 
   private void send(Permit admitted) {
     permit = admitted;
-    host = cluster.pickHost(request.worker());
+    host = cluster.pickHost(worker);
     if (host == null) {
       cluster.stats().upstreamCxNoneHealthy.inc();
       finishWithError();
@@ -180,9 +192,9 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
       timeoutNanos = timeoutNanos == 0 ? guardNanos : Math.min(timeoutNanos, guardNanos);
     }
     if (timeoutNanos > 0) {
-      timer = request.worker().loop().schedule(this::onTimeout, timeoutNanos, TimeUnit.NANOSECONDS);
+      timer = worker.loop().schedule(this::onTimeout, timeoutNanos, TimeUnit.NANOSECONDS);
     }
-    HostPool.Pending p = cluster.pool(host, request.worker()).newStream(this);
+    HostPool.Pending p = cluster.pool(host, worker).newStream(this);
     if (!done && stream == null) {
       pending = p;
     }
@@ -220,13 +232,14 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
         headers.add(name, h.getValue());
       }
     }
+    headers.set(HttpHeaderNames.HOST, downstreamRequest.authority());
     HopByHop.strip(headers);
     for (ExtAuthzConfig.Header h : config.headersToAdd()) {
       headers.set(h.name(), h.value());
     }
     headers.set(HttpHeaderNames.CONTENT_LENGTH, "0");
-    return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, downstreamRequest.method(),
-        config.pathPrefix() + downstreamRequest.uri(), Unpooled.EMPTY_BUFFER, headers, EmptyHttpHeaders.INSTANCE);
+    return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(downstreamRequest.method()),
+        config.pathPrefix() + downstreamRequest.pathAndQuery(), Unpooled.EMPTY_BUFFER, headers, EmptyHttpHeaders.INSTANCE);
   }
 
   @Override
@@ -240,7 +253,7 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
     cluster.stats().responseCode(status);
     responseHeaders = response.headers();
     if (isDenied()) {
-      body = request.worker().allocator().compositeBuffer();
+      body = worker.allocator().compositeBuffer();
     }
     if (response instanceof HttpContent content) {
       onResponseData(content);
@@ -255,7 +268,7 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
     }
     if (body != null) {
       ByteBuf part = content.content();
-      if (body.readableBytes() + part.readableBytes() > hcm.bufferLimitBytes()) {
+      if (body.readableBytes() + part.readableBytes() > context.bufferLimitBytes()) {
         content.release();
         stream.reset(); // a denial too large to relay: the check failed
         finishWithError();
@@ -343,9 +356,7 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
       HopByHop.strip(headers);
       headers.remove(HttpHeaderNames.CONTENT_LENGTH);
       headers.remove(HttpHeaderNames.SERVER);
-      FullHttpResponse reply = response(status, denial);
-      reply.headers().add(headers);
-      request.onAuthzReply(reply, ResponseFlag.UAEX);
+      reply(status, denial, headers, ResponseFlag.UAEX);
     }
   }
 
@@ -361,7 +372,7 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
     if (filter.config().failureModeAllow()) {
       allowOnFailure();
     } else {
-      request.onAuthzReply(response(filter.config().statusOnError(), Unpooled.EMPTY_BUFFER), ResponseFlag.UAEX);
+      reply(filter.config().statusOnError(), Unpooled.EMPTY_BUFFER, null, ResponseFlag.UAEX);
     }
   }
 
@@ -401,19 +412,21 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
   }
 
   /** A reply to the client; a HEAD request's carries no body (its content-length stays). */
-  private FullHttpResponse response(int code, ByteBuf content) {
+  private void reply(int code, ByteBuf content, HttpHeaders extra, ResponseFlag flag) {
     int length = content.readableBytes();
     ByteBuf sent = content;
     if (head && length > 0) {
       content.release();
       sent = Unpooled.EMPTY_BUFFER;
     }
-    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(code), sent);
+    HttpHeaders headers = new DefaultHttpHeaders();
     if (length > 0 && code == 503) {
-      r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain");
+      headers.set(HttpHeaderNames.CONTENT_TYPE, "text/plain");
     }
-    r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, length);
-    r.headers().set(HttpHeaderNames.SERVER, hcm.config().serverName());
-    return r;
+    headers.setInt(HttpHeaderNames.CONTENT_LENGTH, length);
+    if (extra != null) {
+      headers.add(extra);
+    }
+    request.onAuthzReply(code, headers, sent, flag);
   }
 }

@@ -1,0 +1,54 @@
+package io.spillway.edge.filters;
+
+import io.spillway.edge.filters.admission.AdmissionFilter;
+import io.spillway.edge.filters.buffer.BufferFilter;
+import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
+import io.spillway.edge.filters.router.RouterFactory;
+import io.spillway.edge.http.filter.FilterContext;
+import io.spillway.edge.http.filter.HttpFilterFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiFunction;
+
+/**
+ * The HTTP filters the edge runs, under Envoy's names: each name's factory builder. The config
+ * translator has already checked the chain ({@code http_filters} order, router last, every name
+ * known), so an unknown name here is a programming error.
+ */
+public final class HttpFilterRegistry {
+  public static final String ROUTER = "envoy.filters.http.router";
+  public static final String BUFFER = "envoy.filters.http.buffer";
+  public static final String EXT_AUTHZ = "envoy.filters.http.ext_authz";
+
+  private static final Map<String, BiFunction<String, FilterContext, HttpFilterFactory>> FACTORIES = Map.of(
+      ROUTER, RouterFactory::new,
+      BUFFER, (name, context) -> BufferFilter.factory(name, context.config().maxRequestBodyBytes().orElseThrow(),
+          context.httpScope().counter("downstream_rq_too_large")),
+      EXT_AUTHZ, (name, context) -> new ExtAuthzFactory(context.config().extAuthz().orElseThrow(), context));
+
+  private HttpFilterRegistry() {}
+
+  /** The names a chain may hold. */
+  public static Set<String> names() {
+    return FACTORIES.keySet();
+  }
+
+  /**
+   * The factories of one connection manager's chain: inbound admission first, then
+   * {@code http_filters} in order (the router last).
+   */
+  public static List<HttpFilterFactory> chain(FilterContext context) {
+    List<HttpFilterFactory> chain = new ArrayList<>();
+    chain.add(AdmissionFilter.factory(context.admission()));
+    for (String name : context.config().httpFilters()) {
+      var builder = FACTORIES.get(name);
+      if (builder == null) {
+        throw new IllegalArgumentException("no HTTP filter " + name);
+      }
+      chain.add(builder.apply(name, context));
+    }
+    return List.copyOf(chain);
+  }
+}

@@ -1,0 +1,85 @@
+package io.spillway.edge.filters.admission;
+
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.spillway.edge.admission.AdmissionController;
+import io.spillway.edge.admission.Permit;
+import io.spillway.edge.admission.Tier;
+import io.spillway.edge.http.filter.DecoderFilter;
+import io.spillway.edge.http.filter.DecoderFilterCallbacks;
+import io.spillway.edge.http.filter.FilterChainBuilder;
+import io.spillway.edge.http.filter.FilterHeadersStatus;
+import io.spillway.edge.http.filter.HttpFilterFactory;
+import io.spillway.edge.http.filter.RequestHeaders;
+import io.spillway.edge.http.filter.ResponseFlag;
+import io.spillway.edge.http.filter.StreamInfo;
+import io.spillway.edge.router.RouteEntry;
+
+/**
+ * Inbound admission (SPEC §3.2) as the first stage of every chain: a request the route forwards
+ * takes a permit of its route's tier ({@code spillway.admission.tier} metadata) before any
+ * configured filter runs, or is refused with 503, {@code Retry-After} and flag {@code AR}. The
+ * permit goes back exactly once when the stream ends, with its duration and whether it succeeded
+ * (status below 500, neither client nor upstream reset). Direct responses, redirects and requests
+ * without a route are not admission-controlled: they cost the edge nothing upstream.
+ *
+ * <p>It is built in rather than listed in {@code http_filters} because the overload policy, not the
+ * listener, configures it, and it must see a request before ext_authz spends a call on it.
+ */
+public final class AdmissionFilter implements DecoderFilter {
+  private static final int FAILURE_FLAGS = ResponseFlag.DC.bit() | ResponseFlag.UR.bit();
+
+  private final AdmissionController admission;
+  private DecoderFilterCallbacks callbacks;
+  private Permit permit;
+
+  AdmissionFilter(AdmissionController admission) {
+    this.admission = admission;
+  }
+
+  /** The factory: one shared controller, one cheap filter per request. */
+  public static HttpFilterFactory factory(AdmissionController admission) {
+    return new HttpFilterFactory() {
+      @Override
+      public String name() {
+        return "spillway.filters.http.admission";
+      }
+
+      @Override
+      public void createFilters(FilterChainBuilder chain) {
+        chain.addDecoderFilter(new AdmissionFilter(admission));
+      }
+    };
+  }
+
+  @Override
+  public void setDecoderFilterCallbacks(DecoderFilterCallbacks callbacks) {
+    this.callbacks = callbacks;
+  }
+
+  @Override
+  public FilterHeadersStatus decodeHeaders(RequestHeaders headers, boolean endStream) {
+    RouteEntry route = callbacks.route();
+    if (route == null || route.routeAction() == null) {
+      return FilterHeadersStatus.CONTINUE;
+    }
+    Permit p = admission.tryAcquire(Tier.fromMetadata(route.metadata(Tier.METADATA_KEY)));
+    if (p.refused()) {
+      callbacks.sendLocalReply(503, "overloaded, retry later", ResponseFlag.AR,
+          h -> h.setInt(HttpHeaderNames.RETRY_AFTER, admission.retryAfterSeconds()));
+      return FilterHeadersStatus.STOP_ITERATION;
+    }
+    permit = p;
+    return FilterHeadersStatus.CONTINUE;
+  }
+
+  @Override
+  public void onDestroy() {
+    if (permit != null) {
+      StreamInfo info = callbacks.streamInfo();
+      int status = info.responseCode();
+      boolean success = status > 0 && status < 500 && (info.responseFlags() & FAILURE_FLAGS) == 0;
+      permit.release(System.nanoTime() - info.startNanos(), success);
+      permit = null;
+    }
+  }
+}

@@ -1,0 +1,2 @@
+/** envoy.filters.http.buffer: the whole request body before the rest of the chain. */
+package io.spillway.edge.filters.buffer;

@@ -1,0 +1,566 @@
+package io.spillway.edge.filters.router;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.AsciiString;
+import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.config.ClusterConfig;
+import io.spillway.edge.config.Route;
+import io.spillway.edge.guard.Admission;
+import io.spillway.edge.guard.Outcome;
+import io.spillway.edge.guard.PeerGuard;
+import io.spillway.edge.guard.QueueCallback;
+import io.spillway.edge.guard.Refusal;
+import io.spillway.edge.guard.Ticket;
+import io.spillway.edge.http.filter.DecoderFilter;
+import io.spillway.edge.http.filter.DecoderFilterCallbacks;
+import io.spillway.edge.http.filter.FilterDataStatus;
+import io.spillway.edge.http.filter.FilterHeadersStatus;
+import io.spillway.edge.http.filter.FilterTrailersStatus;
+import io.spillway.edge.http.filter.HopByHop;
+import io.spillway.edge.http.filter.RequestHeaders;
+import io.spillway.edge.http.filter.ResponseFlag;
+import io.spillway.edge.http.filter.ResponseHeaders;
+import io.spillway.edge.router.RouteEntry;
+import io.spillway.edge.upstream.Cluster;
+import io.spillway.edge.upstream.Host;
+import io.spillway.edge.upstream.StreamCallbacks.PoolFailure;
+import io.spillway.edge.upstream.UpstreamStream;
+import java.util.OptionalInt;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Envoy's router, the terminal filter: answers direct responses and redirects, picks the cluster,
+ * sends the request to the upstream one try at a time ({@link UpstreamRequest}) through the peer's
+ * outbound guard, retries by the route's policy ({@link RetryState}), enforces the route timeout
+ * (from the end of the request, Envoy's rule) and per-try timeout, streams the body both ways with
+ * back-pressure, and hands the response to the encoder filters.
+ */
+final class RouterFilter implements DecoderFilter {
+  private static final AsciiString X_UPSTREAM_SERVICE_TIME = AsciiString.cached("x-envoy-upstream-service-time");
+  private static final String RESET_BEFORE_HEADERS = "upstream connect error or disconnect/reset before headers. reset reason: ";
+
+  private final RouterFactory factory;
+  private DecoderFilterCallbacks callbacks;
+  private RequestHeaders request;
+  private RouteEntry entry;
+  private Cluster cluster;
+  private PeerGuard guard;
+  private RetryState retry;
+  private RequestBody body;
+  private UpstreamRequest attempt;
+  private Ticket guardTicket;
+  private ScheduledFuture<?> retryTimer;
+  private boolean readingPaused;
+  private boolean destroyed;
+  private int status;
+  private boolean routeTimerStarted;
+
+  RouterFilter(RouterFactory factory) {
+    this.factory = factory;
+  }
+
+  io.spillway.edge.upstream.Worker worker() {
+    return callbacks.worker();
+  }
+
+  @Override
+  public void setDecoderFilterCallbacks(DecoderFilterCallbacks callbacks) {
+    this.callbacks = callbacks;
+  }
+
+  // ---- the request ---------------------------------------------------------------------------
+
+  @Override
+  public FilterHeadersStatus decodeHeaders(RequestHeaders headers, boolean endStream) {
+    request = headers;
+    entry = callbacks.route();
+    if (entry == null) {
+      factory.stats().noRoute().inc();
+      callbacks.sendLocalReply(404, "", ResponseFlag.NR);
+      return FilterHeadersStatus.STOP_ITERATION;
+    }
+    switch (entry.route().action()) {
+      case Route.DirectResponse direct -> {
+        factory.stats().rqDirectResponse().inc();
+        callbacks.sendLocalReply(direct.status(), direct.body().orElse(""), null,
+            h -> HeaderMutator.apply(entry.responseHeaders(), h));
+      }
+      case Route.Redirect redirect -> {
+        factory.stats().rqRedirect().inc();
+        String location = Redirects.location(redirect, entry, headers, factory.context().tls());
+        callbacks.sendLocalReply(redirect.responseCode(), "", null, h -> {
+          h.set(HttpHeaderNames.LOCATION, location);
+          HeaderMutator.apply(entry.responseHeaders(), h);
+        });
+      }
+      case Route.RouteAction action -> forward(action, endStream);
+    }
+    return FilterHeadersStatus.STOP_ITERATION;
+  }
+
+  private void forward(Route.RouteAction action, boolean endStream) {
+    String clusterName = action.clusterHeader().isPresent()
+        ? request.headers().get(action.clusterHeader().get())
+        : entry.pickCluster(worker().random());
+    cluster = clusterName == null ? null : factory.context().clusters().get(clusterName);
+    if (cluster == null) {
+      factory.stats().noCluster().inc();
+      callbacks.sendLocalReply(503, "", ResponseFlag.NC);
+      return;
+    }
+    factory.stats().rqTotal().inc();
+    callbacks.setDownstreamWatermarkCallbacks(this::onDownstreamWritability);
+    guard = factory.context().guards() == null ? null : factory.context().guards().guard(cluster.name());
+    retry = new RetryState(entry.retryPolicy(), cluster, guard);
+    body = new RequestBody(retry.enabled(), callbacks.decoderBufferLimit());
+    if (endStream) {
+      body.endWithoutBody();
+    }
+    finalizeRequestHeaders(action);
+    if (endStream) {
+      startRouteTimer();
+    }
+    startAttempt();
+  }
+
+  /** The route's changes to the request (Envoy's finalizeRequestHeaders): rewrites and header mutations. */
+  private void finalizeRequestHeaders(Route.RouteAction action) {
+    if (action.prefixRewrite().isPresent()) {
+      request.setPathAndQuery(Redirects.rewritePath(entry, request, action.prefixRewrite().get()));
+    }
+    if (action.hostRewriteLiteral().isPresent()) {
+      request.setAuthority(action.hostRewriteLiteral().get());
+    }
+    HeaderMutator.apply(entry.requestHeaders(), request.headers());
+  }
+
+  @Override
+  public FilterDataStatus decodeData(ByteBuf data, boolean endStream) {
+    if (body == null || destroyed) {
+      data.release(); // a local reply is on its way; nothing to forward
+      return FilterDataStatus.STOP_ITERATION_NO_BUFFER;
+    }
+    body.add(data, endStream);
+    if (endStream) {
+      startRouteTimer();
+    }
+    sendBodyOrHold();
+    if (endStream && attempt != null && attempt.stream() != null) {
+      startPerTryTimer(attempt);
+    }
+    return FilterDataStatus.STOP_ITERATION_NO_BUFFER;
+  }
+
+  @Override
+  public FilterTrailersStatus decodeTrailers(HttpHeaders trailers) {
+    if (body == null || destroyed) {
+      return FilterTrailersStatus.STOP_ITERATION;
+    }
+    body.addTrailers(trailers);
+    startRouteTimer();
+    sendBodyOrHold();
+    if (attempt != null && attempt.stream() != null) {
+      startPerTryTimer(attempt);
+    }
+    return FilterTrailersStatus.STOP_ITERATION;
+  }
+
+  private void sendBodyOrHold() {
+    if (attempt != null && attempt.stream() != null) {
+      body.writeTo(attempt.stream());
+      if (readingPaused && attempt.stream().isWritable()) {
+        pauseDownstream(false);
+      }
+    } else if (body.unsentBytes() > callbacks.decoderBufferLimit()) {
+      pauseDownstream(true);
+    }
+  }
+
+  @Override
+  public long bufferedBytes() {
+    return body == null || destroyed ? 0 : body.heldBytes();
+  }
+
+  // ---- tries ---------------------------------------------------------------------------------
+
+  /** A try first passes the peer's outbound guard: admitted now, refused, or queued. */
+  private void startAttempt() {
+    retryTimer = null;
+    if (destroyed) {
+      return;
+    }
+    if (guard == null) {
+      startAdmittedAttempt(null);
+      return;
+    }
+    Admission admission = guard.tryAcquire(worker().guardLoop(), new QueueCallback() {
+      @Override
+      public void onAdmitted(io.spillway.edge.guard.Permit admitted) {
+        guardTicket = null;
+        if (destroyed) {
+          admitted.release(Outcome.ABANDONED);
+        } else {
+          startAdmittedAttempt(admitted);
+        }
+      }
+
+      @Override
+      public void onRefused(Refusal reason) {
+        guardTicket = null;
+        guardReply(reason);
+      }
+    });
+    switch (admission) {
+      case io.spillway.edge.guard.Permit admitted -> startAdmittedAttempt(admitted);
+      case Refusal reason -> guardReply(reason);
+      case Ticket ticket -> guardTicket = ticket;
+    }
+  }
+
+  /** The outbound guard refused the call: 503, flag GR (its own refusals never count against the peer). */
+  private void guardReply(Refusal reason) {
+    callbacks.sendLocalReply(503, "upstream guard refused the call: " + reason.label(), ResponseFlag.GR);
+  }
+
+  private void startAdmittedAttempt(io.spillway.edge.guard.Permit guardPermit) {
+    if (destroyed) {
+      if (guardPermit != null) {
+        guardPermit.release(Outcome.ABANDONED);
+      }
+      return;
+    }
+    Host host = cluster.pickHost(worker());
+    Host avoid = retry.hostToAvoid();
+    if (host != null && host == avoid && cluster.hosts().hosts().size() > 1) {
+      for (int i = 0; i < 3 && host == avoid; i++) {
+        host = cluster.pickHost(worker());
+      }
+    }
+    if (host == null || !cluster.limits().tryAcquireRequest()) {
+      if (guardPermit != null) {
+        guardPermit.release(Outcome.ABANDONED);
+      }
+      if (host == null) {
+        cluster.stats().upstreamCxNoneHealthy.inc();
+        callbacks.sendLocalReply(503, "no healthy upstream", ResponseFlag.UH);
+      } else {
+        cluster.stats().upstreamRqPendingOverflow.inc();
+        callbacks.sendLocalReply(503, RESET_BEFORE_HEADERS + "overflow", ResponseFlag.UO);
+      }
+      return;
+    }
+    cluster.stats().upstreamRqTotal.inc();
+    cluster.stats().upstreamRqActive.inc();
+    host.requestStarted();
+    callbacks.streamInfo().setUpstreamHost(host.addressString());
+    UpstreamRequest a = new UpstreamRequest(this, cluster, host);
+    a.guardPermit = guardPermit;
+    attempt = a;
+    body.rewind();
+    OptionalInt guardTimeout = guardPermit == null ? OptionalInt.empty() : guard.requestTimeoutMillis();
+    if (guardTimeout.isPresent()) {
+      a.guardTimer = schedule(() -> onGuardTimeout(a), TimeUnit.MILLISECONDS.toNanos(guardTimeout.getAsInt()));
+    }
+    a.start();
+  }
+
+  void onAttemptReady(UpstreamRequest a) {
+    if (a != attempt || destroyed) {
+      a.cancel();
+      return;
+    }
+    UpstreamStream stream = a.stream();
+    a.startNanos = System.nanoTime();
+    if (entry.routeAction().autoHostRewrite()
+        && cluster.config().discoveryType() == ClusterConfig.DiscoveryType.STRICT_DNS) {
+      // Envoy rewrites to the host's DNS name; STATIC hosts have none, so their Host stays.
+      request.setAuthority(a.host().hostname());
+    }
+    if (body.empty()) {
+      stream.write(UpstreamMessages.fullRequest(request), true);
+    } else {
+      stream.write(UpstreamMessages.requestHead(request, body.complete() && !body.hasContent()), false);
+      body.writeTo(stream);
+      stream.flush();
+    }
+    if (body.complete()) {
+      startPerTryTimer(a);
+    }
+    if (!stream.isWritable()) {
+      pauseDownstream(true);
+    }
+  }
+
+  void onAttemptFailure(UpstreamRequest a, PoolFailure failure, String detail) {
+    if (a != attempt || destroyed) {
+      return;
+    }
+    a.outcome = failure == PoolFailure.OVERFLOW ? Outcome.ABANDONED : Outcome.TRANSPORT_ERROR;
+    a.failed();
+    attempt = null;
+    if (failure == PoolFailure.OVERFLOW) {
+      callbacks.sendLocalReply(503, RESET_BEFORE_HEADERS + "overflow", ResponseFlag.UO);
+      return;
+    }
+    retry.failedOn(a.host());
+    if (retry.retriesPoolFailure(failure) && scheduleRetry()) {
+      return;
+    }
+    callbacks.sendLocalReply(503, RESET_BEFORE_HEADERS + "connection failure", ResponseFlag.UF);
+  }
+
+  // ---- the response --------------------------------------------------------------------------
+
+  void onUpstreamHeaders(UpstreamRequest a, HttpResponse response) {
+    if (a != attempt || destroyed) {
+      ReferenceCountUtil.release(response);
+      return;
+    }
+    callbacks.touch();
+    int code = response.status().code();
+    a.outcome = Outcome.ofStatus(code);
+    a.cancelGuardTimer();
+    a.cluster().stats().responseCode(code);
+    if (retry.retriesStatus(code) && retryAfter(a)) {
+      ReferenceCountUtil.release(response);
+      return;
+    }
+    a.cancelPerTryTimer();
+    HttpHeaders headers = response.headers();
+    HopByHop.strip(headers);
+    headers.set(X_UPSTREAM_SERVICE_TIME, Long.toString(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - a.startNanos)));
+    HeaderMutator.apply(entry.responseHeaders(), headers);
+    boolean endStream = response instanceof FullHttpResponse;
+    if (endStream) {
+      ReferenceCountUtil.release(response);
+    }
+    status = code;
+    if (endStream) {
+      recordCompletion(a);
+      a.complete(status < 500);
+      attempt = null;
+    }
+    callbacks.encodeHeaders(new ResponseHeaders(code, headers), endStream);
+  }
+
+  void onUpstreamData(UpstreamRequest a, HttpContent content) {
+    if (a != attempt || destroyed) {
+      content.release();
+      return;
+    }
+    callbacks.touch();
+    if (content instanceof LastHttpContent last) {
+      HttpHeaders trailers = last.trailingHeaders();
+      recordCompletion(a);
+      a.complete(status < 500);
+      attempt = null;
+      if (trailers.isEmpty()) {
+        callbacks.encodeData(content.content(), true);
+      } else {
+        if (content.content().isReadable()) {
+          callbacks.encodeData(content.content(), false);
+        } else {
+          content.release();
+        }
+        callbacks.encodeTrailers(trailers);
+      }
+      return;
+    }
+    callbacks.encodeData(content.content(), false);
+    if (!callbacks.downstreamWritable() && attempt != null && attempt.stream() != null) {
+      attempt.stream().pauseReading(true);
+    }
+  }
+
+  /** Upstream accounting, done before the last byte goes downstream so that stats never lag the response. */
+  private void recordCompletion(UpstreamRequest a) {
+    Cluster c = a.cluster();
+    c.stats().upstreamRqTime.record(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - a.startNanos));
+    if (retry.retriesUsed() > 0 && status < 500) {
+      c.stats().upstreamRqRetrySuccess.inc();
+    }
+  }
+
+  void onUpstreamReset(UpstreamRequest a, String reason) {
+    if (a != attempt || destroyed) {
+      return;
+    }
+    a.outcome = Outcome.TRANSPORT_ERROR;
+    a.failed();
+    attempt = null;
+    if (callbacks.responseStarted()) {
+      factory.stats().rqResetAfterDownstreamResponseStarted().inc();
+      callbacks.resetStream(ResponseFlag.UR);
+      return;
+    }
+    retry.failedOn(a.host());
+    if (retry.retriesReset() && scheduleRetry()) {
+      return;
+    }
+    callbacks.sendLocalReply(503, RESET_BEFORE_HEADERS + reason, ResponseFlag.UR);
+  }
+
+  void onUpstreamReadComplete() {
+    if (!destroyed) {
+      callbacks.flushResponse();
+    }
+  }
+
+  void onUpstreamWritability(boolean writable) {
+    if (writable) {
+      if (readingPaused && body.unsentBytes() <= callbacks.decoderBufferLimit()) {
+        pauseDownstream(false);
+      }
+    } else {
+      pauseDownstream(true);
+    }
+  }
+
+  private void onDownstreamWritability(boolean writable) {
+    if (attempt != null && attempt.stream() != null) {
+      attempt.stream().pauseReading(!writable);
+    }
+  }
+
+  // ---- retries and timeouts ------------------------------------------------------------------
+
+  /** Abandons try {@code current} for a retry, if one may be taken. */
+  private boolean retryAfter(UpstreamRequest current) {
+    if (!retry.mayRetry(callbacks.responseStarted(), body.replayable())) {
+      markExhausted();
+      return false;
+    }
+    current.cancel();
+    attempt = null;
+    retry.failedOn(current.host());
+    return scheduleRetry();
+  }
+
+  private boolean scheduleRetry() {
+    if (!retry.mayRetry(callbacks.responseStarted(), body.replayable())) {
+      markExhausted();
+      return false;
+    }
+    long delay = retry.takeRetry(worker().random());
+    if (delay < 0) {
+      return false;
+    }
+    retryTimer = schedule(this::startAttempt, delay);
+    return true;
+  }
+
+  private void markExhausted() {
+    if (retry.exhausted()) {
+      callbacks.streamInfo().setResponseFlag(ResponseFlag.URX);
+    }
+  }
+
+  /** The route timeout runs from the moment the whole request has been received (Envoy's rule). */
+  private void startRouteTimer() {
+    long nanos = entry.routeAction().timeout().toNanos();
+    if (nanos > 0 && !routeTimerStarted) {
+      routeTimerStarted = true;
+      callbacks.setResponseDeadline(System.nanoTime() + nanos, this::onRouteTimeout);
+    }
+  }
+
+  private void onRouteTimeout() {
+    if (destroyed) {
+      return;
+    }
+    cluster.stats().upstreamRqTimeout.inc();
+    if (attempt != null) {
+      attempt.outcome = Outcome.TIMEOUT;
+      attempt.host().requestTimedOut();
+      attempt.cancel();
+      attempt = null;
+    }
+    if (callbacks.responseStarted()) {
+      callbacks.resetStream(null);
+    } else {
+      callbacks.sendLocalReply(504, "upstream request timeout", ResponseFlag.UT);
+    }
+  }
+
+  private void startPerTryTimer(UpstreamRequest a) {
+    long nanos = retry.perTryTimeoutNanos();
+    if (nanos > 0 && a.perTryTimer == null) {
+      a.perTryTimer = schedule(() -> onPerTryTimeout(a), nanos);
+    }
+  }
+
+  private void onPerTryTimeout(UpstreamRequest a) {
+    a.perTryTimer = null;
+    if (a != attempt || destroyed || callbacks.responseStarted()) {
+      return;
+    }
+    a.cluster().stats().upstreamRqPerTryTimeout.inc();
+    a.host().requestTimedOut();
+    a.outcome = Outcome.TIMEOUT;
+    if (retry.retriesPerTryTimeout() && retryAfter(a)) {
+      return;
+    }
+    a.cancel();
+    attempt = null;
+    callbacks.sendLocalReply(504, "upstream request timeout", ResponseFlag.UT);
+  }
+
+  /** The outbound guard's request timeout (enforce): no response headers in time → 504. */
+  private void onGuardTimeout(UpstreamRequest a) {
+    a.guardTimer = null;
+    if (a != attempt || destroyed || callbacks.responseStarted()) {
+      return;
+    }
+    a.outcome = Outcome.TIMEOUT;
+    a.host().requestTimedOut();
+    a.cancel();
+    attempt = null;
+    callbacks.sendLocalReply(504, "upstream request timeout", ResponseFlag.UT);
+  }
+
+  private ScheduledFuture<?> schedule(Runnable task, long nanos) {
+    return worker().loop().schedule(task, nanos, TimeUnit.NANOSECONDS);
+  }
+
+  private void pauseDownstream(boolean paused) {
+    if (readingPaused != paused) {
+      readingPaused = paused;
+      callbacks.readDisable(paused);
+    }
+  }
+
+  // ---- the end -------------------------------------------------------------------------------
+
+  @Override
+  public void onDestroy() {
+    destroyed = true;
+    if (retryTimer != null) {
+      retryTimer.cancel(false);
+      retryTimer = null;
+    }
+    if (attempt != null) {
+      attempt.cancel();
+      attempt = null;
+    }
+    if (guardTicket != null) {
+      guardTicket.cancel();
+      guardTicket = null;
+    }
+    if (retry != null) {
+      retry.releaseSlot();
+    }
+    if (body != null) {
+      body.release();
+    }
+    if (readingPaused) {
+      pauseDownstream(false);
+    }
+  }
+}

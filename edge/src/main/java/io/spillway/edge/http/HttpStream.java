@@ -1,0 +1,607 @@
+package io.spillway.edge.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
+import io.spillway.edge.config.HttpConnectionManagerConfig;
+import io.spillway.edge.config.OverloadConfig;
+import io.spillway.edge.config.Route;
+import io.spillway.edge.http.filter.DecoderFilterCallbacks;
+import io.spillway.edge.http.filter.DownstreamWatermarkCallbacks;
+import io.spillway.edge.http.filter.EncoderFilterCallbacks;
+import io.spillway.edge.http.filter.RequestHeaders;
+import io.spillway.edge.http.filter.ResponseFlag;
+import io.spillway.edge.http.filter.ResponseHeaders;
+import io.spillway.edge.http.filter.StreamInfo;
+import io.spillway.edge.overload.OverloadState;
+import io.spillway.edge.router.RouteEntry;
+import io.spillway.edge.upstream.Worker;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * One request and its response inside the HTTP connection manager (Envoy's {@code ActiveStream}):
+ * the checks and header changes the connection manager makes before any filter, the route lookup,
+ * the filter chain in both directions, local replies, the stream's timers and stats. The codecs
+ * call in ({@code onRequest*}, {@code onDownstream*}); filters call back through the callbacks it
+ * implements; what passes the last encoder filter goes to the {@link Downstream}. Lives on one
+ * worker's loop.
+ *
+ * <p>Every path ends in {@link #finish()}, exactly once: timers cancelled, filters destroyed,
+ * buffers released, the connection told.
+ */
+final class HttpStream implements DecoderFilterCallbacks {
+
+  private static final AsciiString X_LOCAL_OVERLOADED = AsciiString.cached("x-envoy-local-overloaded");
+
+  private final HttpConnectionManager hcm;
+  private final HttpConnectionManagerConfig config;
+  private final Downstream downstream;
+  private final HcmStats stats;
+  private final StreamInfo info;
+  private final FilterChain chain;
+  private RequestHeaders request;
+  private RouteEntry route;
+
+  private boolean requestComplete;
+  private boolean decodingStopped;
+  private boolean responseStarted;
+  private boolean finished;
+  private int readDisables;
+  private DownstreamWatermarkCallbacks watermarkCallbacks;
+
+  private long lastActivityNanos;
+  private long responseDeadline;
+  private Runnable onResponseDeadline;
+  private ScheduledFuture<?> requestTimer;
+
+  HttpStream(HttpConnectionManager hcm, Downstream downstream) {
+    this.hcm = hcm;
+    this.config = hcm.config();
+    this.downstream = downstream;
+    this.stats = hcm.stats();
+    long now = System.nanoTime();
+    this.lastActivityNanos = now;
+    this.info = new StreamInfo(now, downstream.remoteAddress(), downstream.isHttp2());
+    this.chain = new FilterChain(this, hcm.filterFactories().size());
+    chain.setDecoderBufferLimitDefault(hcm.bufferLimitBytes());
+  }
+
+  /** A local reply went out or the stream ended: no decoder filter sees this request again. */
+  boolean decodingStopped() {
+    return decodingStopped || finished;
+  }
+
+  HcmStats hcmStats() {
+    return stats;
+  }
+
+  boolean isFinished() {
+    return finished;
+  }
+
+  // ---- from the codec --------------------------------------------------------------------------
+
+  /** The request head arrived; {@code endStream} when it has no body. */
+  void onRequestHeaders(RequestHeaders headers, boolean endStream) {
+    this.request = headers;
+    this.requestComplete = endStream;
+    stats.downstreamRqTotal.inc();
+    stats.downstreamRqActive.inc();
+    (downstream.isHttp2() ? stats.downstreamRqHttp2Total : stats.downstreamRqHttp1Total).inc();
+    if (!checkRequest(headers)) {
+      return;
+    }
+    OverloadHooks overload = hcm.overload();
+    OverloadState overloadState = overload.manager().state();
+    // Shed points in the order a request meets them: decoded headers, then the filter check.
+    if (overloadState.isSaturated(overload.stopAcceptingRequests())
+        || overload.decodeHeaders().shouldShed(overloadState, worker().random())
+        || overload.filterCheck().shouldShed(overloadState, worker().random())) {
+      stats.downstreamRqOverloadClose.inc();
+      sendLocalReply(503, "envoy overloaded", ResponseFlag.OM, config.appendLocalOverload()
+          ? h -> h.set(X_LOCAL_OVERLOADED, "true") : null);
+      return;
+    }
+    if (!endStream && config.requestTimeout().toNanos() > 0) {
+      requestTimer = worker().loop().schedule(this::onRequestTimeout, config.requestTimeout().toNanos(),
+          TimeUnit.NANOSECONDS);
+    }
+    HttpHeaders h = headers.headers();
+    if (h.containsValue(HttpHeaderNames.EXPECT, HttpHeaderValues.CONTINUE, true)) {
+      h.remove(HttpHeaderNames.EXPECT);
+      if (!endStream) {
+        downstream.send100Continue();
+      }
+    }
+    ForwardedHeaders.apply(headers, config, downstream.remoteAddress(), hcm.tls(), worker().random());
+    route = hcm.routes().match(headers);
+    hcm.createFilterChain(chain, route);
+    chain.decodeHeaders(headers, endStream);
+    armStreamTimer();
+  }
+
+  /** A request the codec could not turn into a routable head (a bad target): 400, and nothing else runs. */
+  void onInvalidRequest(RequestHeaders headers, boolean endStream, String detail) {
+    this.request = headers;
+    this.requestComplete = endStream;
+    stats.downstreamRqTotal.inc();
+    stats.downstreamRqActive.inc();
+    (downstream.isHttp2() ? stats.downstreamRqHttp2Total : stats.downstreamRqHttp1Total).inc();
+    sendLocalReply(400, detail, ResponseFlag.DPE);
+  }
+
+  /** What the connection manager itself refuses before any filter (400/403/431). */
+  private boolean checkRequest(RequestHeaders headers) {
+    if (headers.headers().size() > config.maxRequestHeadersCount()) {
+      stats.downstreamRqTooLarge.inc();
+      sendLocalReply(431, "Request Header Fields Too Large", ResponseFlag.DPE);
+      return false;
+    }
+    if (headers.method().equals("CONNECT")) {
+      sendLocalReply(400, "CONNECT is not supported", ResponseFlag.DPE);
+      return false;
+    }
+    String upgrade = headers.headers().get(HttpHeaderNames.UPGRADE);
+    if (upgrade != null && !upgrade.equalsIgnoreCase("h2c")) {
+      sendLocalReply(403, "upgrade is not supported", ResponseFlag.DPE);
+      return false;
+    }
+    if (headers.authority().isEmpty()) {
+      sendLocalReply(400, "missing host header", ResponseFlag.DPE);
+      return false;
+    }
+    return true;
+  }
+
+  /** A request body part arrived; the stream owns it. */
+  void onRequestData(ByteBuf data, boolean endStream) {
+    if (endStream) {
+      markRequestComplete();
+    }
+    if (finished || decodingStopped) {
+      data.release();
+      return;
+    }
+    touch();
+    chain.decodeData(data, endStream);
+  }
+
+  /** The request's trailers arrived; they end the request. */
+  void onRequestTrailers(HttpHeaders trailers) {
+    markRequestComplete();
+    if (finished || decodingStopped) {
+      return;
+    }
+    touch();
+    chain.decodeTrailers(trailers);
+  }
+
+  private void markRequestComplete() {
+    requestComplete = true;
+    if (requestTimer != null) {
+      requestTimer.cancel(false);
+      requestTimer = null;
+    }
+  }
+
+  /** The client went away or reset the stream. */
+  void onDownstreamReset() {
+    if (finished) {
+      return;
+    }
+    info.setResponseFlag(ResponseFlag.DC);
+    stats.downstreamRqRxReset.inc();
+    finish();
+  }
+
+  void onDownstreamWritability(boolean writable) {
+    if (watermarkCallbacks != null && !finished) {
+      watermarkCallbacks.onDownstreamWritabilityChanged(writable);
+    }
+  }
+
+  /** Request body bytes the edge holds for this stream (reset_high_memory_stream's account). */
+  long heldRequestBytes() {
+    return finished ? 0 : chain.heldRequestBytes();
+  }
+
+  /** reset_high_memory_stream picked this stream: reset it downstream and end everything upstream. */
+  void resetForMemory() {
+    resetStream(ResponseFlag.OM);
+  }
+
+  // ---- filter callbacks ------------------------------------------------------------------------
+
+  @Override
+  public Worker worker() {
+    return downstream.worker();
+  }
+
+  @Override
+  public RouteEntry route() {
+    return route;
+  }
+
+  @Override
+  public RequestHeaders requestHeaders() {
+    return request;
+  }
+
+  @Override
+  public StreamInfo streamInfo() {
+    return info;
+  }
+
+  @Override
+  public boolean responseStarted() {
+    return responseStarted;
+  }
+
+  @Override
+  public void continueDecoding() {
+    if (!finished && !decodingStopped) {
+      chain.continueDecoding();
+    }
+  }
+
+  @Override
+  public long decoderBufferLimit() {
+    return chain.decoderBufferLimit();
+  }
+
+  @Override
+  public void setDecoderBufferLimit(long bytes) {
+    chain.setDecoderBufferLimit(bytes);
+  }
+
+  @Override
+  public void encodeHeaders(ResponseHeaders headers, boolean endStream) {
+    if (finished) {
+      return;
+    }
+    responseStarted = true;
+    touch();
+    chain.encodeHeaders(headers, endStream);
+  }
+
+  @Override
+  public void encodeData(ByteBuf data, boolean endStream) {
+    if (finished) {
+      data.release();
+      return;
+    }
+    touch();
+    chain.encodeData(data, endStream);
+  }
+
+  @Override
+  public void encodeTrailers(HttpHeaders trailers) {
+    if (!finished) {
+      chain.encodeTrailers(trailers);
+    }
+  }
+
+  @Override
+  public void flushResponse() {
+    if (!finished) {
+      downstream.flush();
+    }
+  }
+
+  @Override
+  public void readDisable(boolean disable) {
+    if (finished) {
+      return;
+    }
+    int before = readDisables;
+    readDisables = Math.max(0, before + (disable ? 1 : -1));
+    if ((before == 0) != (readDisables == 0)) {
+      downstream.pauseReading(readDisables > 0);
+    }
+  }
+
+  @Override
+  public boolean downstreamWritable() {
+    return downstream.isWritable();
+  }
+
+  @Override
+  public void setDownstreamWatermarkCallbacks(DownstreamWatermarkCallbacks callbacks) {
+    this.watermarkCallbacks = callbacks;
+  }
+
+  @Override
+  public void setResponseDeadline(long deadlineNanos, Runnable onExpiry) {
+    responseDeadline = deadlineNanos;
+    onResponseDeadline = onExpiry;
+    armStreamTimer();
+  }
+
+  @Override
+  public void touch() {
+    lastActivityNanos = System.nanoTime();
+  }
+
+  @Override
+  public void sendLocalReply(int code, String text, ResponseFlag flag, Consumer<HttpHeaders> modifyHeaders) {
+    if (finished) {
+      return;
+    }
+    if (flag != null) {
+      info.setResponseFlag(flag);
+    }
+    if (responseStarted) {
+      resetStream(null);
+      return;
+    }
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    HttpHeaders h = DefaultHttpHeadersFactory.headersFactory().withValidation(false).newHeaders();
+    if (bytes.length > 0) {
+      h.set(HttpHeaderNames.CONTENT_TYPE, "text/plain");
+    }
+    h.setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
+    if (flag == ResponseFlag.DPE && !downstream.isHttp2()) {
+      // A request that broke the protocol's limits ends its HTTP/1 connection, as in Envoy.
+      h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+    }
+    if (modifyHeaders != null) {
+      modifyHeaders.accept(h);
+    }
+    boolean withBody = bytes.length > 0 && (request == null || !request.isHead());
+    encodeLocalReply(new ResponseHeaders(code, h), withBody ? Unpooled.wrappedBuffer(bytes) : null);
+  }
+
+  @Override
+  public void sendLocalReply(ResponseHeaders headers, ByteBuf body, ResponseFlag flag) {
+    if (finished) {
+      if (body != null) {
+        body.release();
+      }
+      return;
+    }
+    if (flag != null) {
+      info.setResponseFlag(flag);
+    }
+    if (responseStarted) {
+      if (body != null) {
+        body.release();
+      }
+      resetStream(null);
+      return;
+    }
+    encodeLocalReply(headers, body);
+  }
+
+  private void encodeLocalReply(ResponseHeaders headers, ByteBuf body) {
+    decodingStopped = true;
+    responseStarted = true;
+    chain.encodeLocalReply(headers, body);
+  }
+
+  @Override
+  public void resetStream(ResponseFlag flag) {
+    if (finished) {
+      return;
+    }
+    if (flag != null) {
+      info.setResponseFlag(flag);
+    }
+    downstream.resetStream();
+    finish();
+  }
+
+  /** The encoder filters' callbacks: the stream's, plus continuing the response's iteration. */
+  EncoderFilterCallbacks encoderCallbacks() {
+    return new EncoderCallbacks();
+  }
+
+  // ---- after the last encoder filter ---------------------------------------------------------
+
+  void sendResponseHeaders(ResponseHeaders headers, boolean endStream) {
+    int code = headers.status();
+    info.setResponseCode(code);
+    stats.responseCode(code); // charged when the headers go out, as Envoy does
+    headers.headers().set(HttpHeaderNames.SERVER, config.serverName());
+    maybeDisableKeepAlive();
+    downstream.sendHeaders(headers, endStream);
+    if (endStream) {
+      responseComplete();
+    }
+  }
+
+  void sendResponseData(ByteBuf data, boolean endStream) {
+    downstream.sendData(data, endStream);
+    if (endStream) {
+      responseComplete();
+    }
+  }
+
+  void sendResponseTrailers(HttpHeaders trailers) {
+    downstream.sendTrailers(trailers);
+    responseComplete();
+  }
+
+  private void responseComplete() {
+    if (!requestComplete) {
+      stats.downstreamRqResponseBeforeRqComplete.inc();
+    }
+    finish();
+  }
+
+  /** A buffered response grew past the limit: 500 before the response started, else a reset. */
+  void responseOverLimit() {
+    resetStream(null);
+  }
+
+  /**
+   * disable_http_keepalive: with the action's state as probability (1 when saturated), this
+   * response ends its connection.
+   */
+  private void maybeDisableKeepAlive() {
+    OverloadHooks overload = hcm.overload();
+    double p = overload.manager().state().actionState(overload.disableKeepalive());
+    if (p > 0 && (p >= 1 || worker().random().nextDouble() < p)) {
+      stats.downstreamCxOverloadDisableKeepalive.inc();
+      downstream.disableKeepAlive();
+    }
+  }
+
+  // ---- timers --------------------------------------------------------------------------------
+
+  private Duration idleTimeout() {
+    Route.RouteAction action = route == null ? null : route.routeAction();
+    Duration configured = action != null && action.idleTimeout().isPresent()
+        ? action.idleTimeout().get() : config.streamIdleTimeout();
+    return hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_STREAM_IDLE, configured);
+  }
+
+  /** reduce_timeouts changed: the idle deadline is recomputed from the last activity and re-armed. */
+  void rescaleTimers() {
+    armStreamTimer();
+  }
+
+  /**
+   * Asks the downstream for a timer callback at the earlier of the response deadline and the idle
+   * deadline. Activity does not move the timer: when it fires, {@link #onTimer()} checks what
+   * really expired and asks again for the rest.
+   */
+  private void armStreamTimer() {
+    if (finished) {
+      return;
+    }
+    long idle = idleTimeout().toNanos();
+    long next = Long.MAX_VALUE;
+    if (idle > 0) {
+      next = lastActivityNanos + idle;
+    }
+    if (responseDeadline != 0) {
+      next = Math.min(next, responseDeadline);
+    }
+    if (next != Long.MAX_VALUE) {
+      downstream.armTimer(next);
+    }
+  }
+
+  /** The downstream's timer fired: act on an expired response or idle deadline, else re-arm. */
+  void onTimer() {
+    if (finished) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (responseDeadline != 0 && now - responseDeadline >= 0) {
+      responseDeadline = 0;
+      onResponseDeadline.run();
+      return;
+    }
+    long idle = idleTimeout().toNanos();
+    if (idle > 0 && now - lastActivityNanos >= idle) {
+      stats.downstreamRqIdleTimeout.inc();
+      if (responseStarted) {
+        resetStream(null);
+      } else {
+        sendLocalReply(requestComplete ? 504 : 408, "stream timeout", ResponseFlag.SI);
+      }
+      return;
+    }
+    armStreamTimer();
+  }
+
+  private void onRequestTimeout() {
+    requestTimer = null;
+    if (finished || requestComplete) {
+      return;
+    }
+    stats.downstreamRqTimeout.inc();
+    if (responseStarted) {
+      resetStream(null);
+    } else {
+      sendLocalReply(408, "request timeout", null);
+    }
+  }
+
+  // ---- the end -------------------------------------------------------------------------------
+
+  /** Ends the stream exactly once, on every path. */
+  private void finish() {
+    if (finished) {
+      return;
+    }
+    finished = true;
+    if (requestTimer != null) {
+      requestTimer.cancel(false);
+      requestTimer = null;
+    }
+    chain.destroy();
+    if (readDisables > 0) {
+      readDisables = 0;
+      downstream.pauseReading(false);
+    }
+    stats.downstreamRqActive.dec();
+    stats.downstreamRqCompleted.inc();
+    stats.downstreamRqTime.record(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - info.startNanos()));
+    downstream.requestFinished(this, requestComplete);
+  }
+
+  CompositeByteBuf newBuffer() {
+    return worker().allocator().compositeBuffer(64);
+  }
+
+  /** The encoder side's view of the stream. */
+  private final class EncoderCallbacks implements EncoderFilterCallbacks {
+    @Override
+    public void continueEncoding() {
+      if (!finished) {
+        chain.continueEncoding();
+      }
+    }
+
+    @Override
+    public Worker worker() {
+      return HttpStream.this.worker();
+    }
+
+    @Override
+    public RouteEntry route() {
+      return route;
+    }
+
+    @Override
+    public RequestHeaders requestHeaders() {
+      return request;
+    }
+
+    @Override
+    public StreamInfo streamInfo() {
+      return info;
+    }
+
+    @Override
+    public void sendLocalReply(int status, String body, ResponseFlag flag, Consumer<HttpHeaders> modifyHeaders) {
+      HttpStream.this.sendLocalReply(status, body, flag, modifyHeaders);
+    }
+
+    @Override
+    public void sendLocalReply(ResponseHeaders headers, ByteBuf body, ResponseFlag flag) {
+      HttpStream.this.sendLocalReply(headers, body, flag);
+    }
+
+    @Override
+    public void resetStream(ResponseFlag flag) {
+      HttpStream.this.resetStream(flag);
+    }
+
+    @Override
+    public boolean responseStarted() {
+      return responseStarted;
+    }
+  }
+}

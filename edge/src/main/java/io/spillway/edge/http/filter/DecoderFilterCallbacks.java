@@ -1,0 +1,52 @@
+package io.spillway.edge.http.filter;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpHeaders;
+
+/**
+ * What the stream offers a decoder filter (Envoy's {@code StreamDecoderFilterCallbacks}): resuming
+ * iteration, the buffer limit, back-pressure towards the client, and — for the terminal filter —
+ * the way to hand a response to the encoder chain.
+ */
+public interface DecoderFilterCallbacks extends StreamFilterCallbacks {
+
+  /** Resumes iteration after this filter stopped it: the next filters get what was held. */
+  void continueDecoding();
+
+  /** How many request bytes the chain buffers for a stopped filter before it acts (413 or pause). */
+  long decoderBufferLimit();
+
+  /** Raises or lowers {@link #decoderBufferLimit()} for this stream (the buffer filter's max_request_bytes). */
+  void setDecoderBufferLimit(long bytes);
+
+  /** A response part from the terminal filter, handed to the encoder filters and then the client. */
+  void encodeHeaders(ResponseHeaders headers, boolean endStream);
+
+  void encodeData(ByteBuf data, boolean endStream);
+
+  void encodeTrailers(HttpHeaders trailers);
+
+  /** Writes out what the encoder chain passed on without a flush (end of an upstream read burst). */
+  void flushResponse();
+
+  /**
+   * Stops (true) or resumes (false) reading the request from the client. Counted: reading resumes
+   * once every stop has been matched by a resume.
+   */
+  void readDisable(boolean disable);
+
+  /** Whether the client can take more response bytes now. */
+  boolean downstreamWritable();
+
+  /** Tells {@code callbacks} each time the client's writability changes (response back-pressure). */
+  void setDownstreamWatermarkCallbacks(DownstreamWatermarkCallbacks callbacks);
+
+  /**
+   * Calls {@code onExpiry} once the response deadline passes (System.nanoTime), unless the stream
+   * ends first; the route timeout. Shares the stream's one timer with the idle timeout.
+   */
+  void setResponseDeadline(long deadlineNanos, Runnable onExpiry);
+
+  /** Marks the stream's activity now (the idle timeout counts from the last activity). */
+  void touch();
+}

@@ -1,0 +1,28 @@
+package io.spillway.edge.http.filter;
+
+import io.spillway.edge.admission.AdmissionController;
+import io.spillway.edge.config.HttpConnectionManagerConfig;
+import io.spillway.edge.guard.GuardRegistry;
+import io.spillway.edge.stats.Scope;
+import io.spillway.edge.upstream.ClusterManager;
+
+/**
+ * What a filter factory may use, given once when its connection manager is built (Envoy's
+ * {@code FactoryContext}, the part Spillway has).
+ *
+ * @param config the connection manager's configuration
+ * @param httpScope the stats scope {@code http.<stat_prefix>.}
+ * @param clusters the edge's clusters, read at call time (CDS may change them)
+ * @param guards the outbound guard of each peer, or null when there is none
+ * @param admission inbound admission, shared by every listener
+ * @param bufferLimitBytes the listener's per-connection buffer limit
+ * @param tls whether the listener terminates TLS
+ */
+public record FilterContext(
+    HttpConnectionManagerConfig config,
+    Scope httpScope,
+    ClusterManager clusters,
+    GuardRegistry guards,
+    AdmissionController admission,
+    int bufferLimitBytes,
+    boolean tls) {}

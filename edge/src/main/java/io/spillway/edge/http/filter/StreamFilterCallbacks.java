@@ -1,0 +1,47 @@
+package io.spillway.edge.http.filter;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.router.RouteEntry;
+import io.spillway.edge.upstream.Worker;
+import java.util.function.Consumer;
+
+/** What the stream offers every filter, in either direction. Only used on the stream's worker loop. */
+public interface StreamFilterCallbacks {
+
+  /** The worker the stream lives on: its loop, random source and allocator. */
+  Worker worker();
+
+  /** The route the request matched, or null when none did. Resolved once, before the first filter runs. */
+  RouteEntry route();
+
+  /** The request's head, after the connection manager's own changes (x-forwarded-*, x-request-id). */
+  RequestHeaders requestHeaders();
+
+  StreamInfo streamInfo();
+
+  /**
+   * Answers the request from here: before the response started, a small {@code text/plain} reply
+   * that the encoder filters see like any response; after it, the stream is reset. Decoding stops:
+   * no later decoder filter sees this request again.
+   *
+   * @param modifyHeaders changes the reply's headers before the encoder filters run, or null
+   */
+  void sendLocalReply(int status, String body, ResponseFlag flag, Consumer<HttpHeaders> modifyHeaders);
+
+  default void sendLocalReply(int status, String body, ResponseFlag flag) {
+    sendLocalReply(status, body, flag, null);
+  }
+
+  /**
+   * Answers the request with a response the filter built (status, headers, body or null), under
+   * the same rules as the text reply above.
+   */
+  void sendLocalReply(ResponseHeaders headers, ByteBuf body, ResponseFlag flag);
+
+  /** Aborts the stream at once (HTTP/1: the connection closes; HTTP/2: RST_STREAM), with a flag. */
+  void resetStream(ResponseFlag flag);
+
+  /** True once response headers went to the encoder chain (a local reply is then a reset). */
+  boolean responseStarted();
+}
