@@ -141,7 +141,8 @@ final class HttpStream implements DecoderFilterCallbacks {
 
   /** What the connection manager itself refuses before any filter (400/403/431). */
   private boolean checkRequest(RequestHeaders headers) {
-    if (headers.headers().size() > config.maxRequestHeadersCount()) {
+    int count = headers.headers().size() + (headers.authority().isEmpty() ? 0 : 1); // Host counts too
+    if (count > config.maxRequestHeadersCount()) {
       stats.downstreamRqTooLarge.inc();
       sendLocalReply(431, "Request Header Fields Too Large", ResponseFlag.DPE);
       return false;
