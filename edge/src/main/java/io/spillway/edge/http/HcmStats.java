@@ -93,7 +93,7 @@ public final class HcmStats {
   }
 
   /** The scope {@code http.<stat_prefix>.}, for the stats of the connection manager's HTTP filters. */
-  Scope scope() {
+  public Scope scope() {
     return scope;
   }
 

@@ -2,8 +2,6 @@ package io.spillway.edge.http;
 
 import io.spillway.edge.config.HttpConnectionManagerConfig;
 import io.spillway.edge.router.RouteTable;
-import io.spillway.edge.upstream.ClusterManager;
-import java.time.Clock;
 
 /**
  * The per-listener factory of HTTP streams (Envoy's HttpConnectionManager filter config): parsed
@@ -14,34 +12,28 @@ import java.time.Clock;
 public final class HttpConnectionManager {
   private final HttpConnectionManagerConfig config;
   private final HcmStats stats;
-  private final ClusterManager clusters;
   private final DrainSignal drain;
   private final boolean tls;
   private final int bufferLimitBytes;
-  private final Clock clock;
   private final OverloadHooks overload;
-  private final io.spillway.edge.admission.AdmissionController admission;
-  private final io.spillway.edge.guard.GuardRegistry guards;
   private final java.util.List<io.spillway.edge.http.filter.HttpFilterFactory> filters;
   private volatile RouteTable routes;
 
+  /**
+   * @param filters the chain's factories in decoder order, built once for this connection
+   *     manager (see {@code HttpFilterRegistry.chain}); the last one is terminal
+   */
   public HttpConnectionManager(HttpConnectionManagerConfig config, HcmStats stats, RouteTable routes,
-      ClusterManager clusters, DrainSignal drain, boolean tls, int bufferLimitBytes, Clock clock,
-      OverloadHooks overload, io.spillway.edge.admission.AdmissionController admission,
-      io.spillway.edge.guard.GuardRegistry guards) {
+      DrainSignal drain, boolean tls, int bufferLimitBytes, OverloadHooks overload,
+      java.util.List<io.spillway.edge.http.filter.HttpFilterFactory> filters) {
     this.config = config;
     this.stats = stats;
     this.routes = routes;
-    this.clusters = clusters;
     this.drain = drain;
     this.tls = tls;
     this.bufferLimitBytes = bufferLimitBytes;
-    this.clock = clock;
     this.overload = overload;
-    this.admission = admission;
-    this.guards = guards;
-    this.filters = io.spillway.edge.filters.HttpFilterRegistry.chain(new io.spillway.edge.http.filter.FilterContext(
-        config, stats.scope(), clusters, guards, admission, bufferLimitBytes, tls));
+    this.filters = java.util.List.copyOf(filters);
   }
 
   /** The chain's filter factories, parsed once: inbound admission, then {@code http_filters} in order. */
@@ -59,15 +51,7 @@ public final class HttpConnectionManager {
     }
   }
 
-  /** The outbound guard of each upstream peer (cluster). */
-  public io.spillway.edge.guard.GuardRegistry guards() {
-    return guards;
-  }
 
-  /** Inbound admission, shared by every listener of the edge. */
-  public io.spillway.edge.admission.AdmissionController admission() {
-    return admission;
-  }
 
   /** The overload manager's state and the handles of the actions that act on HTTP streams. */
   public OverloadHooks overload() {
@@ -92,9 +76,6 @@ public final class HttpConnectionManager {
     this.routes = routes;
   }
 
-  public ClusterManager clusters() {
-    return clusters;
-  }
 
   public DrainSignal drain() {
     return drain;
@@ -110,9 +91,6 @@ public final class HttpConnectionManager {
     return bufferLimitBytes;
   }
 
-  public Clock clock() {
-    return clock;
-  }
 
   /**
    * (Re)arms a connection's max_connection_duration, counted from when it opened and scaled by

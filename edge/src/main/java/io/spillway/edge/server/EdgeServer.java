@@ -228,8 +228,10 @@ public final class EdgeServer implements AdminContext {
   HttpConnectionManager newConnectionManager(ListenerConfig lc, RouteTable routes) {
     HcmStats hcmStats = new HcmStats(stats.rootScope().taggedScope("http", lc.hcm().statPrefix(),
         "envoy_http_conn_manager_prefix"));
-    return new HttpConnectionManager(lc.hcm(), hcmStats, routes, clusters, drain, lc.tls().isPresent(),
-        lc.perConnectionBufferLimitBytes(), clock, httpOverload, admission, guards);
+    var filters = io.spillway.edge.filters.HttpFilterRegistry.chain(new io.spillway.edge.http.filter.FilterContext(
+        lc.hcm(), hcmStats.scope(), clusters, guards, admission, lc.perConnectionBufferLimitBytes(), lc.tls().isPresent()));
+    return new HttpConnectionManager(lc.hcm(), hcmStats, routes, drain, lc.tls().isPresent(),
+        lc.perConnectionBufferLimitBytes(), httpOverload, filters);
   }
 
   ListenerStats listenerStats(ListenerConfig lc) {
