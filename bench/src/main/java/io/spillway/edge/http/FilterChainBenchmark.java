@@ -10,7 +10,7 @@ import io.spillway.edge.http.filter.DecoderFilterCallbacks;
 import io.spillway.edge.http.filter.FilterDataStatus;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
 import io.spillway.edge.http.filter.FilterTrailersStatus;
-import io.spillway.edge.http.filter.RequestHeaders;
+import io.spillway.edge.http.message.RequestHeaders;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

@@ -2,7 +2,7 @@ package io.spillway.edge.http;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.spillway.edge.http.filter.ResponseHeaders;
+import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.upstream.Worker;
 
 /**

@@ -10,10 +10,10 @@ import io.spillway.edge.http.filter.FilterChainBuilder;
 import io.spillway.edge.http.filter.FilterDataStatus;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
 import io.spillway.edge.http.filter.FilterTrailersStatus;
-import io.spillway.edge.http.filter.RequestHeaders;
 import io.spillway.edge.http.filter.ResponseFlag;
-import io.spillway.edge.http.filter.ResponseHeaders;
 import io.spillway.edge.http.filter.StreamFilterBase;
+import io.spillway.edge.http.message.RequestHeaders;
+import io.spillway.edge.http.message.ResponseHeaders;
 
 /**
  * One stream's filter instances and the two iterations over them: decoder filters in

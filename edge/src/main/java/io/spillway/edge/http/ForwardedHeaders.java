@@ -3,7 +3,7 @@ package io.spillway.edge.http;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import io.spillway.edge.config.HttpConnectionManagerConfig;
-import io.spillway.edge.http.filter.RequestHeaders;
+import io.spillway.edge.http.message.RequestHeaders;
 import java.util.UUID;
 import java.util.random.RandomGenerator;
 

@@ -19,8 +19,8 @@ import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
-import io.spillway.edge.http.filter.RequestHeaders;
-import io.spillway.edge.http.filter.ResponseHeaders;
+import io.spillway.edge.http.message.RequestHeaders;
+import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.upstream.Worker;
 import java.util.Map;
 

@@ -1,16 +1,26 @@
 package io.spillway.edge.upstream;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import io.netty.handler.codec.http.DefaultHttpRequest;
+import io.netty.handler.codec.http.DefaultLastHttpContent;
+import io.netty.handler.codec.http.EmptyHttpHeaders;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.http.message.RequestHeaders;
+import io.spillway.edge.http.message.ResponseHeaders;
 
 /**
  * One pooled HTTP/1.1 upstream connection; the last handler of its pipeline (after
@@ -75,20 +85,58 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
     this.listener = listener;
   }
 
+  /**
+   * The head as an HTTP/1.1 request over the same header map (no copy): {@code host} from the
+   * authority, and chunked framing when a body follows without a declared length (RFC 9112 §6.1).
+   */
   @Override
-  public void write(HttpObject part, boolean flush) {
-    if (part instanceof io.netty.handler.codec.http.HttpRequest req && !io.netty.handler.codec.http.HttpUtil.isKeepAlive(req)) {
+  public void writeHeaders(RequestHeaders request, boolean bodyFollows, boolean endStream) {
+    HttpHeaders headers = request.headers();
+    headers.set(HttpHeaderNames.HOST, request.authority());
+    if (!headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
+      if (bodyFollows) {
+        headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+      } else {
+        headers.remove(HttpHeaderNames.TRANSFER_ENCODING);
+      }
+    }
+    if (headers.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
       keepAlive = false;
     }
-    if (part instanceof LastHttpContent) {
+    HttpMethod method = HttpMethod.valueOf(request.method());
+    if (endStream) {
       requestDone = true;
-    }
-    if (flush) {
-      ctx.writeAndFlush(part, ctx.voidPromise());
+      ctx.writeAndFlush(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, request.pathAndQuery(),
+          Unpooled.EMPTY_BUFFER, headers, EmptyHttpHeaders.INSTANCE), ctx.voidPromise());
+      if (responseDone) {
+        finish();
+      }
     } else {
-      ctx.write(part, ctx.voidPromise());
+      ctx.write(new DefaultHttpRequest(HttpVersion.HTTP_1_1, method, request.pathAndQuery(), headers),
+          ctx.voidPromise());
     }
-    if (requestDone && responseDone) {
+  }
+
+  @Override
+  public void writeData(ByteBuf data, boolean endStream) {
+    if (endStream) {
+      writeLast(new DefaultLastHttpContent(data));
+    } else {
+      ctx.write(new DefaultHttpContent(data), ctx.voidPromise());
+    }
+  }
+
+  @Override
+  public void writeTrailers(HttpHeaders trailers) {
+    DefaultLastHttpContent last = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
+    last.trailingHeaders().set(trailers);
+    writeLast(last);
+  }
+
+  private void writeLast(LastHttpContent last) {
+    requestDone = true;
+    ctx.writeAndFlush(last, ctx.voidPromise());
+    if (responseDone) {
       finish();
     }
   }
@@ -151,7 +199,7 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
         l.onReset("protocol error: " + response.decoderResult().cause().getMessage());
         return;
       }
-      l.onResponseHeaders(response);
+      l.onResponseHeaders(new ResponseHeaders(response.status().code(), response.headers()), false);
       return;
     }
     if (msg instanceof HttpContent content) {
@@ -166,7 +214,17 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
       if (last) {
         responseDone = true;
       }
-      l.onResponseData(content);
+      if (last && !((LastHttpContent) content).trailingHeaders().isEmpty()) {
+        HttpHeaders trailers = ((LastHttpContent) content).trailingHeaders();
+        if (content.content().isReadable()) {
+          l.onResponseData(content.content(), false);
+        } else {
+          content.release();
+        }
+        l.onResponseTrailers(trailers);
+      } else {
+        l.onResponseData(content.content(), last);
+      }
       if (last) {
         if (requestDone) {
           finish();

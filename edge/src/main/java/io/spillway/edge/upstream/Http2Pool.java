@@ -11,7 +11,6 @@ import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
-import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -74,7 +73,6 @@ final class Http2Pool extends HostPool {
         .handler(new ChannelInitializer<Http2StreamChannel>() {
           @Override
           protected void initChannel(Http2StreamChannel ch) {
-            ch.pipeline().addLast("codec", new Http2StreamFrameToHttpObjectCodec(false));
             ch.pipeline().addLast("upstream", handler);
           }
         })

@@ -1,30 +1,46 @@
 package io.spillway.edge.upstream;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpObject;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpStatusClass;
-import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2ResetFrame;
+import io.netty.handler.codec.http2.HttpConversionUtil;
+import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.http.message.RequestHeaders;
+import io.spillway.edge.http.message.ResponseHeaders;
+import java.util.Map;
 
 /**
- * One upstream HTTP/2 stream, last in the stream channel's pipeline (after
- * {@code Http2StreamFrameToHttpObjectCodec}). The stream channel closes by itself once both
- * directions have ended; a reset sends RST_STREAM(CANCEL).
+ * One upstream HTTP/2 stream, the only handler of its stream channel: writes the request as
+ * HEADERS, DATA and trailing HEADERS frames (pseudo-header fields from the request's method,
+ * scheme, authority and path, RFC 9113 §8.3.1; names lower-cased and connection-specific fields
+ * dropped, §8.2.2) and reads the response's frames straight into the neutral model. The stream
+ * channel closes by itself once both directions have ended; a reset sends RST_STREAM(CANCEL).
  */
 final class Http2StreamHandler extends ChannelInboundHandlerAdapter implements UpstreamStream {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http2StreamHandler.class);
+
+  /** Upstream connections are cleartext: the :scheme the peer sees. */
+  private static final AsciiString UPSTREAM_SCHEME = AsciiString.cached("http");
 
   private final Host host;
   private final Cluster cluster;
   private ChannelHandlerContext ctx;
   private UpstreamResponseListener listener;
   private boolean responseDone;
+  private boolean headersSeen;
   private boolean reset;
 
   Http2StreamHandler(Host host, Cluster cluster) {
@@ -48,16 +64,44 @@ final class Http2StreamHandler extends ChannelInboundHandlerAdapter implements U
   }
 
   @Override
-  public void write(HttpObject part, boolean flush) {
+  public void writeHeaders(RequestHeaders request, boolean bodyFollows, boolean endStream) {
     if (reset) {
-      ReferenceCountUtil.release(part);
       return;
     }
-    if (flush) {
-      ctx.writeAndFlush(part, ctx.voidPromise());
+    HttpHeaders fields = request.headers();
+    fields.remove(HttpHeaderNames.HOST);
+    fields.remove(HttpHeaderNames.TRANSFER_ENCODING);
+    Http2Headers out = new DefaultHttp2Headers(false, fields.size() + 4);
+    out.method(request.method()).scheme(UPSTREAM_SCHEME).authority(request.authority()).path(request.pathAndQuery());
+    HttpConversionUtil.toHttp2Headers(fields, out);
+    if (endStream) {
+      ctx.writeAndFlush(new DefaultHttp2HeadersFrame(out, true), ctx.voidPromise());
     } else {
-      ctx.write(part, ctx.voidPromise());
+      ctx.write(new DefaultHttp2HeadersFrame(out, false), ctx.voidPromise());
     }
+  }
+
+  @Override
+  public void writeData(ByteBuf data, boolean endStream) {
+    if (reset) {
+      data.release();
+      return;
+    }
+    if (endStream) {
+      ctx.writeAndFlush(new DefaultHttp2DataFrame(data, true), ctx.voidPromise());
+    } else {
+      ctx.write(new DefaultHttp2DataFrame(data, false), ctx.voidPromise());
+    }
+  }
+
+  @Override
+  public void writeTrailers(HttpHeaders trailers) {
+    if (reset) {
+      return;
+    }
+    Http2Headers out = new DefaultHttp2Headers(false, trailers.size());
+    HttpConversionUtil.toHttp2Headers(trailers, out);
+    ctx.writeAndFlush(new DefaultHttp2HeadersFrame(out, true), ctx.voidPromise());
   }
 
   @Override
@@ -95,25 +139,48 @@ final class Http2StreamHandler extends ChannelInboundHandlerAdapter implements U
       ReferenceCountUtil.release(msg);
       return;
     }
-    if (msg instanceof HttpResponse response) {
-      if (response.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
-        ReferenceCountUtil.release(msg);
+    if (msg instanceof Http2HeadersFrame frame) {
+      Http2Headers h = frame.headers();
+      if (!headersSeen) {
+        CharSequence status = h.status();
+        int code = status == null ? 0 : AsciiString.of(status).parseInt();
+        if (code >= 100 && code < 200) {
+          return; // informational heads are not relayed
+        }
+        headersSeen = true;
+        if (frame.isEndStream()) {
+          responseDone = true;
+          listener = null;
+        }
+        l.onResponseHeaders(new ResponseHeaders(code, fields(h)), frame.isEndStream());
         return;
       }
-      if (msg instanceof LastHttpContent) {
-        responseDone = true; // HEADERS with END_STREAM: the listener sees a FullHttpResponse
-        listener = null;
-      }
-      l.onResponseHeaders(response);
+      responseDone = true;
+      listener = null;
+      l.onResponseTrailers(fields(h));
       return;
     }
-    if (msg instanceof HttpContent content) {
-      if (content instanceof LastHttpContent) {
+    if (msg instanceof Http2DataFrame data) {
+      if (data.isEndStream()) {
         responseDone = true;
         listener = null;
       }
-      l.onResponseData(content);
+      l.onResponseData(data.content(), data.isEndStream());
+      return;
     }
+    ReferenceCountUtil.release(msg);
+  }
+
+  /** The regular fields of a HEADERS frame, in the neutral model's map. */
+  private static HttpHeaders fields(Http2Headers h) {
+    HttpHeaders out = DefaultHttpHeadersFactory.headersFactory().withValidation(false).newHeaders();
+    for (Map.Entry<CharSequence, CharSequence> e : h) {
+      CharSequence name = e.getKey();
+      if (name.length() == 0 || name.charAt(0) != ':') {
+        out.add(name, e.getValue());
+      }
+    }
+    return out;
   }
 
   @Override

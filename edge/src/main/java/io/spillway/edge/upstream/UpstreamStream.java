@@ -1,15 +1,18 @@
 package io.spillway.edge.upstream;
 
-import io.netty.handler.codec.http.HttpObject;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.http.message.RequestHeaders;
 
 /**
  * One request/response exchange with an upstream host: an HTTP/1.1 connection lent for one
- * request, or an HTTP/2 stream. Used only from the owning worker's loop.
+ * request, or an HTTP/2 stream. Used only from the owning worker's loop. Each side writes the
+ * protocol-neutral request in its own protocol (HTTP/1.1 messages, or HEADERS and DATA frames)
+ * and hands the response back in the same model.
  *
- * <p>The caller writes the request ({@code HttpRequest}, then {@code HttpContent}s ending with a
- * {@code LastHttpContent}) and receives the response through the bound listener. When both the
- * request and the response have ended, the stream returns itself to its pool; {@link #reset()}
- * abandons it at any time.
+ * <p>The caller writes the head, then body parts, then trailers; end of stream marks the last
+ * write. When both the request and the response have ended, the stream returns itself to its
+ * pool; {@link #reset()} abandons it at any time.
  */
 public interface UpstreamStream {
 
@@ -18,10 +21,16 @@ public interface UpstreamStream {
   /** Where response events go; must be called before the first write. */
   void bind(UpstreamResponseListener listener);
 
-  /** Writes a request part. A {@code LastHttpContent} ends the request. */
-  void write(HttpObject part, boolean flush);
+  /** Writes the request head; with {@code endStream} the request has no body. */
+  void writeHeaders(RequestHeaders headers, boolean bodyFollows, boolean endStream);
 
-  /** Flushes what {@link #write} queued without flushing. */
+  /** Writes a body part (the callee owns it); {@code endStream} ends the request. */
+  void writeData(ByteBuf data, boolean endStream);
+
+  /** Writes the trailers, which end the request. */
+  void writeTrailers(HttpHeaders trailers);
+
+  /** Flushes what was written. */
   void flush();
 
   /** False while the connection's outbound buffer is above its high-water mark. */

@@ -9,9 +9,9 @@ import io.spillway.edge.http.filter.DecoderFilterCallbacks;
 import io.spillway.edge.http.filter.FilterChainBuilder;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
 import io.spillway.edge.http.filter.HttpFilterFactory;
-import io.spillway.edge.http.filter.RequestHeaders;
 import io.spillway.edge.http.filter.ResponseFlag;
 import io.spillway.edge.http.filter.StreamInfo;
+import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.router.RouteEntry;
 
 /**

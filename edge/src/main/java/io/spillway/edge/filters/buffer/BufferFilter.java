@@ -10,8 +10,8 @@ import io.spillway.edge.http.filter.FilterDataStatus;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
 import io.spillway.edge.http.filter.FilterTrailersStatus;
 import io.spillway.edge.http.filter.HttpFilterFactory;
-import io.spillway.edge.http.filter.RequestHeaders;
 import io.spillway.edge.http.filter.ResponseFlag;
+import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.stats.Counter;
 
 /**

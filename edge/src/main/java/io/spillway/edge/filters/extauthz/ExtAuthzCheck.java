@@ -3,17 +3,9 @@ package io.spillway.edge.filters.extauthz;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
-import io.netty.handler.codec.http.EmptyHttpHeaders;
-import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.util.ReferenceCountUtil;
 import io.spillway.edge.config.ExtAuthzConfig;
 import io.spillway.edge.guard.Outcome;
 import io.spillway.edge.guard.PeerGuard;
@@ -21,16 +13,17 @@ import io.spillway.edge.guard.Permit;
 import io.spillway.edge.guard.QueueCallback;
 import io.spillway.edge.guard.Refusal;
 import io.spillway.edge.http.filter.FilterContext;
-import io.spillway.edge.http.filter.HopByHop;
-import io.spillway.edge.http.filter.RequestHeaders;
 import io.spillway.edge.http.filter.ResponseFlag;
-import io.spillway.edge.upstream.Worker;
+import io.spillway.edge.http.message.HopByHop;
+import io.spillway.edge.http.message.RequestHeaders;
+import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.upstream.Cluster;
 import io.spillway.edge.upstream.Host;
 import io.spillway.edge.upstream.HostPool;
 import io.spillway.edge.upstream.StreamCallbacks;
 import io.spillway.edge.upstream.UpstreamResponseListener;
 import io.spillway.edge.upstream.UpstreamStream;
+import io.spillway.edge.upstream.Worker;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
@@ -209,7 +202,7 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
     }
     stream = ready;
     ready.bind(this);
-    ready.write(checkRequest(), true);
+    ready.writeHeaders(checkRequest(), false, true);
   }
 
   @Override
@@ -223,7 +216,7 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
   }
 
   /** The request's method and path (behind path_prefix), the allowed headers, no body. */
-  private DefaultFullHttpRequest checkRequest() {
+  private RequestHeaders checkRequest() {
     ExtAuthzConfig config = filter.config();
     HttpHeaders headers = new DefaultHttpHeaders();
     for (Map.Entry<String, String> h : downstreamRequest.headers()) {
@@ -232,44 +225,42 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
         headers.add(name, h.getValue());
       }
     }
-    headers.set(HttpHeaderNames.HOST, downstreamRequest.authority());
+    headers.remove(HttpHeaderNames.HOST);
     HopByHop.strip(headers);
     for (ExtAuthzConfig.Header h : config.headersToAdd()) {
       headers.set(h.name(), h.value());
     }
     headers.set(HttpHeaderNames.CONTENT_LENGTH, "0");
-    return new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(downstreamRequest.method()),
-        config.pathPrefix() + downstreamRequest.pathAndQuery(), Unpooled.EMPTY_BUFFER, headers, EmptyHttpHeaders.INSTANCE);
+    return new RequestHeaders(downstreamRequest.method(), "http", downstreamRequest.authority(),
+        config.pathPrefix() + downstreamRequest.pathAndQuery(), headers);
   }
 
   @Override
-  public void onResponseHeaders(HttpResponse response) {
+  public void onResponseHeaders(ResponseHeaders response, boolean endStream) {
     if (done) {
-      ReferenceCountUtil.release(response);
       return;
     }
-    status = response.status().code();
+    status = response.status();
     outcome = Outcome.ofStatus(status);
     cluster.stats().responseCode(status);
     responseHeaders = response.headers();
     if (isDenied()) {
       body = worker.allocator().compositeBuffer();
     }
-    if (response instanceof HttpContent content) {
-      onResponseData(content);
+    if (endStream) {
+      onComplete();
     }
   }
 
   @Override
-  public void onResponseData(HttpContent content) {
+  public void onResponseData(ByteBuf part, boolean endStream) {
     if (done) {
-      content.release();
+      part.release();
       return;
     }
     if (body != null) {
-      ByteBuf part = content.content();
       if (body.readableBytes() + part.readableBytes() > context.bufferLimitBytes()) {
-        content.release();
+        part.release();
         stream.reset(); // a denial too large to relay: the check failed
         finishWithError();
         return;
@@ -278,9 +269,15 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
         body.addComponent(true, part.retain());
       }
     }
-    boolean last = content instanceof LastHttpContent;
-    content.release();
-    if (last) {
+    part.release();
+    if (endStream) {
+      onComplete();
+    }
+  }
+
+  @Override
+  public void onResponseTrailers(HttpHeaders trailers) {
+    if (!done) {
       onComplete();
     }
   }

@@ -7,10 +7,10 @@ import io.spillway.edge.http.filter.EncoderFilterCallbacks;
 import io.spillway.edge.http.filter.FilterDataStatus;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
 import io.spillway.edge.http.filter.FilterTrailersStatus;
-import io.spillway.edge.http.filter.RequestHeaders;
 import io.spillway.edge.http.filter.ResponseFlag;
-import io.spillway.edge.http.filter.ResponseHeaders;
 import io.spillway.edge.http.filter.StreamFilter;
+import io.spillway.edge.http.message.RequestHeaders;
+import io.spillway.edge.http.message.ResponseHeaders;
 
 /**
  * One request's ext_authz filter: holds the request while its {@link ExtAuthzCheck} runs (body

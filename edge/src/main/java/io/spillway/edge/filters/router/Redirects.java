@@ -1,7 +1,7 @@
 package io.spillway.edge.filters.router;
 
 import io.spillway.edge.config.Route;
-import io.spillway.edge.http.filter.RequestHeaders;
+import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.router.RouteEntry;
 
 /** The path rewrites of a route and the Location of a redirect (Envoy's route entry rules). */

@@ -1,9 +1,6 @@
 package io.spillway.edge.filters.router;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.DefaultHttpContent;
-import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.upstream.UpstreamStream;
 import java.util.ArrayList;
@@ -92,15 +89,13 @@ final class RequestBody {
     }
     for (int i = sentParts; i < n; i++) {
       ByteBuf part = replayable ? parts.get(i).retainedDuplicate() : parts.get(i);
-      boolean last = complete && trailers == null && i == n - 1;
-      stream.write(last ? new DefaultLastHttpContent(part) : new DefaultHttpContent(part), i == n - 1 && !trailersDue);
+      stream.writeData(part, complete && trailers == null && i == n - 1);
     }
     if (trailersDue) {
       trailersSent = true;
-      DefaultLastHttpContent end = new DefaultLastHttpContent(Unpooled.EMPTY_BUFFER);
-      end.trailingHeaders().set(trailers);
-      stream.write(end, true);
+      stream.writeTrailers(trailers);
     }
+    stream.flush();
     if (replayable) {
       sentParts = n;
     } else {

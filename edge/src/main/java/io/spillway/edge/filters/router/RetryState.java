@@ -1,7 +1,7 @@
 package io.spillway.edge.filters.router;
 
-import io.spillway.edge.config.RetryPolicy;
 import io.spillway.edge.config.RetryPolicy.RetryOn;
+import io.spillway.edge.config.RetryPolicy;
 import io.spillway.edge.guard.PeerGuard;
 import io.spillway.edge.upstream.Cluster;
 import io.spillway.edge.upstream.Host;

@@ -1,14 +1,9 @@
 package io.spillway.edge.filters.router;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
-import io.netty.util.ReferenceCountUtil;
 import io.spillway.edge.config.ClusterConfig;
 import io.spillway.edge.config.Route;
 import io.spillway.edge.guard.Admission;
@@ -22,10 +17,10 @@ import io.spillway.edge.http.filter.DecoderFilterCallbacks;
 import io.spillway.edge.http.filter.FilterDataStatus;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
 import io.spillway.edge.http.filter.FilterTrailersStatus;
-import io.spillway.edge.http.filter.HopByHop;
-import io.spillway.edge.http.filter.RequestHeaders;
 import io.spillway.edge.http.filter.ResponseFlag;
-import io.spillway.edge.http.filter.ResponseHeaders;
+import io.spillway.edge.http.message.HopByHop;
+import io.spillway.edge.http.message.RequestHeaders;
+import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.router.RouteEntry;
 import io.spillway.edge.upstream.Cluster;
 import io.spillway.edge.upstream.Host;
@@ -284,11 +279,10 @@ final class RouterFilter implements DecoderFilter {
       request.setAuthority(a.host().hostname());
     }
     if (body.empty()) {
-      stream.write(UpstreamMessages.fullRequest(request), true);
+      stream.writeHeaders(request, false, true);
     } else {
-      stream.write(UpstreamMessages.requestHead(request, body.complete() && !body.hasContent()), false);
+      stream.writeHeaders(request, !body.complete() || body.hasContent(), false);
       body.writeTo(stream);
-      stream.flush();
     }
     if (body.complete()) {
       startPerTryTimer(a);
@@ -318,18 +312,16 @@ final class RouterFilter implements DecoderFilter {
 
   // ---- the response --------------------------------------------------------------------------
 
-  void onUpstreamHeaders(UpstreamRequest a, HttpResponse response) {
+  void onUpstreamHeaders(UpstreamRequest a, ResponseHeaders response, boolean endStream) {
     if (a != attempt || destroyed) {
-      ReferenceCountUtil.release(response);
       return;
     }
     callbacks.touch();
-    int code = response.status().code();
+    int code = response.status();
     a.outcome = Outcome.ofStatus(code);
     a.cancelGuardTimer();
     a.cluster().stats().responseCode(code);
     if (retry.retriesStatus(code) && retryAfter(a)) {
-      ReferenceCountUtil.release(response);
       return;
     }
     a.cancelPerTryTimer();
@@ -337,46 +329,41 @@ final class RouterFilter implements DecoderFilter {
     HopByHop.strip(headers);
     headers.set(X_UPSTREAM_SERVICE_TIME, Long.toString(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - a.startNanos)));
     HeaderMutator.apply(entry.responseHeaders(), headers);
-    boolean endStream = response instanceof FullHttpResponse;
-    if (endStream) {
-      ReferenceCountUtil.release(response);
-    }
     status = code;
     if (endStream) {
-      recordCompletion(a);
-      a.complete(status < 500);
-      attempt = null;
+      completed(a);
     }
-    callbacks.encodeHeaders(new ResponseHeaders(code, headers), endStream);
+    callbacks.encodeHeaders(response, endStream);
   }
 
-  void onUpstreamData(UpstreamRequest a, HttpContent content) {
+  void onUpstreamData(UpstreamRequest a, ByteBuf data, boolean endStream) {
     if (a != attempt || destroyed) {
-      content.release();
+      data.release();
       return;
     }
     callbacks.touch();
-    if (content instanceof LastHttpContent last) {
-      HttpHeaders trailers = last.trailingHeaders();
-      recordCompletion(a);
-      a.complete(status < 500);
-      attempt = null;
-      if (trailers.isEmpty()) {
-        callbacks.encodeData(content.content(), true);
-      } else {
-        if (content.content().isReadable()) {
-          callbacks.encodeData(content.content(), false);
-        } else {
-          content.release();
-        }
-        callbacks.encodeTrailers(trailers);
-      }
-      return;
+    if (endStream) {
+      completed(a);
     }
-    callbacks.encodeData(content.content(), false);
-    if (!callbacks.downstreamWritable() && attempt != null && attempt.stream() != null) {
+    callbacks.encodeData(data, endStream);
+    if (!endStream && !callbacks.downstreamWritable() && attempt != null && attempt.stream() != null) {
       attempt.stream().pauseReading(true);
     }
+  }
+
+  void onUpstreamTrailers(UpstreamRequest a, HttpHeaders trailers) {
+    if (a != attempt || destroyed) {
+      return;
+    }
+    completed(a);
+    callbacks.encodeTrailers(trailers);
+  }
+
+  /** The response is whole: account for the try and give back its slot, before the last part goes out. */
+  private void completed(UpstreamRequest a) {
+    recordCompletion(a);
+    a.complete(status < 500);
+    attempt = null;
   }
 
   /** Upstream accounting, done before the last byte goes downstream so that stats never lag the response. */

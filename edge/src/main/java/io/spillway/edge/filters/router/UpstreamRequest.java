@@ -1,8 +1,8 @@
 package io.spillway.edge.filters.router;
 
-import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.util.ReferenceCountUtil;
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.upstream.Cluster;
 import io.spillway.edge.upstream.Host;
 import io.spillway.edge.upstream.HostPool;
@@ -81,21 +81,26 @@ final class UpstreamRequest implements StreamCallbacks, UpstreamResponseListener
   }
 
   @Override
-  public void onResponseHeaders(HttpResponse response) {
-    if (ended) {
-      ReferenceCountUtil.release(response);
-      return;
+  public void onResponseHeaders(ResponseHeaders headers, boolean endStream) {
+    if (!ended) {
+      request.onUpstreamHeaders(this, headers, endStream);
     }
-    request.onUpstreamHeaders(this, response);
   }
 
   @Override
-  public void onResponseData(HttpContent content) {
+  public void onResponseData(ByteBuf data, boolean endStream) {
     if (ended) {
-      content.release();
+      data.release();
       return;
     }
-    request.onUpstreamData(this, content);
+    request.onUpstreamData(this, data, endStream);
+  }
+
+  @Override
+  public void onResponseTrailers(HttpHeaders trailers) {
+    if (!ended) {
+      request.onUpstreamTrailers(this, trailers);
+    }
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.spillway.edge.http.filter;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.http.message.RequestHeaders;
 
 /**
  * A filter on the request's way in (Envoy's {@code StreamDecoderFilter}). The chain calls it on the

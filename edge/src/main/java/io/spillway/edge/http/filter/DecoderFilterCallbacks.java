@@ -2,6 +2,7 @@ package io.spillway.edge.http.filter;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.http.message.ResponseHeaders;
 
 /**
  * What the stream offers a decoder filter (Envoy's {@code StreamDecoderFilterCallbacks}): resuming

@@ -2,6 +2,7 @@ package io.spillway.edge.http.filter;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.http.message.ResponseHeaders;
 
 /**
  * A filter on the response's way out (Envoy's {@code StreamEncoderFilter}). Encoder filters run in

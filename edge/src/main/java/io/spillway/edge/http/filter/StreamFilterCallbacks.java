@@ -2,6 +2,8 @@ package io.spillway.edge.http.filter;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.http.message.RequestHeaders;
+import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.router.RouteEntry;
 import io.spillway.edge.upstream.Worker;
 import java.util.function.Consumer;

@@ -1,4 +1,4 @@
-package io.spillway.edge.http.filter;
+package io.spillway.edge.http.message;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
