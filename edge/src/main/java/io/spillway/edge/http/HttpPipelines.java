@@ -23,26 +23,37 @@ public final class HttpPipelines {
   private HttpPipelines() {}
 
   /**
-   * HTTP/1.1: decoder (limits from the connection manager, strict framing) → encoder → validator
-   * (400/431 and close on anything unparseable) → connection handler (requests, keep-alive).
+   * HTTP/1.1: decoder (limits from the connection manager, strict request line and framing) →
+   * encoder → conformance (Host, request-target form, transfer codings) → validator (answers and
+   * closes on anything refused so far) → connection handler (requests, keep-alive).
    */
   public static void configureHttp1(ChannelPipeline p, HttpConnectionManager hcm, Worker worker) {
     var config = hcm.config();
+    Http1RequestValidator validator = new Http1RequestValidator(hcm.stats(), config.serverName(), config.http1());
+    Http1ServerHandler handler = new Http1ServerHandler(hcm, worker, validator);
+    p.addLast("http1-bytes", new BytesHook(handler));
+    addHttp1Codec(p, config.maxRequestHeadersBytes(), validator);
+    p.addLast("http1-connection", handler);
+  }
+
+  /**
+   * The HTTP/1.1 codec steps, before the connection handler: decoder → encoder → conformance →
+   * validator. The request line may be as long as the header block ({@code maxRequestHeadersBytes},
+   * at least 1 KiB).
+   */
+  static void addHttp1Codec(ChannelPipeline p, int maxRequestHeadersBytes, Http1RequestValidator validator) {
     HttpDecoderConfig decoder = new HttpDecoderConfig()
-        .setMaxInitialLineLength(Math.max(1024, config.maxRequestHeadersBytes()))
-        .setMaxHeaderSize(config.maxRequestHeadersBytes())
+        .setMaxInitialLineLength(Math.max(1024, maxRequestHeadersBytes))
+        .setMaxHeaderSize(maxRequestHeadersBytes)
         .setMaxChunkSize(64 * 1024)
         .setValidateHeaders(true)
         .setAllowDuplicateContentLengths(false)
         .setStrictLineParsing(true)
         .setUseRfc9112TransferEncoding(true);
-    Http1RequestValidator validator = new Http1RequestValidator(hcm.stats(), config.serverName(), config.http1());
-    Http1ServerHandler handler = new Http1ServerHandler(hcm, worker, validator);
-    p.addLast("http1-bytes", new BytesHook(handler));
     p.addLast("http1-decoder", new Http1RequestDecoder(decoder));
     p.addLast("http1-encoder", new HttpResponseEncoder());
+    p.addLast("http1-conformance", new Http1RequestConformance());
     p.addLast("http1-validator", validator);
-    p.addLast("http1-connection", handler);
   }
 
   /**
