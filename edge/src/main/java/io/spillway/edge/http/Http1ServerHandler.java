@@ -174,25 +174,17 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   private boolean currentHead;
 
   /**
-   * The request as the filter chain sees it: the target in origin form, Host as the authority,
-   * connection-specific fields removed (RFC 9110 §7.6.1). An absolute-form target's authority
-   * replaces Host (RFC 9112 §3.2.2). Null when the target is neither origin- nor absolute-form.
+   * The request as the filter chain sees it: Host as the authority, connection-specific fields
+   * removed (RFC 9110 §7.6.1). {@link Http1RequestConformance} has already made an absolute-form
+   * target origin-form; anything else not in origin form (asterisk-form) gives null.
    */
   private RequestHeaders requestHeaders(HttpRequest req) {
-    HttpHeaders headers = req.headers();
     String uri = req.uri();
-    String authority;
-    if (uri.startsWith("/")) {
-      authority = headers.get(HttpHeaderNames.HOST);
-    } else {
-      int scheme = uri.indexOf("://");
-      if (scheme <= 0) {
-        return null;
-      }
-      int slash = uri.indexOf('/', scheme + 3);
-      authority = slash < 0 ? uri.substring(scheme + 3) : uri.substring(scheme + 3, slash);
-      uri = slash < 0 ? "/" : uri.substring(slash);
+    if (!uri.startsWith("/")) {
+      return null;
     }
+    HttpHeaders headers = req.headers();
+    String authority = headers.get(HttpHeaderNames.HOST);
     headers.remove(HttpHeaderNames.HOST);
     HopByHop.strip(headers);
     return new RequestHeaders(req.method().name(), scheme(), authority, uri, headers);
