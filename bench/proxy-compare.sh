@@ -28,7 +28,7 @@
 #   PIN            1 = pin with taskset (see *_CPUS)                [0]
 #   LOADGEN_CPUS / PROXY_CPUS / ORIGIN_CPUS  taskset CPU lists for PIN=1 [0 / 1 / 0]
 #   EDGE_JAR       edge fat jar          [edge/target/spillway-edge-all.jar]
-#   EDGE_JAVA_OPTS extra JVM options for the edge                   []
+#   EDGE_JAVA_OPTS JVM options for the edge      [bin/spillway's edge defaults]
 #   EDGE_READY_TIMEOUT seconds to wait for the edge admin /ready    [60]
 #   REBUILD        1 = build the edge jar even if it exists         [0]
 #   INSTALL        0 = never run apt-get, fail if a tool is missing [1]
@@ -64,6 +64,7 @@ LOADGEN_CPUS=${LOADGEN_CPUS:-0}
 PROXY_CPUS=${PROXY_CPUS:-1}
 ORIGIN_CPUS=${ORIGIN_CPUS:-0}
 EDGE_JAR=${EDGE_JAR:-$REPO_ROOT/edge/target/spillway-edge-all.jar}
+EDGE_JAVA_OPTS_GIVEN=${EDGE_JAVA_OPTS+set}
 EDGE_JAVA_OPTS=${EDGE_JAVA_OPTS:-}
 REBUILD=${REBUILD:-0}
 INSTALL=${INSTALL:-1}
@@ -211,6 +212,14 @@ if want_proxy edge; then
       (cd "$REPO_ROOT" && JAVA_HOME=$JDK PATH="$JDK/bin:$PATH" mvn -B -q -DskipTests package) >&2
     fi
     [[ -f $EDGE_JAR ]] || die "build finished but $EDGE_JAR does not exist"
+  fi
+  if [[ -z $EDGE_JAVA_OPTS_GIVEN ]]; then
+    # The launcher's defaults for the edge, so the run measures what `bin/spillway edge` starts.
+    # shellcheck disable=SC1090
+    source <(sed -n '/^java_major()/,/^}/p;/^edge_jvm_flags()/,/^}/p' "$REPO_ROOT/bin/spillway")
+    JAVA_MAJOR=$(java_major "$JDK/bin/java")
+    edge_jvm_flags
+    EDGE_JAVA_OPTS="${EDGE_JVM_FLAGS[*]}"
   fi
 fi
 

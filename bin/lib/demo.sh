@@ -10,6 +10,7 @@ STATE="$ROOT/.spillway/demo"
 mkdir -p "$STATE"
 JAVA="$JAVA_HOME/bin/java"
 read -r -a JAVA_FLAGS <<< "${JAVA_FLAGS_STR:-}"
+read -r -a EDGE_JVM_FLAGS <<< "${EDGE_JVM_FLAGS_STR:-}"
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 pick_port() { # preferred port if free, else a free one from a high range
@@ -156,7 +157,7 @@ dynamic_resources:
   lds_config: { ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s }
 YAML
 
-"$JAVA" "${JAVA_FLAGS[@]}" ${SPILLWAY_JAVA_OPTS:-} -jar "$ROOT/edge/target/spillway-edge-all.jar" \
+"$JAVA" "${JAVA_FLAGS[@]}" "${EDGE_JVM_FLAGS[@]}" ${SPILLWAY_JAVA_OPTS:-} -jar "$ROOT/edge/target/spillway-edge-all.jar" \
   -c "$STATE/edge.yaml" --concurrency 2 --drain-time-s 5 --xds-state-dir "$STATE/edge-xds" >"$STATE/edge.log" 2>&1 &
 EDGE_PID=$!
 PIDS+=("$EDGE_PID")
