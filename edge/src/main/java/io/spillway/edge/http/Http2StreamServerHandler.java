@@ -34,7 +34,8 @@ import java.util.Map;
  * RST_STREAM(INTERNAL_ERROR), a response that ends before the request is followed by
  * RST_STREAM(NO_ERROR) (§8.1).
  */
-final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implements Downstream {
+final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter
+    implements Downstream, StreamDeadlines.Timed {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http2StreamServerHandler.class);
   private static final AsciiString STATUS_CONTINUE = HttpResponseStatus.CONTINUE.codeAsText();
 
@@ -44,13 +45,15 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implem
   private ChannelHandlerContext ctx;
   private HttpStream request;
   private boolean reset;
-  private java.util.concurrent.ScheduledFuture<?> timer;
-  private long timerAt;
+  private final StreamDeadlines deadlines;
+  private long deadline;
 
-  Http2StreamServerHandler(HttpConnectionManager hcm, Worker worker, String remoteAddress) {
+  /** @param deadlines the connection's one timer for its streams' deadlines */
+  Http2StreamServerHandler(HttpConnectionManager hcm, Worker worker, String remoteAddress, StreamDeadlines deadlines) {
     this.hcm = hcm;
     this.worker = worker;
     this.remoteAddress = remoteAddress;
+    this.deadlines = deadlines;
   }
 
   @Override
@@ -271,19 +274,21 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implem
 
   @Override
   public void armTimer(long deadlineNanos) {
-    if (timer != null) {
-      if (timerAt - deadlineNanos <= 0) {
-        return;
-      }
-      timer.cancel(false);
-    }
-    timerAt = deadlineNanos;
-    timer = ctx.executor().schedule(this::onTimer, Math.max(1, deadlineNanos - System.nanoTime()),
-        java.util.concurrent.TimeUnit.NANOSECONDS);
+    deadlines.arm(this, deadlineNanos);
   }
 
-  private void onTimer() {
-    timer = null;
+  @Override
+  public long deadline() {
+    return deadline;
+  }
+
+  @Override
+  public void setDeadline(long deadlineNanos) {
+    deadline = deadlineNanos;
+  }
+
+  @Override
+  public void onDeadline() {
     if (request != null) {
       request.onTimer();
     }
@@ -291,10 +296,7 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter implem
 
   @Override
   public void requestFinished(HttpStream r, boolean requestBodyComplete) {
-    if (timer != null) {
-      timer.cancel(false);
-      timer = null;
-    }
+    deadlines.disarm(this);
     if (!requestBodyComplete && !reset) {
       reset = true;
       ctx.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.NO_ERROR));

@@ -78,10 +78,11 @@ public final class HttpPipelines {
     p.addLast("h2-codec", codec);
     Http2ServerConnection connection = new Http2ServerConnection(hcm, codec);
     boolean trackStreams = hcm.overload().tracksStreams();
+    StreamDeadlines deadlines = new StreamDeadlines(parent.eventLoop());
     p.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
       @Override
       protected void initChannel(Http2StreamChannel ch) {
-        ch.pipeline().addLast("h2-stream", new Http2StreamServerHandler(hcm, worker, remote));
+        ch.pipeline().addLast("h2-stream", new Http2StreamServerHandler(hcm, worker, remote, deadlines));
         if (trackStreams) {
           connection.track(ch); // only when timer re-scaling or high-memory resets must reach the streams
         }

@@ -9,8 +9,6 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.config.ExtAuthzConfig;
 import io.spillway.edge.guard.Outcome;
 import io.spillway.edge.guard.PeerGuard;
-import io.spillway.edge.guard.Permit;
-import io.spillway.edge.guard.QueueCallback;
 import io.spillway.edge.guard.Refusal;
 import io.spillway.edge.http.filter.FilterContext;
 import io.spillway.edge.http.filter.ResponseFlag;
@@ -18,16 +16,12 @@ import io.spillway.edge.http.message.HopByHop;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.upstream.Cluster;
-import io.spillway.edge.upstream.Host;
-import io.spillway.edge.upstream.HostPool;
-import io.spillway.edge.upstream.StreamCallbacks;
-import io.spillway.edge.upstream.UpstreamResponseListener;
-import io.spillway.edge.upstream.UpstreamStream;
+import io.spillway.edge.upstream.StreamCallbacks.PoolFailure;
+import io.spillway.edge.upstream.UpstreamCall;
 import io.spillway.edge.upstream.Worker;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
-import java.util.OptionalInt;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -45,7 +39,7 @@ import java.util.concurrent.TimeUnit;
  * (that status, its allowed headers and body to the client). A guard refusal answers {@code 503}
  * with flag {@code GR}, or lets the request through with {@code failure_mode_allow}.
  */
-final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, QueueCallback {
+final class ExtAuthzCheck implements UpstreamCall.Listener {
 
   private static final String FAILURE_MODE_ALLOWED_HEADER = "x-envoy-auth-failure-mode-allowed";
 
@@ -66,16 +60,9 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
   private final boolean head;
 
   private Cluster cluster;
-  private Host host;
-  private PeerGuard guard;
-  private Permit permit;
-  private io.spillway.edge.guard.Ticket ticket;
-  private HostPool.Pending pending = HostPool.Pending.NONE;
-  private UpstreamStream stream;
+  private UpstreamCall call;
   private ScheduledFuture<?> timer;
-  private boolean slotHeld;
   private boolean done;
-  private Outcome outcome = Outcome.ABANDONED;
   private int status;
   private HttpHeaders responseHeaders;
   private CompositeByteBuf body;
@@ -98,16 +85,13 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
       finishWithError(); // removed by CDS since the listener was built
       return;
     }
-    guard = context.guards() == null ? null : context.guards().guard(config.cluster());
-    if (guard == null) {
-      send(null);
-      return;
+    PeerGuard guard = context.guards() == null ? null : context.guards().guard(config.cluster());
+    call = new UpstreamCall(cluster, guard, worker, this);
+    long timeoutNanos = config.timeout().toNanos();
+    if (timeoutNanos > 0) {
+      timer = worker.loop().schedule(this::onTimeout, timeoutNanos, TimeUnit.NANOSECONDS);
     }
-    switch (guard.tryAcquire(worker.guardLoop(), this)) {
-      case Permit admitted -> send(admitted);
-      case Refusal reason -> refused(reason);
-      case io.spillway.edge.guard.Ticket queued -> ticket = queued;
-    }
+    call.start(null);
   }
 
   /** The request went away (client disconnect, timeout) mid-check: abandon the call, release once. */
@@ -116,41 +100,19 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
       return;
     }
     done = true;
-    if (ticket != null) {
-      ticket.cancel(); // false: the callback runs later and releases the permit it brings
-      ticket = null;
-    }
-    pending.cancel();
-    pending = HostPool.Pending.NONE;
-    if (stream != null) {
-      cluster.stats().upstreamRqTxReset.inc();
-      stream.reset();
-    }
-    end(false);
+    call.cancel();
+    end();
   }
 
-  // ---- the guard's queue ---------------------------------------------------------------------
+  // ---- the call ------------------------------------------------------------------------------
 
   @Override
-  public void onAdmitted(Permit admitted) {
-    ticket = null;
+  public void onCallRefused(UpstreamCall c, Refusal reason) {
     if (done) {
-      admitted.release(Outcome.ABANDONED);
       return;
     }
-    send(admitted);
-  }
-
-  @Override
-  public void onRefused(Refusal reason) {
-    ticket = null;
-    if (!done) {
-      refused(reason);
-    }
-  }
-
-  private void refused(Refusal reason) {
     done = true;
+    end();
     filter.error.inc();
     if (filter.config().failureModeAllow()) {
       allowOnFailure();
@@ -159,59 +121,28 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
     }
   }
 
-  // ---- the call ------------------------------------------------------------------------------
-
-  private void send(Permit admitted) {
-    permit = admitted;
-    host = cluster.pickHost(worker);
-    if (host == null) {
-      cluster.stats().upstreamCxNoneHealthy.inc();
-      finishWithError();
-      return;
-    }
-    if (!cluster.limits().tryAcquireRequest()) {
-      cluster.stats().upstreamRqPendingOverflow.inc();
-      finishWithError();
-      return;
-    }
-    slotHeld = true;
-    cluster.stats().upstreamRqTotal.inc();
-    cluster.stats().upstreamRqActive.inc();
-    host.requestStarted();
-    long timeoutNanos = filter.config().timeout().toNanos();
-    OptionalInt guardTimeout = admitted == null ? OptionalInt.empty() : guard.requestTimeoutMillis();
-    if (guardTimeout.isPresent()) {
-      long guardNanos = TimeUnit.MILLISECONDS.toNanos(guardTimeout.getAsInt());
-      timeoutNanos = timeoutNanos == 0 ? guardNanos : Math.min(timeoutNanos, guardNanos);
-    }
-    if (timeoutNanos > 0) {
-      timer = worker.loop().schedule(this::onTimeout, timeoutNanos, TimeUnit.NANOSECONDS);
-    }
-    HostPool.Pending p = cluster.pool(host, worker).newStream(this);
-    if (!done && stream == null) {
-      pending = p;
-    }
+  @Override
+  public void onCallUnavailable(UpstreamCall c, boolean noHost) {
+    finishWithError();
   }
 
   @Override
-  public void onStreamReady(UpstreamStream ready) {
-    pending = HostPool.Pending.NONE;
-    if (done) {
-      ready.reset();
-      return;
-    }
-    stream = ready;
-    ready.bind(this);
-    ready.writeHeaders(checkRequest(), false, true);
+  public void onCallFailed(UpstreamCall c, PoolFailure failure, String detail) {
+    finishWithError();
   }
 
   @Override
-  public void onStreamFailure(PoolFailure failure, String detail) {
-    pending = HostPool.Pending.NONE;
+  public void onCallReady(UpstreamCall c) {
     if (done) {
+      c.cancel();
       return;
     }
-    outcome = failure == PoolFailure.OVERFLOW ? Outcome.ABANDONED : Outcome.TRANSPORT_ERROR;
+    c.stream().writeHeaders(checkRequest(), false, true);
+  }
+
+  @Override
+  public void onCallTimedOut(UpstreamCall c) {
+    cluster.stats().upstreamRqTimeout.inc();
     finishWithError();
   }
 
@@ -236,12 +167,12 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
   }
 
   @Override
-  public void onResponseHeaders(ResponseHeaders response, boolean endStream) {
+  public void onResponseHeaders(UpstreamCall c, ResponseHeaders response, boolean endStream) {
     if (done) {
       return;
     }
     status = response.status();
-    outcome = Outcome.ofStatus(status);
+    c.setOutcome(Outcome.ofStatus(status));
     cluster.stats().responseCode(status);
     responseHeaders = response.headers();
     if (isDenied()) {
@@ -253,7 +184,7 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
   }
 
   @Override
-  public void onResponseData(ByteBuf part, boolean endStream) {
+  public void onResponseData(UpstreamCall c, ByteBuf part, boolean endStream) {
     if (done) {
       part.release();
       return;
@@ -261,7 +192,7 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
     if (body != null) {
       if (body.readableBytes() + part.readableBytes() > context.bufferLimitBytes()) {
         part.release();
-        stream.reset(); // a denial too large to relay: the check failed
+        c.cancel(); // a denial too large to relay: the check failed
         finishWithError();
         return;
       }
@@ -276,40 +207,28 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
   }
 
   @Override
-  public void onResponseTrailers(HttpHeaders trailers) {
+  public void onResponseTrailers(UpstreamCall c, HttpHeaders trailers) {
     if (!done) {
       onComplete();
     }
   }
 
   @Override
-  public void onReset(String reason) {
-    if (!done) {
-      outcome = Outcome.TRANSPORT_ERROR;
-      finishWithError();
-    }
+  public void onCallReset(UpstreamCall c, String reason) {
+    finishWithError();
   }
-
-  @Override
-  public void onReadComplete() {}
-
-  @Override
-  public void onWritabilityChanged(boolean writable) {}
 
   private void onTimeout() {
     timer = null;
     if (done) {
       return;
     }
-    outcome = Outcome.TIMEOUT;
-    host.requestTimedOut();
-    cluster.stats().upstreamRqTimeout.inc();
-    if (stream != null) {
-      cluster.stats().upstreamRqTxReset.inc();
-      stream.reset();
+    call.setOutcome(Outcome.TIMEOUT);
+    if (call.host() != null) {
+      call.host().requestTimedOut();
     }
-    pending.cancel();
-    pending = HostPool.Pending.NONE;
+    cluster.stats().upstreamRqTimeout.inc();
+    call.cancel();
     finishWithError();
   }
 
@@ -322,7 +241,8 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
     ByteBuf denial = body; // kept past end(), which releases a body still held
     body = null;
     done = true;
-    end(status < 500);
+    call.complete(status < 500);
+    end();
     if (status == 200) {
       filter.ok.inc();
       HttpHeaders clientHeaders = null;
@@ -358,8 +278,14 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
   }
 
   private void finishWithError() {
+    if (done) {
+      return;
+    }
     done = true;
-    end(false);
+    if (call != null) {
+      call.cancel();
+    }
+    end();
     onError();
   }
 
@@ -381,22 +307,11 @@ final class ExtAuthzCheck implements StreamCallbacks, UpstreamResponseListener, 
     request.onAuthzAllowed(null);
   }
 
-  /** Gives back what the call holds, once: timer, guard permit (with the outcome), cluster slot, body. */
-  private void end(boolean success) {
+  /** Gives back what the check holds besides the call: its timer and a denial body. */
+  private void end() {
     if (timer != null) {
       timer.cancel(false);
       timer = null;
-    }
-    if (permit != null) {
-      permit.release(outcome);
-      permit = null;
-    }
-    if (slotHeld) {
-      slotHeld = false;
-      cluster.limits().releaseRequest();
-      cluster.stats().upstreamRqActive.dec();
-      cluster.stats().upstreamRqCompleted.inc();
-      host.requestFinished(success);
     }
     if (body != null) {
       body.release();

@@ -6,12 +6,9 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import io.spillway.edge.config.ClusterConfig;
 import io.spillway.edge.config.Route;
-import io.spillway.edge.guard.Admission;
 import io.spillway.edge.guard.Outcome;
 import io.spillway.edge.guard.PeerGuard;
-import io.spillway.edge.guard.QueueCallback;
 import io.spillway.edge.guard.Refusal;
-import io.spillway.edge.guard.Ticket;
 import io.spillway.edge.http.filter.DecoderFilter;
 import io.spillway.edge.http.filter.DecoderFilterCallbacks;
 import io.spillway.edge.http.filter.FilterDataStatus;
@@ -23,21 +20,20 @@ import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.router.RouteEntry;
 import io.spillway.edge.upstream.Cluster;
-import io.spillway.edge.upstream.Host;
 import io.spillway.edge.upstream.StreamCallbacks.PoolFailure;
+import io.spillway.edge.upstream.UpstreamCall;
 import io.spillway.edge.upstream.UpstreamStream;
-import java.util.OptionalInt;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Envoy's router, the terminal filter: answers direct responses and redirects, picks the cluster,
- * sends the request to the upstream one try at a time ({@link UpstreamRequest}) through the peer's
+ * sends the request to the upstream one try at a time ({@link UpstreamCall}) through the peer's
  * outbound guard, retries by the route's policy ({@link RetryState}), enforces the route timeout
  * (from the end of the request, Envoy's rule) and per-try timeout, streams the body both ways with
  * back-pressure, and hands the response to the encoder filters.
  */
-final class RouterFilter implements DecoderFilter {
+final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private static final AsciiString X_UPSTREAM_SERVICE_TIME = AsciiString.cached("x-envoy-upstream-service-time");
   private static final String RESET_BEFORE_HEADERS = "upstream connect error or disconnect/reset before headers. reset reason: ";
 
@@ -49,8 +45,8 @@ final class RouterFilter implements DecoderFilter {
   private PeerGuard guard;
   private RetryState retry;
   private RequestBody body;
-  private UpstreamRequest attempt;
-  private Ticket guardTicket;
+  private UpstreamCall attempt;
+  private boolean perTryTimerArmed;
   private ScheduledFuture<?> retryTimer;
   private boolean readingPaused;
   private boolean destroyed;
@@ -185,94 +181,44 @@ final class RouterFilter implements DecoderFilter {
 
   // ---- tries ---------------------------------------------------------------------------------
 
-  /** A try first passes the peer's outbound guard: admitted now, refused, or queued. */
+  /** A try: through the peer's outbound guard to a host (not the one that just failed, if there are others). */
   private void startAttempt() {
     retryTimer = null;
     if (destroyed) {
       return;
     }
-    if (guard == null) {
-      startAdmittedAttempt(null);
-      return;
-    }
-    Admission admission = guard.tryAcquire(worker().guardLoop(), new QueueCallback() {
-      @Override
-      public void onAdmitted(io.spillway.edge.guard.Permit admitted) {
-        guardTicket = null;
-        if (destroyed) {
-          admitted.release(Outcome.ABANDONED);
-        } else {
-          startAdmittedAttempt(admitted);
-        }
-      }
-
-      @Override
-      public void onRefused(Refusal reason) {
-        guardTicket = null;
-        guardReply(reason);
-      }
-    });
-    switch (admission) {
-      case io.spillway.edge.guard.Permit admitted -> startAdmittedAttempt(admitted);
-      case Refusal reason -> guardReply(reason);
-      case Ticket ticket -> guardTicket = ticket;
-    }
+    UpstreamCall call = new UpstreamCall(cluster, guard, worker(), this);
+    attempt = call;
+    perTryTimerArmed = false;
+    body.rewind();
+    call.start(retry.hostToAvoid());
   }
 
-  /** The outbound guard refused the call: 503, flag GR (its own refusals never count against the peer). */
-  private void guardReply(Refusal reason) {
+  @Override
+  public void onCallRefused(UpstreamCall call, Refusal reason) {
+    attempt = null;
+    // 503, flag GR: the guard's own refusals never count against the peer.
     callbacks.sendLocalReply(503, "upstream guard refused the call: " + reason.label(), ResponseFlag.GR);
   }
 
-  private void startAdmittedAttempt(io.spillway.edge.guard.Permit guardPermit) {
-    if (destroyed) {
-      if (guardPermit != null) {
-        guardPermit.release(Outcome.ABANDONED);
-      }
-      return;
+  @Override
+  public void onCallUnavailable(UpstreamCall call, boolean noHost) {
+    attempt = null;
+    if (noHost) {
+      callbacks.sendLocalReply(503, "no healthy upstream", ResponseFlag.UH);
+    } else {
+      callbacks.sendLocalReply(503, RESET_BEFORE_HEADERS + "overflow", ResponseFlag.UO);
     }
-    Host host = cluster.pickHost(worker());
-    Host avoid = retry.hostToAvoid();
-    if (host != null && host == avoid && cluster.hosts().hosts().size() > 1) {
-      for (int i = 0; i < 3 && host == avoid; i++) {
-        host = cluster.pickHost(worker());
-      }
-    }
-    if (host == null || !cluster.limits().tryAcquireRequest()) {
-      if (guardPermit != null) {
-        guardPermit.release(Outcome.ABANDONED);
-      }
-      if (host == null) {
-        cluster.stats().upstreamCxNoneHealthy.inc();
-        callbacks.sendLocalReply(503, "no healthy upstream", ResponseFlag.UH);
-      } else {
-        cluster.stats().upstreamRqPendingOverflow.inc();
-        callbacks.sendLocalReply(503, RESET_BEFORE_HEADERS + "overflow", ResponseFlag.UO);
-      }
-      return;
-    }
-    cluster.stats().upstreamRqTotal.inc();
-    cluster.stats().upstreamRqActive.inc();
-    host.requestStarted();
-    callbacks.streamInfo().setUpstreamHost(host.addressString());
-    UpstreamRequest a = new UpstreamRequest(this, cluster, host);
-    a.guardPermit = guardPermit;
-    attempt = a;
-    body.rewind();
-    OptionalInt guardTimeout = guardPermit == null ? OptionalInt.empty() : guard.requestTimeoutMillis();
-    if (guardTimeout.isPresent()) {
-      a.guardTimer = schedule(() -> onGuardTimeout(a), TimeUnit.MILLISECONDS.toNanos(guardTimeout.getAsInt()));
-    }
-    a.start();
   }
 
-  void onAttemptReady(UpstreamRequest a) {
+  @Override
+  public void onCallReady(UpstreamCall a) {
     if (a != attempt || destroyed) {
       a.cancel();
       return;
     }
     UpstreamStream stream = a.stream();
-    a.startNanos = System.nanoTime();
+    callbacks.streamInfo().setUpstreamHost(a.host().addressString());
     if (entry.routeAction().autoHostRewrite()
         && cluster.config().discoveryType() == ClusterConfig.DiscoveryType.STRICT_DNS) {
       // Envoy rewrites to the host's DNS name; STATIC hosts have none, so their Host stays.
@@ -292,12 +238,11 @@ final class RouterFilter implements DecoderFilter {
     }
   }
 
-  void onAttemptFailure(UpstreamRequest a, PoolFailure failure, String detail) {
+  @Override
+  public void onCallFailed(UpstreamCall a, PoolFailure failure, String detail) {
     if (a != attempt || destroyed) {
       return;
     }
-    a.outcome = failure == PoolFailure.OVERFLOW ? Outcome.ABANDONED : Outcome.TRANSPORT_ERROR;
-    a.failed();
     attempt = null;
     if (failure == PoolFailure.OVERFLOW) {
       callbacks.sendLocalReply(503, RESET_BEFORE_HEADERS + "overflow", ResponseFlag.UO);
@@ -312,22 +257,22 @@ final class RouterFilter implements DecoderFilter {
 
   // ---- the response --------------------------------------------------------------------------
 
-  void onUpstreamHeaders(UpstreamRequest a, ResponseHeaders response, boolean endStream) {
+  @Override
+  public void onResponseHeaders(UpstreamCall a, ResponseHeaders response, boolean endStream) {
     if (a != attempt || destroyed) {
       return;
     }
     callbacks.touch();
     int code = response.status();
-    a.outcome = Outcome.ofStatus(code);
-    a.cancelGuardTimer();
+    a.setOutcome(Outcome.ofStatus(code));
+    a.cancelTimers(); // the guard's and the per-try timeout run until the response headers
     a.cluster().stats().responseCode(code);
     if (retry.retriesStatus(code) && retryAfter(a)) {
       return;
     }
-    a.cancelPerTryTimer();
     HttpHeaders headers = response.headers();
     HopByHop.strip(headers);
-    headers.set(X_UPSTREAM_SERVICE_TIME, Long.toString(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - a.startNanos)));
+    headers.set(X_UPSTREAM_SERVICE_TIME, Long.toString(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - a.readyNanos())));
     HeaderMutator.apply(entry.responseHeaders(), headers);
     status = code;
     if (endStream) {
@@ -336,7 +281,8 @@ final class RouterFilter implements DecoderFilter {
     callbacks.encodeHeaders(response, endStream);
   }
 
-  void onUpstreamData(UpstreamRequest a, ByteBuf data, boolean endStream) {
+  @Override
+  public void onResponseData(UpstreamCall a, ByteBuf data, boolean endStream) {
     if (a != attempt || destroyed) {
       data.release();
       return;
@@ -351,7 +297,8 @@ final class RouterFilter implements DecoderFilter {
     }
   }
 
-  void onUpstreamTrailers(UpstreamRequest a, HttpHeaders trailers) {
+  @Override
+  public void onResponseTrailers(UpstreamCall a, HttpHeaders trailers) {
     if (a != attempt || destroyed) {
       return;
     }
@@ -360,27 +307,26 @@ final class RouterFilter implements DecoderFilter {
   }
 
   /** The response is whole: account for the try and give back its slot, before the last part goes out. */
-  private void completed(UpstreamRequest a) {
+  private void completed(UpstreamCall a) {
     recordCompletion(a);
     a.complete(status < 500);
     attempt = null;
   }
 
   /** Upstream accounting, done before the last byte goes downstream so that stats never lag the response. */
-  private void recordCompletion(UpstreamRequest a) {
+  private void recordCompletion(UpstreamCall a) {
     Cluster c = a.cluster();
-    c.stats().upstreamRqTime.record(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - a.startNanos));
+    c.stats().upstreamRqTime.record(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - a.readyNanos()));
     if (retry.retriesUsed() > 0 && status < 500) {
       c.stats().upstreamRqRetrySuccess.inc();
     }
   }
 
-  void onUpstreamReset(UpstreamRequest a, String reason) {
+  @Override
+  public void onCallReset(UpstreamCall a, String reason) {
     if (a != attempt || destroyed) {
       return;
     }
-    a.outcome = Outcome.TRANSPORT_ERROR;
-    a.failed();
     attempt = null;
     if (callbacks.responseStarted()) {
       factory.stats().rqResetAfterDownstreamResponseStarted().inc();
@@ -394,13 +340,15 @@ final class RouterFilter implements DecoderFilter {
     callbacks.sendLocalReply(503, RESET_BEFORE_HEADERS + reason, ResponseFlag.UR);
   }
 
-  void onUpstreamReadComplete() {
+  @Override
+  public void onReadComplete(UpstreamCall a) {
     if (!destroyed) {
       callbacks.flushResponse();
     }
   }
 
-  void onUpstreamWritability(boolean writable) {
+  @Override
+  public void onWritabilityChanged(UpstreamCall a, boolean writable) {
     if (writable) {
       if (readingPaused && body.unsentBytes() <= callbacks.decoderBufferLimit()) {
         pauseDownstream(false);
@@ -419,7 +367,7 @@ final class RouterFilter implements DecoderFilter {
   // ---- retries and timeouts ------------------------------------------------------------------
 
   /** Abandons try {@code current} for a retry, if one may be taken. */
-  private boolean retryAfter(UpstreamRequest current) {
+  private boolean retryAfter(UpstreamCall current) {
     if (!retry.mayRetry(callbacks.responseStarted(), body.replayable())) {
       markExhausted();
       return false;
@@ -464,8 +412,10 @@ final class RouterFilter implements DecoderFilter {
     }
     cluster.stats().upstreamRqTimeout.inc();
     if (attempt != null) {
-      attempt.outcome = Outcome.TIMEOUT;
-      attempt.host().requestTimedOut();
+      attempt.setOutcome(Outcome.TIMEOUT);
+      if (attempt.host() != null) {
+        attempt.host().requestTimedOut();
+      }
       attempt.cancel();
       attempt = null;
     }
@@ -476,21 +426,21 @@ final class RouterFilter implements DecoderFilter {
     }
   }
 
-  private void startPerTryTimer(UpstreamRequest a) {
+  private void startPerTryTimer(UpstreamCall a) {
     long nanos = retry.perTryTimeoutNanos();
-    if (nanos > 0 && a.perTryTimer == null) {
-      a.perTryTimer = schedule(() -> onPerTryTimeout(a), nanos);
+    if (nanos > 0 && !perTryTimerArmed) {
+      perTryTimerArmed = true;
+      a.cancelOnEnd(schedule(() -> onPerTryTimeout(a), nanos));
     }
   }
 
-  private void onPerTryTimeout(UpstreamRequest a) {
-    a.perTryTimer = null;
+  private void onPerTryTimeout(UpstreamCall a) {
     if (a != attempt || destroyed || callbacks.responseStarted()) {
       return;
     }
     a.cluster().stats().upstreamRqPerTryTimeout.inc();
     a.host().requestTimedOut();
-    a.outcome = Outcome.TIMEOUT;
+    a.setOutcome(Outcome.TIMEOUT);
     if (retry.retriesPerTryTimeout() && retryAfter(a)) {
       return;
     }
@@ -500,14 +450,11 @@ final class RouterFilter implements DecoderFilter {
   }
 
   /** The outbound guard's request timeout (enforce): no response headers in time → 504. */
-  private void onGuardTimeout(UpstreamRequest a) {
-    a.guardTimer = null;
-    if (a != attempt || destroyed || callbacks.responseStarted()) {
+  @Override
+  public void onCallTimedOut(UpstreamCall a) {
+    if (a != attempt || destroyed) {
       return;
     }
-    a.outcome = Outcome.TIMEOUT;
-    a.host().requestTimedOut();
-    a.cancel();
     attempt = null;
     callbacks.sendLocalReply(504, "upstream request timeout", ResponseFlag.UT);
   }
@@ -535,10 +482,6 @@ final class RouterFilter implements DecoderFilter {
     if (attempt != null) {
       attempt.cancel();
       attempt = null;
-    }
-    if (guardTicket != null) {
-      guardTicket.cancel();
-      guardTicket = null;
     }
     if (retry != null) {
       retry.releaseSlot();
