@@ -3,6 +3,7 @@ package io.spillway.edge.http;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
+import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
@@ -16,6 +17,9 @@ import java.util.concurrent.TimeUnit;
  * Connection-level life of a downstream HTTP/2 connection, after the multiplexer: the idle timeout
  * (no open streams), the maximum connection duration, and graceful drain — GOAWAY, then close once
  * the open streams finish or the drain timeout passes (RFC 9113 §6.8).
+ *
+ * <p>Protocol errors: the codec sends GOAWAY with the error's code and last stream id and closes
+ * the connection itself once it is written; this handler only counts the error.
  */
 final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http2ServerConnection.class);
@@ -118,6 +122,14 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null) {
+      // A connection error the codec found (stream errors stay with their stream). The codec is
+      // writing GOAWAY with its code and closes once it is sent; closing here first would send
+      // Http2ConnectionHandler.close's own GOAWAY(NO_ERROR) instead.
+      hcm.stats().downstreamCxProtocolError.inc();
+      log.debug("downstream HTTP/2 protocol error on {}: {}", ctx.channel(), cause.toString());
+      return;
+    }
     log.debug("downstream HTTP/2 connection error on {}: {}", ctx.channel(), cause.toString());
     ctx.close();
   }
