@@ -1,6 +1,7 @@
 package io.spillway.edge.http;
 
 import io.spillway.edge.config.HttpConnectionManagerConfig;
+import io.spillway.edge.http2.Http2CodecFactory;
 import io.spillway.edge.router.RouteTable;
 import io.spillway.edge.upstream.ClusterManager;
 import java.time.Clock;
@@ -23,6 +24,7 @@ public final class HttpConnectionManager {
   private final io.spillway.edge.admission.AdmissionController admission;
   private final io.spillway.edge.guard.GuardRegistry guards;
   private final ExtAuthzFilter extAuthz;
+  private final Http2CodecFactory http2Codecs;
   private volatile RouteTable routes;
 
   public HttpConnectionManager(HttpConnectionManagerConfig config, HcmStats stats, RouteTable routes,
@@ -41,6 +43,13 @@ public final class HttpConnectionManager {
     this.admission = admission;
     this.guards = guards;
     this.extAuthz = config.extAuthz().map(c -> new ExtAuthzFilter(c, stats.scope())).orElse(null);
+    this.http2Codecs = Http2CodecFactory.downstream(config.http2(), config.maxRequestHeadersBytes(), bufferLimitBytes,
+        config.drainTimeout(), stats.http2);
+  }
+
+  /** The HTTP/2 codec of this connection manager's connections ({@code http2_protocol_options}). */
+  Http2CodecFactory http2Codecs() {
+    return http2Codecs;
   }
 
   /** The ext_authz filter of the chain, or null when it has none. */
