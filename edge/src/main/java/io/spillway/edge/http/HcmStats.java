@@ -51,6 +51,7 @@ public final class HcmStats {
   public final Counter downstreamRqOverloadClose;
   public final Counter downstreamCxOverloadDisableKeepalive;
   public final Counter downstreamCxOverloadCloseIdle;
+  public final Counter downstreamRqTooManyPrematureResets;
 
   /**
    * @param scope {@code http.<stat_prefix>.}
@@ -100,6 +101,7 @@ public final class HcmStats {
     downstreamRqOverloadClose = scope.counter("downstream_rq_overload_close");
     downstreamCxOverloadDisableKeepalive = scope.counter("downstream_cx_overload_disable_keepalive");
     downstreamCxOverloadCloseIdle = scope.counter("downstream_cx_overload_close_idle");
+    downstreamRqTooManyPrematureResets = scope.counter("downstream_rq_too_many_premature_resets");
   }
 
   /** The scope {@code http.<stat_prefix>.}, for the stats of the connection manager's HTTP filters. */

@@ -20,8 +20,10 @@ import java.time.Duration;
  * </pre>
  *
  * <p>Netty's own empty-DATA limit and queued-control-frame limit are off: the constraints apply
- * Envoy's versions of both, with the configured values. Netty's limits on RST_STREAM frames a
- * server receives and sends (200 per 30 s each) stay.
+ * Envoy's versions of both, with the configured values. Downstream, Netty's limit on received
+ * RST_STREAM frames (200 per 30 s) is off too: premature resets are judged per connection by the
+ * connection manager, as in Envoy. Netty's limit on RST_STREAM frames the server sends (200 per
+ * 30 s) stays.
  */
 public final class Http2CodecFactory {
 
@@ -110,6 +112,9 @@ public final class Http2CodecFactory {
         .validateHeaders(true)
         .encoderEnforceMaxQueuedControlFrames(0)
         .decoderEnforceMaxConsecutiveEmptyDataFrames(0);
+    if (server) {
+      builder.decoderEnforceMaxRstFramesPerWindow(0, 0);
+    }
     if (gracefulShutdownMillis > 0) {
       builder.gracefulShutdownTimeoutMillis(gracefulShutdownMillis);
     }

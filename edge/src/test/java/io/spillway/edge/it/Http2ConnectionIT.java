@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The downstream HTTP/2 connection protocol, seen on the wire by a raw-frame client: each
  * connection error ends with GOAWAY carrying the RFC 9113 code and the last stream id (then a
- * close), stream errors with RST_STREAM carrying theirs, and Envoy's flood limits close abusive
- * connections with ENHANCE_YOUR_CALM, each counted.
+ * close), stream errors with RST_STREAM carrying theirs, and Envoy's flood limits and
+ * premature-reset protection close abusive connections with ENHANCE_YOUR_CALM, each counted.
  */
 class Http2ConnectionIT {
 
@@ -369,5 +369,47 @@ class Http2ConnectionIT {
 
     assertThat(edge.awaitStat("http2.outbound_control_flood", 1)).isEqualTo(1);
     assertThat(h2.awaitClosed(WAIT)).isTrue();
+  }
+
+  // --- premature resets ------------------------------------------------------------------------
+
+  @Test
+  void streamsResetBeforeTheirResponseCloseTheConnection() {
+    long before = defaults.stat("http.ingress.downstream_rq_too_many_premature_resets");
+    RawHttp2 h2 = connect(defaults);
+    int stream = 1;
+    // Before 500 streams, 250 premature ones close the connection (it cannot reach half any more).
+    for (int i = 0; i < 300 && !h2.writeFailed(); i++, stream += 2) {
+      h2.send(RawHttp2.concat(List.of(
+          RawHttp2.encodeFrame(Http2FrameTypes.HEADERS, RawHttp2.END_HEADERS | RawHttp2.END_STREAM, stream,
+              h2.headerBlock(RawHttp2.request("GET", "/hang"))),
+          rst(stream))));
+    }
+
+    Frame goAway = h2.awaitGoAway(WAIT);
+    assertThat(goAway.errorCode()).isEqualTo(Http2Error.ENHANCE_YOUR_CALM.code());
+    assertThat(h2.awaitClosed(WAIT)).isTrue();
+    assertThat(defaults.stat("http.ingress.downstream_rq_too_many_premature_resets")).isEqualTo(before + 1);
+    assertThat(defaults.stat("http2.rx_reset")).isGreaterThanOrEqualTo(250);
+  }
+
+  @Test
+  void streamsResetAfterTheirResponseAreNotPremature() {
+    long before = defaults.stat("http.ingress.downstream_rq_too_many_premature_resets");
+    RawHttp2 h2 = connect(defaults);
+    for (int i = 0, stream = 1; i < 300; i++, stream += 2) {
+      h2.headers(stream, RawHttp2.request("GET", "/bytes/100000"), true);
+      int s = stream;
+      h2.awaitFrame(f -> f.type() == Http2FrameTypes.HEADERS && f.streamId() == s, WAIT).orElseThrow();
+      h2.send(rst(stream));
+    }
+
+    assertThat(exchange(h2, 601)).isEqualTo(200);
+    assertThat(defaults.stat("http.ingress.downstream_rq_too_many_premature_resets")).isEqualTo(before);
+  }
+
+  private static byte[] rst(int stream) {
+    byte[] cancel = {0, 0, 0, (byte) Http2Error.CANCEL.code()};
+    return RawHttp2.encodeFrame(Http2FrameTypes.RST_STREAM, 0, stream, cancel);
   }
 }
