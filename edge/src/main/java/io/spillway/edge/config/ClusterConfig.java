@@ -22,6 +22,8 @@ import java.util.List;
  * @param dnsLookupFamily which resolved addresses of a STRICT_DNS name become hosts (Envoy default AUTO)
  * @param edsServiceName for an EDS cluster, the ClusterLoadAssignment name its endpoints come under
  *     ({@code eds_cluster_config.service_name}, else the cluster name); empty otherwise
+ * @param http2 {@code http2_protocol_options} of an HTTP/2 cluster: SETTINGS, windows, flood
+ *     limits and the most streams per connection ({@link Http2Options#UPSTREAM_DEFAULTS} otherwise)
  */
 public record ClusterConfig(
     String name,
@@ -37,10 +39,22 @@ public record ClusterConfig(
     int maxRequestsPerConnection,
     Duration idleTimeout,
     DnsLookupFamily dnsLookupFamily,
-    String edsServiceName) {
+    String edsServiceName,
+    Http2Options http2) {
 
   public ClusterConfig {
     endpoints = List.copyOf(endpoints);
+    java.util.Objects.requireNonNull(http2, "http2");
+  }
+
+  /** A cluster with the upstream HTTP/2 defaults. */
+  public ClusterConfig(String name, DiscoveryType discoveryType, LbPolicy lbPolicy, int leastRequestChoiceCount,
+      Duration connectTimeout, Duration dnsRefreshRate, List<Endpoint> endpoints, Thresholds thresholds,
+      UpstreamProtocol protocol, int perConnectionBufferLimitBytes, int maxRequestsPerConnection, Duration idleTimeout,
+      DnsLookupFamily dnsLookupFamily, String edsServiceName) {
+    this(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate, endpoints, thresholds,
+        protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout, dnsLookupFamily, edsServiceName,
+        Http2Options.UPSTREAM_DEFAULTS);
   }
 
   /** A STATIC or STRICT_DNS cluster. */
@@ -56,7 +70,7 @@ public record ClusterConfig(
   public ClusterConfig withEndpoints(List<Endpoint> newEndpoints) {
     return new ClusterConfig(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate,
         newEndpoints, thresholds, protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout,
-        dnsLookupFamily, edsServiceName);
+        dnsLookupFamily, edsServiceName, http2);
   }
 
   /** A cluster with Envoy's default DNS lookup family (AUTO). */

@@ -65,7 +65,6 @@ final class ClusterTranslator {
       io.envoyproxy.envoy.config.core.v3.HttpProtocolOptions.getDescriptor(),
       "idle_timeout", "max_requests_per_connection");
   private static final SupportedFields HTTP1_OPTIONS = SupportedFields.of(Http1ProtocolOptions.getDescriptor());
-  private static final SupportedFields HTTP2_OPTIONS = SupportedFields.of(Http2ProtocolOptions.getDescriptor());
 
   private final ExtensionRegistry registry;
   private final boolean adsAvailable;
@@ -151,7 +150,7 @@ final class ClusterTranslator {
     };
     return new ClusterConfig(c.getName(), discovery, lbPolicy, choiceCount, connectTimeout, dnsRefreshRate,
         endpoints, thresholds, http.protocol(), bufferLimit, http.maxRequestsPerConnection(), http.idleTimeout(),
-        family, edsServiceName);
+        family, edsServiceName, http.http2());
   }
 
   private String edsServiceName(Cluster c, FieldPath path) throws ConfigException {
@@ -251,7 +250,8 @@ final class ClusterTranslator {
   }
 
   /** The upstream HTTP settings, from the typed protocol options or the deprecated cluster fields. */
-  private record HttpOptions(UpstreamProtocol protocol, int maxRequestsPerConnection, Duration idleTimeout) {}
+  private record HttpOptions(UpstreamProtocol protocol, int maxRequestsPerConnection, Duration idleTimeout,
+      Http2Options http2) {}
 
   @SuppressWarnings("deprecation") // the cluster-level protocol fields: deprecated, still accepted by Envoy
   private HttpOptions httpOptions(Cluster c, FieldPath path) throws ConfigException {
@@ -277,6 +277,7 @@ final class ClusterTranslator {
       return typedHttpOptions(typed, typedPath);
     }
     UpstreamProtocol protocol = UpstreamProtocol.HTTP1;
+    Http2Options http2 = Http2Options.UPSTREAM_DEFAULTS;
     if (c.hasHttpProtocolOptions()) {
       HTTP1_OPTIONS.check(c.getHttpProtocolOptions(), path.field("http_protocol_options"));
     }
@@ -285,7 +286,7 @@ final class ClusterTranslator {
         throw new ConfigException(path.field("http2_protocol_options"),
             "http_protocol_options and http2_protocol_options cannot both be set");
       }
-      HTTP2_OPTIONS.check(c.getHttp2ProtocolOptions(), path.field("http2_protocol_options"));
+      http2 = upstreamHttp2(c.getHttp2ProtocolOptions(), path.field("http2_protocol_options"));
       protocol = UpstreamProtocol.HTTP2;
     }
     int maxRequests = ProtoValues.uint32(c.hasMaxRequestsPerConnection(), c.getMaxRequestsPerConnection(),
@@ -306,7 +307,11 @@ final class ClusterTranslator {
             commonPath.field("max_requests_per_connection"), 0);
       }
     }
-    return new HttpOptions(protocol, maxRequests, idle);
+    return new HttpOptions(protocol, maxRequests, idle, http2);
+  }
+
+  private static Http2Options upstreamHttp2(Http2ProtocolOptions options, FieldPath path) throws ConfigException {
+    return Http2OptionsTranslator.translate(options, path, Http2Options.UPSTREAM_DEFAULTS, java.util.Optional.empty());
   }
 
   private static HttpOptions typedHttpOptions(HttpProtocolOptions options, FieldPath path) throws ConfigException {
@@ -318,8 +323,9 @@ final class ClusterTranslator {
     HttpProtocolOptions.ExplicitHttpConfig explicit = options.getExplicitHttpConfig();
     EXPLICIT_HTTP_CONFIG.check(explicit, explicitPath);
     UpstreamProtocol protocol;
+    Http2Options http2 = Http2Options.UPSTREAM_DEFAULTS;
     if (explicit.hasHttp2ProtocolOptions()) {
-      HTTP2_OPTIONS.check(explicit.getHttp2ProtocolOptions(), explicitPath.field("http2_protocol_options"));
+      http2 = upstreamHttp2(explicit.getHttp2ProtocolOptions(), explicitPath.field("http2_protocol_options"));
       protocol = UpstreamProtocol.HTTP2;
     } else if (explicit.hasHttpProtocolOptions()) {
       HTTP1_OPTIONS.check(explicit.getHttpProtocolOptions(), explicitPath.field("http_protocol_options"));
@@ -338,6 +344,6 @@ final class ClusterTranslator {
       maxRequests = ProtoValues.uint32(common.hasMaxRequestsPerConnection(), common.getMaxRequestsPerConnection(),
           commonPath.field("max_requests_per_connection"), 0, 0);
     }
-    return new HttpOptions(protocol, maxRequests, idle);
+    return new HttpOptions(protocol, maxRequests, idle, http2);
   }
 }

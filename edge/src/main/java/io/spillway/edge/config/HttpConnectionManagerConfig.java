@@ -32,6 +32,8 @@ import java.util.Optional;
  *     {@code routeConfig} is inline; with RDS, {@code routeConfig} is empty until RDS delivers it
  * @param extAuthz the ext_authz filter's config when the chain has one
  * @param http1 {@code http_protocol_options}: what HTTP/1.0 requests get
+ * @param http2 {@code http2_protocol_options} (with {@code stream_error_on_invalid_http_message}
+ *     folded in): SETTINGS, windows and flood limits of downstream HTTP/2 connections
  */
 public record HttpConnectionManagerConfig(
     String statPrefix,
@@ -55,11 +57,13 @@ public record HttpConnectionManagerConfig(
     List<String> httpFilters,
     Optional<String> rdsRouteConfigName,
     Optional<ExtAuthzConfig> extAuthz,
-    Http1Options http1) {
+    Http1Options http1,
+    Http2Options http2) {
 
   public HttpConnectionManagerConfig {
     httpFilters = List.copyOf(httpFilters);
     java.util.Objects.requireNonNull(http1, "http1");
+    java.util.Objects.requireNonNull(http2, "http2");
   }
 
   /**
@@ -71,6 +75,19 @@ public record HttpConnectionManagerConfig(
   public record Http1Options(boolean acceptHttp10, String defaultHostForHttp10) {
     /** Envoy's defaults: HTTP/1.0 is refused with 426 Upgrade Required. */
     public static final Http1Options ENVOY_DEFAULTS = new Http1Options(false, "");
+  }
+
+  /** With the downstream HTTP/2 defaults. */
+  public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,
+      Duration idleTimeout, Duration streamIdleTimeout, Duration requestTimeout, Duration requestHeadersTimeout,
+      Duration maxConnectionDuration, Duration drainTimeout, int maxRequestHeadersBytes, int maxRequestHeadersCount,
+      Optional<Long> maxRequestBodyBytes, boolean useRemoteAddress, int xffNumTrustedHops, boolean generateRequestId,
+      boolean preserveExternalRequestId, boolean appendLocalOverload, String serverName, List<String> httpFilters,
+      Optional<String> rdsRouteConfigName, Optional<ExtAuthzConfig> extAuthz, Http1Options http1) {
+    this(statPrefix, codecType, routeConfig, idleTimeout, streamIdleTimeout, requestTimeout, requestHeadersTimeout,
+        maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, maxRequestBodyBytes,
+        useRemoteAddress, xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload,
+        serverName, httpFilters, rdsRouteConfigName, extAuthz, http1, Http2Options.DOWNSTREAM_DEFAULTS);
   }
 
   /** With Envoy's HTTP/1 defaults. */

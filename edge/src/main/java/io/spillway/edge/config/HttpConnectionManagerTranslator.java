@@ -31,7 +31,7 @@ final class HttpConnectionManagerTranslator {
           "max_request_headers_kb", "stream_idle_timeout", "request_timeout", "request_headers_timeout",
           "drain_timeout", "access_log", "use_remote_address", "xff_num_trusted_hops", "generate_request_id",
           "preserve_external_request_id", "append_local_overload", "normalize_path", "merge_slashes", "rds",
-          "http_protocol_options");
+          "http_protocol_options", "http2_protocol_options", "stream_error_on_invalid_http_message");
   private static final SupportedFields HTTP1_OPTIONS = SupportedFields.of(Http1ProtocolOptions.getDescriptor(),
       "accept_http_10", "default_host_for_http_10");
   private static final SupportedFields RDS = SupportedFields.of(Rds.getDescriptor(),
@@ -149,7 +149,18 @@ final class HttpConnectionManagerTranslator {
         requestTimeout, requestHeadersTimeout, maxConnectionDuration, drain, headersBytes, maxHeadersCount,
         filters.maxRequestBodyBytes(), useRemoteAddress, xffHops, generateRequestId,
         hcm.getPreserveExternalRequestId(), hcm.getAppendLocalOverload(), serverName, filters.names(), rdsName,
-        filters.extAuthz(), http1(hcm, path.field("http_protocol_options")));
+        filters.extAuthz(), http1(hcm, path.field("http_protocol_options")), http2(hcm, path));
+  }
+
+  /**
+   * {@code http2_protocol_options}, with {@code stream_error_on_invalid_http_message} (which, for
+   * HTTP/1, changes nothing: a request that cannot be parsed always gets 400 and a close).
+   */
+  private static Http2Options http2(HttpConnectionManager hcm, FieldPath path) throws ConfigException {
+    Optional<Boolean> streamError = hcm.hasStreamErrorOnInvalidHttpMessage()
+        ? Optional.of(hcm.getStreamErrorOnInvalidHttpMessage().getValue()) : Optional.empty();
+    return Http2OptionsTranslator.translate(hcm.getHttp2ProtocolOptions(), path.field("http2_protocol_options"),
+        Http2Options.DOWNSTREAM_DEFAULTS, streamError);
   }
 
   private static HttpConnectionManagerConfig.Http1Options http1(HttpConnectionManager hcm, FieldPath path)

@@ -1,13 +1,18 @@
 package io.spillway.edge.http;
 
+import io.spillway.edge.http2.Http2CodecStats;
 import io.spillway.edge.stats.Counter;
 import io.spillway.edge.stats.Gauge;
 import io.spillway.edge.stats.Histogram;
 import io.spillway.edge.stats.Scope;
 
-/** An HTTP connection manager's stats under {@code http.<stat_prefix>.*}, with Envoy's names. */
+/**
+ * An HTTP connection manager's stats under {@code http.<stat_prefix>.*}, with Envoy's names, and
+ * the HTTP/2 codec stats its connections count in ({@code http2.*}, shared as in Envoy).
+ */
 public final class HcmStats {
   private final Scope scope;
+  public final Http2CodecStats http2;
   public final Counter downstreamCxTotal;
   public final Gauge downstreamCxActive;
   public final Counter downstreamCxHttp1Total;
@@ -46,9 +51,15 @@ public final class HcmStats {
   public final Counter downstreamRqOverloadClose;
   public final Counter downstreamCxOverloadDisableKeepalive;
   public final Counter downstreamCxOverloadCloseIdle;
+  public final Counter downstreamRqTooManyPrematureResets;
 
-  public HcmStats(Scope scope) {
+  /**
+   * @param scope {@code http.<stat_prefix>.}
+   * @param http2 the downstream HTTP/2 codec stats
+   */
+  public HcmStats(Scope scope, Http2CodecStats http2) {
     this.scope = scope;
+    this.http2 = http2;
     downstreamCxTotal = scope.counter("downstream_cx_total");
     downstreamCxActive = scope.gauge("downstream_cx_active");
     downstreamCxHttp1Total = scope.counter("downstream_cx_http1_total");
@@ -90,6 +101,7 @@ public final class HcmStats {
     downstreamRqOverloadClose = scope.counter("downstream_rq_overload_close");
     downstreamCxOverloadDisableKeepalive = scope.counter("downstream_cx_overload_disable_keepalive");
     downstreamCxOverloadCloseIdle = scope.counter("downstream_cx_overload_close_idle");
+    downstreamRqTooManyPrematureResets = scope.counter("downstream_rq_too_many_premature_resets");
   }
 
   /** The scope {@code http.<stat_prefix>.}, for the stats of the connection manager's HTTP filters. */

@@ -3,7 +3,10 @@ package io.spillway.edge.http;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
+import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2Stream;
@@ -14,11 +17,35 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Connection-level life of a downstream HTTP/2 connection, after the multiplexer: the idle timeout
- * (no open streams), the maximum connection duration, and graceful drain — GOAWAY, then close once
- * the open streams finish or the drain timeout passes (RFC 9113 §6.8).
+ * (no open streams), the maximum connection duration, graceful drain — GOAWAY, then close once
+ * the open streams finish or the drain timeout passes (RFC 9113 §6.8) — and Envoy's premature
+ * reset protection.
+ *
+ * <p>Premature resets: a stream that closes without response headers before its lifetime, in
+ * whole seconds as Envoy measures it, exceeds {@value #PREMATURE_RESET_MIN_STREAM_LIFETIME_SECONDS}
+ * is premature. Once {@value #PREMATURE_RESET_TOTAL_STREAM_COUNT} streams have closed,
+ * a connection on which at least half were premature is closed; before that, one with
+ * {@value #PREMATURE_RESET_TOTAL_STREAM_COUNT}/2 premature streams already is (it could not get
+ * below half any more). It gets GOAWAY(ENHANCE_YOUR_CALM) (Envoy aborts without one) and is
+ * counted in {@code downstream_rq_too_many_premature_resets}. This is Envoy's defence against
+ * rapid-reset floods (CVE-2023-44487); Netty's own limit on received RST_STREAM frames is off.
+ *
+ * <p>Protocol errors: the codec sends GOAWAY with the error's code and last stream id and closes
+ * the connection itself once it is written; this handler only counts the error.
  */
 final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http2ServerConnection.class);
+
+  /**
+   * Envoy's runtime key {@code overload.premature_reset_min_stream_lifetime_seconds} with its
+   * default; a constant until the edge has a runtime layer.
+   */
+  static final long PREMATURE_RESET_MIN_STREAM_LIFETIME_SECONDS = 1;
+  /**
+   * Envoy's runtime key {@code overload.premature_reset_total_stream_count} with its default; a
+   * constant until the edge has a runtime layer.
+   */
+  static final long PREMATURE_RESET_TOTAL_STREAM_COUNT = 500;
 
   private final HttpConnectionManager hcm;
   private final Http2FrameCodec codec;
@@ -30,6 +57,11 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
   private ScheduledFuture<?> maxDurationTimer;
   /** Open stream channels, kept only when reduce_timeouts scales stream idle timers (event loop only). */
   private final java.util.Set<io.netty.channel.Channel> streams = new java.util.HashSet<>();
+  private Http2Connection.PropertyKey openedAtKey;
+  private long closedStreams;
+  private long prematureResets;
+  private boolean tooManyPrematureResets;
+  private final Runnable afterStreamClosed = this::afterStreamClosed;
 
   Http2ServerConnection(HttpConnectionManager hcm, Http2FrameCodec codec) {
     this.hcm = hcm;
@@ -41,7 +73,13 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
     this.ctx = ctx;
     hcm.stats().downstreamCxHttp2Total.inc();
     hcm.stats().downstreamCxHttp2Active.inc();
+    openedAtKey = codec.connection().newKey();
     codec.connection().addListener(new Http2ConnectionAdapter() {
+      @Override
+      public void onStreamAdded(Http2Stream stream) {
+        stream.setProperty(openedAtKey, System.nanoTime());
+      }
+
       @Override
       public void onStreamActive(Http2Stream stream) {
         onStreamsChanged();
@@ -49,7 +87,8 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
 
       @Override
       public void onStreamClosed(Http2Stream stream) {
-        ctx.executor().execute(Http2ServerConnection.this::onStreamsChanged);
+        countClosed(stream);
+        ctx.executor().execute(afterStreamClosed);
       }
     });
     armIdleTimer();
@@ -118,8 +157,48 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (Http2CodecUtil.getEmbeddedHttp2Exception(cause) != null) {
+      // A connection error the codec found (stream errors stay with their stream). The codec is
+      // writing GOAWAY with its code and closes once it is sent; closing here first would send
+      // Http2ConnectionHandler.close's own GOAWAY(NO_ERROR) instead.
+      hcm.stats().downstreamCxProtocolError.inc();
+      log.debug("downstream HTTP/2 protocol error on {}: {}", ctx.channel(), cause.toString());
+      return;
+    }
     log.debug("downstream HTTP/2 connection error on {}: {}", ctx.channel(), cause.toString());
     ctx.close();
+  }
+
+  /** Counts a closed stream for the premature reset check (Envoy's ConnectionManagerImpl). */
+  private void countClosed(Http2Stream stream) {
+    closedStreams++;
+    Long opened = stream.getProperty(openedAtKey);
+    long lifetimeSeconds = opened == null ? 0 : TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - opened);
+    if (!stream.isHeadersSent() && lifetimeSeconds <= PREMATURE_RESET_MIN_STREAM_LIFETIME_SECONDS) {
+      prematureResets++;
+    }
+  }
+
+  /** Closes the connection when too many of its streams were reset prematurely. */
+  private void checkPrematureResets() {
+    if (tooManyPrematureResets || prematureResets == 0) {
+      return;
+    }
+    long seen = Math.max(closedStreams, PREMATURE_RESET_TOTAL_STREAM_COUNT);
+    if (prematureResets * 2 < seen || !ctx.channel().isActive()) {
+      return;
+    }
+    tooManyPrematureResets = true;
+    hcm.stats().downstreamRqTooManyPrematureResets.inc();
+    ChannelHandlerContext codecCtx = ctx.pipeline().context(codec);
+    if (codecCtx != null) {
+      // As if the codec had found it: GOAWAY(ENHANCE_YOUR_CALM) with the last stream id, then close.
+      // (Not a hard shutdown, so that the GOAWAY names the last stream created.)
+      codec.onError(codecCtx, true, new Http2Exception(Http2Error.ENHANCE_YOUR_CALM, "too many premature resets: "
+          + prematureResets + " of " + closedStreams + " streams", Http2Exception.ShutdownHint.NO_SHUTDOWN));
+    } else {
+      ctx.close();
+    }
   }
 
   /** (Re)arms max_connection_duration from when the connection opened, scaled by reduce_timeouts now. */
@@ -136,6 +215,12 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
   void track(io.netty.channel.Channel stream) {
     streams.add(stream);
     stream.closeFuture().addListener(f -> streams.remove(stream));
+  }
+
+  /** After a stream closed (run later: the codec's stream count is updated after its callbacks). */
+  private void afterStreamClosed() {
+    checkPrematureResets();
+    onStreamsChanged();
   }
 
   void onStreamsChanged() {

@@ -1,6 +1,7 @@
 package io.spillway.edge.http;
 
 import io.spillway.edge.config.HttpConnectionManagerConfig;
+import io.spillway.edge.http2.Http2CodecFactory;
 import io.spillway.edge.router.RouteTable;
 
 /**
@@ -17,6 +18,7 @@ public final class HttpConnectionManager {
   private final int bufferLimitBytes;
   private final OverloadHooks overload;
   private final java.util.List<io.spillway.edge.http.filter.HttpFilterFactory> filters;
+  private final Http2CodecFactory http2Codecs;
   private volatile RouteTable routes;
 
   /**
@@ -34,6 +36,13 @@ public final class HttpConnectionManager {
     this.bufferLimitBytes = bufferLimitBytes;
     this.overload = overload;
     this.filters = java.util.List.copyOf(filters);
+    this.http2Codecs = Http2CodecFactory.downstream(config.http2(), config.maxRequestHeadersBytes(), bufferLimitBytes,
+        config.drainTimeout(), stats.http2);
+  }
+
+  /** The HTTP/2 codec of this connection manager's connections ({@code http2_protocol_options}). */
+  Http2CodecFactory http2Codecs() {
+    return http2Codecs;
   }
 
   /** The chain's filter factories, parsed once: inbound admission, then {@code http_filters} in order. */

@@ -8,10 +8,9 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpResponseEncoder;
 import io.netty.handler.codec.http2.Http2FrameCodec;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
-import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.spillway.edge.http2.Http2CodecFactory;
 import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 
@@ -57,25 +56,17 @@ public final class HttpPipelines {
   }
 
   /**
-   * HTTP/2: frame codec (SETTINGS from the connection manager: header list size, windows sized
-   * to the listener's buffer limit) → stream multiplexer (one child channel and
-   * {@link Http2StreamServerHandler} per stream) → connection handler (idle, drain).
+   * HTTP/2: flood limits and frame codec (SETTINGS, windows and limits from the connection
+   * manager's {@code http2_protocol_options}, see {@link Http2CodecFactory}) → stream multiplexer
+   * (one child channel and {@link Http2StreamServerHandler} per stream) → connection handler
+   * (idle, drain, premature resets).
    */
   public static void configureHttp2(ChannelPipeline p, HttpConnectionManager hcm, Worker worker) {
-    var config = hcm.config();
-    int window = Math.max(65_535, Math.min(hcm.bufferLimitBytes(), 16 * 1024 * 1024));
-    Http2FrameCodec codec = Http2FrameCodecBuilder.forServer()
-        .initialSettings(Http2Settings.defaultSettings()
-            .maxHeaderListSize(config.maxRequestHeadersBytes())
-            .initialWindowSize(window)
-            .maxConcurrentStreams(1024))
-        .gracefulShutdownTimeoutMillis(Math.max(1, config.drainTimeout().toMillis()))
-        .validateHeaders(true)
-        .build();
+    Http2FrameCodec codec = hcm.http2Codecs().newCodec();
     Channel parent = p.channel();
     String remote = parent.remoteAddress() instanceof InetSocketAddress isa
         ? isa.getAddress().getHostAddress() : "127.0.0.1";
-    p.addLast("h2-codec", codec);
+    hcm.http2Codecs().addTo(p, "h2-codec", codec);
     Http2ServerConnection connection = new Http2ServerConnection(hcm, codec);
     boolean trackStreams = hcm.overload().tracksStreams();
     StreamDeadlines deadlines = new StreamDeadlines(parent.eventLoop());

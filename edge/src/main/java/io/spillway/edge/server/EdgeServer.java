@@ -21,6 +21,7 @@ import io.spillway.edge.overload.OverloadManager;
 import io.spillway.edge.overload.monitor.StandardMonitors;
 import io.spillway.edge.http.HcmStats;
 import io.spillway.edge.http.HttpConnectionManager;
+import io.spillway.edge.http2.Http2CodecStats;
 import io.spillway.edge.listener.Listener;
 import io.spillway.edge.listener.ListenerStats;
 import io.spillway.edge.router.RouteTable;
@@ -227,7 +228,7 @@ public final class EdgeServer implements AdminContext {
 
   HttpConnectionManager newConnectionManager(ListenerConfig lc, RouteTable routes) {
     HcmStats hcmStats = new HcmStats(stats.rootScope().taggedScope("http", lc.hcm().statPrefix(),
-        "envoy_http_conn_manager_prefix"));
+        "envoy_http_conn_manager_prefix"), new Http2CodecStats(stats.rootScope().scope("http2")));
     var filters = io.spillway.edge.filters.HttpFilterRegistry.chain(new io.spillway.edge.http.filter.FilterContext(
         lc.hcm(), hcmStats.scope(), clusters, guards, admission, lc.perConnectionBufferLimitBytes(), lc.tls().isPresent()));
     return new HttpConnectionManager(lc.hcm(), hcmStats, routes, drain, lc.tls().isPresent(),

@@ -1,6 +1,7 @@
 package io.spillway.edge.upstream;
 
 import io.spillway.edge.config.ClusterConfig;
+import io.spillway.edge.http2.Http2CodecFactory;
 import java.util.random.RandomGenerator;
 import java.util.random.RandomGeneratorFactory;
 
@@ -14,6 +15,7 @@ public final class Cluster {
   private final ConnectionGate gate;
   private final ResourceLimits limits;
   private final LoadBalancer[] balancers;
+  private final Http2CodecFactory http2Codecs;
   private volatile HostSet hosts = HostSet.EMPTY;
 
   static Cluster create(ClusterConfig config, ClusterStats stats, int workers, long seed, ConnectionGate gate) {
@@ -31,6 +33,14 @@ public final class Cluster {
     for (int i = 0; i < workers; i++) {
       balancers[i] = LoadBalancer.create(config, seeds.split());
     }
+    this.http2Codecs = config.protocol() == ClusterConfig.UpstreamProtocol.HTTP2
+        ? Http2CodecFactory.upstream(config.http2(), config.perConnectionBufferLimitBytes(), stats.http2)
+        : null;
+  }
+
+  /** The codec of this HTTP/2 cluster's connections ({@code http2_protocol_options}); null for HTTP/1.1. */
+  Http2CodecFactory http2Codecs() {
+    return http2Codecs;
   }
 
   /** Whether a pool on this worker may open a new connection now. */

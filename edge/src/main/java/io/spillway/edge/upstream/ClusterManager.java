@@ -101,7 +101,8 @@ public final class ClusterManager {
         continue;
       }
       Scope scope = statsRoot.taggedScope("cluster", config.name(), "envoy_cluster_name");
-      Cluster cluster = Cluster.create(config, new ClusterStats(scope), workers, nextSeed++, gate);
+      Cluster cluster = Cluster.create(config,
+          new ClusterStats(scope, config.protocol() == ClusterConfig.UpstreamProtocol.HTTP2), workers, nextSeed++, gate);
       built.put(config.name(), cluster);
       if (old != null) {
         retired.add(old);

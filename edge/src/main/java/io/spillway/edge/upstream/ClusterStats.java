@@ -1,5 +1,6 @@
 package io.spillway.edge.upstream;
 
+import io.spillway.edge.http2.Http2CodecStats;
 import io.spillway.edge.stats.Counter;
 import io.spillway.edge.stats.Gauge;
 import io.spillway.edge.stats.Histogram;
@@ -7,6 +8,8 @@ import io.spillway.edge.stats.Scope;
 
 /** A cluster's stats under {@code cluster.<name>.*}, with Envoy's names, created once per cluster. */
 public final class ClusterStats {
+  /** {@code cluster.<name>.http2.*}: the HTTP/2 codec stats of an HTTP/2 cluster, null for HTTP/1.1. */
+  public final Http2CodecStats http2;
   public final Counter upstreamCxTotal;
   public final Gauge upstreamCxActive;
   public final Counter upstreamCxConnectFail;
@@ -36,7 +39,9 @@ public final class ClusterStats {
   public final Gauge membershipTotal;
   public final Gauge membershipHealthy;
 
-  public ClusterStats(Scope scope) {
+  /** @param http2 whether the cluster speaks HTTP/2 to its hosts (it then has codec stats) */
+  public ClusterStats(Scope scope, boolean http2) {
+    this.http2 = http2 ? new Http2CodecStats(scope.scope("http2")) : null;
     upstreamCxTotal = scope.counter("upstream_cx_total");
     upstreamCxActive = scope.gauge("upstream_cx_active");
     upstreamCxConnectFail = scope.counter("upstream_cx_connect_fail");

@@ -5,10 +5,8 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.handler.codec.http2.Http2FrameCodec;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
-import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.util.ReferenceCountUtil;
@@ -106,17 +104,12 @@ final class Http2Pool extends HostPool {
     }
     connecting++;
     long started = System.nanoTime();
-    Http2FrameCodec codec = Http2FrameCodecBuilder.forClient()
-        .initialSettings(Http2Settings.defaultSettings().pushEnabled(false)
-            .initialWindowSize(cluster.config().perConnectionBufferLimitBytes() > 0
-                ? Math.max(65535, cluster.config().perConnectionBufferLimitBytes()) : 65535))
-        .validateHeaders(true)
-        .build();
+    Http2FrameCodec codec = cluster.http2Codecs().newCodec();
     Connection conn = new Connection(codec);
     bootstrap().handler(new ChannelInitializer<Channel>() {
       @Override
       protected void initChannel(Channel ch) {
-        ch.pipeline().addLast("h2", codec);
+        cluster.http2Codecs().addTo(ch.pipeline(), "h2", codec);
         ch.pipeline().addLast("mux", new Http2MultiplexHandler(new RefusePushHandler()));
         ch.pipeline().addLast("lifecycle", conn);
       }
@@ -230,7 +223,9 @@ final class Http2Pool extends HostPool {
         return false;
       }
       var local = codec.connection().local();
-      return local.numActiveStreams() + reserved < local.maxActiveStreams() && local.canOpenStream();
+      // The server's SETTINGS_MAX_CONCURRENT_STREAMS, capped by the cluster's max_concurrent_streams.
+      int max = Math.min(local.maxActiveStreams(), cluster.config().http2().maxConcurrentStreams());
+      return local.numActiveStreams() + reserved < max && local.canOpenStream();
     }
 
     @Override

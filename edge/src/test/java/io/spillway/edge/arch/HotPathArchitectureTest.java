@@ -8,14 +8,14 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
 /**
- * The hot-path packages (listener, http, router, upstream, filters) never see protobuf, gRPC, JDBC or
- * blocking I/O APIs; configuration reaches them only as the records of {@code config}.
+ * The hot-path packages (listener, http, http2, router, upstream, filters) never see protobuf, gRPC,
+ * JDBC or blocking I/O APIs; configuration reaches them only as the records of {@code config}.
  */
 class HotPathArchitectureTest {
 
   private static final String[] HOT_PATH = {
-      "io.spillway.edge.listener..", "io.spillway.edge.http..", "io.spillway.edge.router..", "io.spillway.edge.upstream..",
-      "io.spillway.edge.filters.."};
+      "io.spillway.edge.listener..", "io.spillway.edge.http..", "io.spillway.edge.http2..", "io.spillway.edge.router..",
+      "io.spillway.edge.upstream..", "io.spillway.edge.filters.."};
 
   private final JavaClasses classes = new ClassFileImporter()
       .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)

@@ -579,11 +579,11 @@ class ConfigRejectionTest {
               typed_extension_protocol_options:
                 envoy.extensions.upstreams.http.v3.HttpProtocolOptions:
                   "@type": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions
-                  explicit_http_config: {http2_protocol_options: {max_concurrent_streams: 10}}
+                  explicit_http_config: {http2_protocol_options: {allow_metadata: true}}
             """)
         .rejects(CLUSTER_0 + ".typed_extension_protocol_options[\"envoy.extensions.upstreams.http.v3"
-            + ".HttpProtocolOptions\"].explicit_http_config.http2_protocol_options.max_concurrent_streams:"
-            + " max_concurrent_streams is not supported");
+            + ".HttpProtocolOptions\"].explicit_http_config.http2_protocol_options.allow_metadata:"
+            + " allow_metadata is not supported");
     BootstrapYaml.minimal()
         .clusters("""
             - name: backend

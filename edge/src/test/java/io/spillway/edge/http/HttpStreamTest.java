@@ -195,7 +195,8 @@ class HttpStreamTest {
     StatsStore stats = new StatsStore();
     OverloadManager overload = OverloadManager.builder(OverloadConfig.disabled()).stats(stats.rootScope()).nanoClock(() -> 0L)
         .monitors(m -> callbacks -> {}).build();
-    HttpConnectionManager hcm = new HttpConnectionManager(config, new HcmStats(stats.rootScope().scope("http.test")),
+    HttpConnectionManager hcm = new HttpConnectionManager(config, new HcmStats(stats.rootScope().scope("http.test"),
+        new io.spillway.edge.http2.Http2CodecStats(stats.rootScope().scope("http2"))),
         RouteTable.compile(routes), new DrainSignal(), false, 16, OverloadHooks.of(overload), factories);
     return new HttpStream(hcm, downstream);
   }

@@ -140,6 +140,28 @@ class ProxyIT {
   }
 
   @Test
+  void http2ClusterOpensAnotherConnectionPastItsMaxConcurrentStreams() throws Exception {
+    EdgeHarness edge = simpleEdge("", """
+        typed_extension_protocol_options:
+          envoy.extensions.upstreams.http.v3.HttpProtocolOptions:
+            "@type": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions
+            explicit_http_config:
+              http2_protocol_options: { max_concurrent_streams: 1 }
+        """);
+    List<CompletableFuture<HttpResponse<String>>> inFlight = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      inFlight.add(edge.http.sendAsync(HttpRequest.newBuilder(edge.uri("/delay/300")).timeout(Duration.ofSeconds(20))
+          .build(), HttpResponse.BodyHandlers.ofString()));
+    }
+    for (CompletableFuture<HttpResponse<String>> r : inFlight) {
+      assertThat(r.get().statusCode()).isEqualTo(200);
+    }
+
+    assertThat(origin.connectionCount()).as("one stream per connection").isEqualTo(2);
+    assertThat(edge.stat("cluster.origin.http2.streams_active")).isZero();
+  }
+
+  @Test
   void largeBodiesStreamThroughInBothDirections() throws Exception {
     EdgeHarness edge = simpleEdge("", "");
     long size = 64L * 1024 * 1024;
