@@ -42,12 +42,6 @@ public final class HcmStats {
   public final Counter downstreamRqResponseBeforeRqComplete;
   public final Counter[] downstreamRqClass;
   public final Histogram downstreamRqTime;
-  public final Counter noRoute;
-  public final Counter noCluster;
-  public final Counter rqDirectResponse;
-  public final Counter rqRedirect;
-  public final Counter rqTotal;
-  public final Counter rqResetAfterDownstreamResponseStarted;
   public final Counter downstreamRqOverloadClose;
   public final Counter downstreamCxOverloadDisableKeepalive;
   public final Counter downstreamCxOverloadCloseIdle;
@@ -92,12 +86,6 @@ public final class HcmStats {
       downstreamRqClass[c] = scope.responseCodeClassCounter("downstream_rq", c);
     }
     downstreamRqTime = scope.histogram("downstream_rq_time", Histogram.Unit.MILLISECONDS);
-    noRoute = scope.counter("no_route");
-    noCluster = scope.counter("no_cluster");
-    rqDirectResponse = scope.counter("rq_direct_response");
-    rqRedirect = scope.counter("rq_redirect");
-    rqTotal = scope.counter("rq_total");
-    rqResetAfterDownstreamResponseStarted = scope.counter("rq_reset_after_downstream_response_started");
     downstreamRqOverloadClose = scope.counter("downstream_rq_overload_close");
     downstreamCxOverloadDisableKeepalive = scope.counter("downstream_cx_overload_disable_keepalive");
     downstreamCxOverloadCloseIdle = scope.counter("downstream_cx_overload_close_idle");
