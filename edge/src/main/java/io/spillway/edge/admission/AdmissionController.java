@@ -19,7 +19,7 @@ import java.util.function.LongSupplier;
  *   <li>{@code off}: every request gets an uncounted permit; nothing is counted or learned.
  *   <li>{@code shadow}: every request is admitted; when {@code enforce} would have refused it,
  *       {@code http_admission_refused_total{tier,mode="shadow"}} counts it and, as in enforce, it
- *       takes no slot of the in-flight count ({@link Permit#shadowRefused()}), so the in-flight
+ *       takes no slot of the in-flight count ({@link AdmissionPermit#shadowRefused()}), so the in-flight
  *       count is the one enforce would have had and the would-refuse counts stay faithful under a
  *       sustained overload (counting every request would make shadow "refuse" 100 % once in flight
  *       passes the limit). Its call time is learned: the call really happens. The limit is learned
@@ -32,7 +32,7 @@ import java.util.function.LongSupplier;
  * </ul>
  *
  * {@link Tier#EXEMPT} requests are never counted and never refused. Lock-free; a decision allocates
- * nothing except the admitted permit (see {@link Permit}).
+ * nothing except the admitted permit (see {@link AdmissionPermit}).
  *
  * <p>A mode switch applies to new requests; permits taken before it release normally (a permit
  * counted in shadow/enforce is uncounted when released under off; permits taken under off are never
@@ -91,13 +91,13 @@ public final class AdmissionController {
   }
 
   /**
-   * Admits or refuses one request. An admitted permit must be {@link Permit#release released}
+   * Admits or refuses one request. An admitted permit must be {@link AdmissionPermit#release released}
    * when the request ends.
    */
-  public Permit tryAcquire(Tier tier) {
+  public AdmissionPermit tryAcquire(Tier tier) {
     Settings s = settings;
     if (s.mode() == Mode.OFF || tier == Tier.EXEMPT) {
-      return Permit.UNCOUNTED;
+      return AdmissionPermit.UNCOUNTED;
     }
     int bound = bound(tier, s, limit.limit());
     if (s.mode() == Mode.ENFORCE) {
@@ -105,11 +105,11 @@ public final class AdmissionController {
         int current = inFlight.get();
         if (current >= bound) {
           refusedEnforce[tier.ordinal()].inc();
-          return Permit.REFUSED;
+          return AdmissionPermit.REFUSED;
         }
         if (inFlight.compareAndSet(current, current + 1)) {
           notePeak(current + 1);
-          return new Permit(this, tier, true, false);
+          return new AdmissionPermit(this, tier, true, false);
         }
       }
     }
@@ -117,11 +117,11 @@ public final class AdmissionController {
       int current = inFlight.get();
       if (current >= bound) {
         refusedShadow[tier.ordinal()].inc();
-        return new Permit(this, tier, true, true);
+        return new AdmissionPermit(this, tier, true, true);
       }
       if (inFlight.compareAndSet(current, current + 1)) {
         notePeak(current + 1);
-        return new Permit(this, tier, true, false);
+        return new AdmissionPermit(this, tier, true, false);
       }
     }
   }

@@ -21,7 +21,7 @@ public record EdgeConfig(
     List<ListenerConfig> listeners,
     Map<String, ClusterConfig> clusters,
     OverloadConfig overload,
-    Optional<io.spillway.edge.xds.XdsClientConfig> xds) {
+    Optional<io.spillway.edge.config.XdsClientConfig> xds) {
 
   public EdgeConfig {
     listeners = List.copyOf(listeners);

@@ -51,7 +51,7 @@ import java.util.function.LongSupplier;
  *
  * <h2>Order of checks</h2>
  *
- * Breaker first (OPEN refuses; HALF_OPEN reserves one of {@code probeCalls} probe slots by CAS or
+ * PeerBreaker first (OPEN refuses; HALF_OPEN reserves one of {@code probeCalls} probe slots by CAS or
  * refuses), then the concurrency limit: a free slot admits (only when nobody waits, so waiting
  * calls are not overtaken), else the call queues if fewer than {@code maxQueue} wait, else it is
  * refused at once. A probe that never goes out (queue full, timeout, cancel) gives its slot back.
@@ -75,8 +75,8 @@ public final class PeerGuard {
   private final AtomicInteger inFlight = new AtomicInteger();
   private final AtomicInteger waiting = new AtomicInteger();
   private final ConcurrentLinkedQueue<Ticket> queue = new ConcurrentLinkedQueue<>();
-  private final Breaker breaker;
-  private final RetryBudget retryBudget = new RetryBudget();
+  private final PeerBreaker breaker;
+  private final PeerRetryBudget retryBudget = new PeerRetryBudget();
   private final Counter[] rejectedShadow = new Counter[Refusal.values().length];
   private final Counter[] rejectedEnforce = new Counter[Refusal.values().length];
 
@@ -93,7 +93,7 @@ public final class PeerGuard {
     Objects.requireNonNull(outbound, "outbound");
     Objects.requireNonNull(stats, "stats");
     this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
-    this.breaker = new Breaker(Objects.requireNonNull(random, "random"));
+    this.breaker = new PeerBreaker(Objects.requireNonNull(random, "random"));
     this.origin = nanoTime.getAsLong();
     this.settings = new Settings(outbound);
     CustomScope scope = stats.customScope();
@@ -126,10 +126,10 @@ public final class PeerGuard {
     }
     boolean shadow = o.mode() == Mode.SHADOW;
     long now = nanoTime.getAsLong();
-    long probe = Breaker.NORMAL;
+    long probe = PeerBreaker.NORMAL;
     if (o.breaker().enabled()) {
       probe = breaker.acquire(o.breaker(), now);
-      if (probe == Breaker.REFUSE) {
+      if (probe == PeerBreaker.REFUSE) {
         return refuse(shadow, Refusal.BREAKER_OPEN);
       }
     }
@@ -153,11 +153,11 @@ public final class PeerGuard {
 
   private Admission refuse(boolean shadow, Refusal reason) {
     countRefusal(shadow, reason);
-    return shadow ? new Permit(this, false, true, Breaker.NORMAL, null) : reason;
+    return shadow ? new Permit(this, false, true, PeerBreaker.NORMAL, null) : reason;
   }
 
   /**
-   * Whether a retry may be made now (Finagle-style budget, see {@link RetryBudget}); an allowed
+   * Whether a retry may be made now (Finagle-style budget, see {@link PeerRetryBudget}); an allowed
    * retry is withdrawn from the budget. A refused retry is counted as
    * {@code http_client_guard_rejected_total{reason="retry_budget"}} and is not a peer failure. In
    * shadow the answer is always true (a would-refuse is counted); in off always true, uncounted.
@@ -313,7 +313,7 @@ public final class PeerGuard {
 
   /** The time the breaker stays open for (for diagnostics): nanos left, 0 unless open. */
   public long breakerOpenNanosLeft() {
-    Breaker.State s = breaker.state();
+    PeerBreaker.State s = breaker.state();
     return s.phase() == BreakerState.OPEN ? Math.max(0, s.openUntilNanos() - nanoTime.getAsLong()) : 0;
   }
 

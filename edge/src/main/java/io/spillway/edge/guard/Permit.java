@@ -26,7 +26,7 @@ public final class Permit implements Admission {
   }
 
   /** Mode off: nothing counted, nothing held. */
-  static final Permit UNCOUNTED = new Permit(null, false, false, Breaker.NORMAL, null);
+  static final Permit UNCOUNTED = new Permit(null, false, false, PeerBreaker.NORMAL, null);
 
   private final PeerGuard guard;
   private final boolean holdsSlot;

@@ -6,6 +6,7 @@ import io.spillway.edge.config.BootstrapLoader;
 import io.spillway.edge.config.ConfigException;
 import io.spillway.edge.config.ConfigTranslator;
 import io.spillway.edge.config.EdgeConfig;
+import io.spillway.edge.config.XdsClientConfig;
 import io.spillway.edge.stats.StatsStore;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -15,9 +16,9 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * {@code spillway edge}: Envoy's command line, for the options Spillway supports. Exit codes: 0
@@ -120,7 +121,7 @@ public final class EdgeMain implements Callable<Integer> {
     config = withNodeOverrides(config);
     if (!xdsOverloadPolicy && config.xds().isPresent()) {
       config = new EdgeConfig(config.node(), config.admin(), config.listeners(), config.clusters(), config.overload(),
-          config.xds().map(io.spillway.edge.xds.XdsClientConfig::withoutOverloadPolicy));
+          config.xds().map(io.spillway.edge.config.XdsClientConfig::withoutOverloadPolicy));
     }
     io.spillway.policy.EffectivePolicy policy;
     try {
@@ -176,7 +177,7 @@ public final class EdgeMain implements Callable<Integer> {
     EdgeConfig.NodeInfo node = new EdgeConfig.NodeInfo(serviceNode != null ? serviceNode : n.id(),
         serviceCluster != null ? serviceCluster : n.cluster(), n.metadata());
     // The identity on the xDS stream follows the overrides too.
-    java.util.Optional<io.spillway.edge.xds.XdsClientConfig> xds = c.xds().map(x -> x.withNode(
+    java.util.Optional<io.spillway.edge.config.XdsClientConfig> xds = c.xds().map(x -> x.withNode(
         x.node().toBuilder().setId(node.id()).setCluster(node.cluster()).build()));
     return new EdgeConfig(node, c.admin(), c.listeners(), c.clusters(), c.overload(), xds);
   }

@@ -8,22 +8,23 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 import io.spillway.edge.admin.AdminContext;
 import io.spillway.edge.admin.AdminServer;
+import io.spillway.edge.admission.AdmissionController;
 import io.spillway.edge.config.EdgeConfig;
 import io.spillway.edge.config.ListenerConfig;
-import io.spillway.edge.admission.AdmissionController;
 import io.spillway.edge.config.OverloadNames;
+import io.spillway.edge.config.XdsClientConfig;
 import io.spillway.edge.http.DrainSignal;
+import io.spillway.edge.http.HcmStats;
+import io.spillway.edge.http.HttpConnectionManager;
 import io.spillway.edge.http.OverloadHooks;
+import io.spillway.edge.http2.Http2CodecStats;
+import io.spillway.edge.listener.Listener;
 import io.spillway.edge.listener.ListenerOverload;
+import io.spillway.edge.listener.ListenerStats;
 import io.spillway.edge.overload.ActionIndex;
 import io.spillway.edge.overload.OverloadDescription;
 import io.spillway.edge.overload.OverloadManager;
 import io.spillway.edge.overload.monitor.StandardMonitors;
-import io.spillway.edge.http.HcmStats;
-import io.spillway.edge.http.HttpConnectionManager;
-import io.spillway.edge.http2.Http2CodecStats;
-import io.spillway.edge.listener.Listener;
-import io.spillway.edge.listener.ListenerStats;
 import io.spillway.edge.router.RouteTable;
 import io.spillway.edge.stats.Scope;
 import io.spillway.edge.stats.StatsStore;
@@ -41,9 +42,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import java.util.random.RandomGenerator;
 import java.util.random.RandomGeneratorFactory;
+import java.util.stream.Collectors;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -258,7 +259,7 @@ public final class EdgeServer implements AdminContext {
    * any); the edge then serves, and the stream keeps converging in the background.
    */
   private void startXds(Scope root) throws InterruptedException {
-    io.spillway.edge.xds.XdsClientConfig xc = config.xds().orElseThrow();
+    io.spillway.edge.config.XdsClientConfig xc = config.xds().orElseThrow();
     if (options.xdsStateDir().isPresent()) {
       xc = xc.withStateDirectory(options.xdsStateDir().get());
     }
@@ -281,7 +282,7 @@ public final class EdgeServer implements AdminContext {
    * this edge's environment, canonical values), so the control plane can validate a policy against
    * what this edge falls back to and show it.
    */
-  private io.spillway.edge.xds.XdsClientConfig withDeploymentDefaults(io.spillway.edge.xds.XdsClientConfig xc) {
+  private io.spillway.edge.config.XdsClientConfig withDeploymentDefaults(io.spillway.edge.config.XdsClientConfig xc) {
     com.google.protobuf.Struct.Builder defaults = com.google.protobuf.Struct.newBuilder();
     options.deploymentDefaults().environmentVariables().forEach((name, value) ->
         defaults.putFields(name, com.google.protobuf.Value.newBuilder().setStringValue(value).build()));

@@ -14,12 +14,13 @@ import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.MetadataUtils;
 import io.grpc.stub.StreamObserver;
 import io.spillway.edge.config.ConfigException;
+import io.spillway.edge.config.XdsClientConfig.XdsServer;
+import io.spillway.edge.config.XdsClientConfig;
 import io.spillway.edge.stats.Scope;
 import io.spillway.edge.xds.LastKnownGoodStore.StoredResource;
 import io.spillway.edge.xds.LastKnownGoodStore.StoredType;
 import io.spillway.edge.xds.ResourceDecoder.DecodeException;
 import io.spillway.edge.xds.ResourceDecoder.Decoded;
-import io.spillway.edge.xds.XdsClientConfig.XdsServer;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -281,7 +282,7 @@ public final class AdsClient implements AutoCloseable {
     if (channels[index] == null) {
       XdsServer server = config.servers().get(index);
       NettyChannelBuilder builder = server.tls().isPresent()
-          ? NettyChannelBuilder.forAddress(server.host(), server.port(), credentials(server.tls().get()))
+          ? NettyChannelBuilder.forAddress(server.host(), server.port(), server.tls().get().channelCredentials())
           : NettyChannelBuilder.forAddress(server.host(), server.port()).usePlaintext();
       channels[index] = builder
           .executor(executor)
@@ -297,21 +298,6 @@ public final class AdsClient implements AutoCloseable {
    *
    * @throws java.io.UncheckedIOException when the PEM material cannot be used
    */
-  static io.grpc.ChannelCredentials credentials(XdsClientConfig.Tls tls) {
-    io.grpc.TlsChannelCredentials.Builder builder = io.grpc.TlsChannelCredentials.newBuilder();
-    try {
-      if (!tls.rootCerts().isEmpty()) {
-        builder.trustManager(tls.rootCerts().newInput());
-      }
-      if (!tls.certChain().isEmpty()) {
-        builder.keyManager(tls.certChain().newInput(), tls.privateKey().newInput());
-      }
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException("unusable TLS material for the xDS server", e);
-    }
-    return builder.build();
-  }
-
   private void streamClosed(Stream closedStream, Throwable cause) {
     if (stream != closedStream || closed) {
       return;

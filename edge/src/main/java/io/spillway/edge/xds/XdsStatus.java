@@ -1,6 +1,7 @@
 package io.spillway.edge.xds;
 
 import com.google.protobuf.Message;
+import io.spillway.edge.config.XdsClientConfig;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.EnumMap;

@@ -45,7 +45,7 @@ class AdmissionControllerTest {
   @Test
   void enforceRefusesAboveEachTiersShare() {
     AdmissionController admission = controller(Policies.defaults(Mode.ENFORCE));
-    List<Permit> held = new ArrayList<>();
+    List<AdmissionPermit> held = new ArrayList<>();
 
     assertThat(fill(admission, Tier.START, held)).isEqualTo(166);
     assertThat(admission.tryAcquire(Tier.START).refused()).isTrue();
@@ -66,10 +66,10 @@ class AdmissionControllerTest {
     assertThat(admission.tryAcquire(Tier.START).admitted()).isTrue();
   }
 
-  private static int fill(AdmissionController admission, Tier tier, List<Permit> held) {
+  private static int fill(AdmissionController admission, Tier tier, List<AdmissionPermit> held) {
     int admitted = 0;
     for (;;) {
-      Permit permit = admission.tryAcquire(tier);
+      AdmissionPermit permit = admission.tryAcquire(tier);
       if (permit.refused()) {
         return admitted;
       }
@@ -81,16 +81,16 @@ class AdmissionControllerTest {
   @Test
   void offCountsNothing() {
     AdmissionController admission = controller(Policies.defaults(Mode.OFF));
-    List<Permit> held = new ArrayList<>();
+    List<AdmissionPermit> held = new ArrayList<>();
     for (int i = 0; i < 2000; i++) {
-      Permit permit = admission.tryAcquire(Tier.values()[i % 4]);
+      AdmissionPermit permit = admission.tryAcquire(Tier.values()[i % 4]);
       assertThat(permit.admitted()).isTrue();
       assertThat(permit.counted()).isFalse();
       held.add(permit);
     }
     assertThat(admission.inFlight()).isZero();
     assertThat(admission.inFlightPeakSinceLastRead()).isZero();
-    for (Permit permit : held) {
+    for (AdmissionPermit permit : held) {
       clock.addAndGet(1_000_000);
       permit.release(10_000_000_000L, true);
     }
@@ -128,13 +128,13 @@ class AdmissionControllerTest {
     StatsStore store = new StatsStore();
     AdmissionController admission = new AdmissionController(Policies.inbound(mode, 40, 16, 1024), store, () -> 0L);
     SplittableRandom random = new SplittableRandom(7);
-    Deque<Permit> held = new ArrayDeque<>();
-    List<Permit> shadowRefused = new ArrayList<>();
+    Deque<AdmissionPermit> held = new ArrayDeque<>();
+    List<AdmissionPermit> shadowRefused = new ArrayList<>();
     List<Integer> history = new ArrayList<>();
     for (int step = 0; step < 20_000; step++) {
       if (random.nextInt(100) < 65) {
         Tier tier = Tier.values()[random.nextInt(4)];
-        Permit permit = admission.tryAcquire(tier);
+        AdmissionPermit permit = admission.tryAcquire(tier);
         if (mode == Mode.SHADOW) {
           assertThat(permit.admitted()).isTrue();
         }
@@ -162,9 +162,9 @@ class AdmissionControllerTest {
   @Test
   void shadowNeverRefusesAndCountsInFlightAsEnforceWould() {
     AdmissionController admission = controller(Policies.inbound(Mode.SHADOW, 20, 16, 1024));
-    List<Permit> permits = new ArrayList<>();
+    List<AdmissionPermit> permits = new ArrayList<>();
     for (int i = 0; i < 100; i++) {
-      Permit permit = admission.tryAcquire(Tier.START);
+      AdmissionPermit permit = admission.tryAcquire(Tier.START);
       assertThat(permit.admitted()).isTrue();
       assertThat(permit.shadowRefused()).isEqualTo(i >= 13);
       permits.add(permit);
@@ -182,8 +182,8 @@ class AdmissionControllerTest {
   @Test
   void releaseIsExactlyOnce() {
     AdmissionController admission = controller(Policies.defaults(Mode.ENFORCE));
-    Permit first = admission.tryAcquire(Tier.PROXY);
-    Permit second = admission.tryAcquire(Tier.PROXY);
+    AdmissionPermit first = admission.tryAcquire(Tier.PROXY);
+    AdmissionPermit second = admission.tryAcquire(Tier.PROXY);
     assertThat(admission.inFlight()).isEqualTo(2);
 
     first.release(1_000_000, true);
@@ -191,7 +191,7 @@ class AdmissionControllerTest {
     first.release(1_000_000, false);
     assertThat(admission.inFlight()).isEqualTo(1);
 
-    Permit.REFUSED.release(1, true);
+    AdmissionPermit.REFUSED.release(1, true);
     admission.tryAcquire(Tier.EXEMPT).release(1, true);
     assertThat(admission.inFlight()).isEqualTo(1);
     second.release(1_000_000, true);
@@ -201,9 +201,9 @@ class AdmissionControllerTest {
   @Test
   void releaseAfterModeSwitch() {
     AdmissionController admission = controller(Policies.defaults(Mode.ENFORCE));
-    Permit counted = admission.tryAcquire(Tier.START);
+    AdmissionPermit counted = admission.tryAcquire(Tier.START);
     admission.applyPolicy(Policies.defaults(Mode.OFF));
-    Permit uncounted = admission.tryAcquire(Tier.START);
+    AdmissionPermit uncounted = admission.tryAcquire(Tier.START);
     assertThat(admission.inFlight()).isEqualTo(1);
 
     admission.applyPolicy(Policies.defaults(Mode.SHADOW));
@@ -239,7 +239,7 @@ class AdmissionControllerTest {
   @Test
   void peakResetsOnRead() {
     AdmissionController admission = controller(Policies.defaults(Mode.ENFORCE));
-    List<Permit> held = new ArrayList<>();
+    List<AdmissionPermit> held = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       held.add(admission.tryAcquire(Tier.PROXY));
     }
@@ -304,7 +304,7 @@ class AdmissionControllerTest {
           start.await();
           for (int i = 0; i < iterations; i++) {
             Tier tier = Tier.values()[random.nextInt(3)];
-            Permit permit = admission.tryAcquire(tier);
+            AdmissionPermit permit = admission.tryAcquire(tier);
             int seen = admission.inFlight();
             worst.accumulateAndGet(seen, Math::max);
             if (permit.admitted()) {

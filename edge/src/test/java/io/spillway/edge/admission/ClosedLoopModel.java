@@ -24,7 +24,7 @@ final class ClosedLoopModel {
   private long now = 1_000 * MS;
 
   private final Tier[] tiers;
-  private final Permit[] permits;
+  private final AdmissionPermit[] permits;
   private final double[] remaining;
   private final long[] started;
   private final long[] nextTry;
@@ -39,7 +39,7 @@ final class ClosedLoopModel {
     this.baseMillis = baseMillis;
     this.admission = new AdmissionController(inbound, new StatsStore(), () -> now);
     this.tiers = clientTiers.clone();
-    this.permits = new Permit[tiers.length];
+    this.permits = new AdmissionPermit[tiers.length];
     this.remaining = new double[tiers.length];
     this.started = new long[tiers.length];
     this.nextTry = new long[tiers.length];
@@ -57,7 +57,7 @@ final class ClosedLoopModel {
 
   int inFlightAtServer() {
     int n = 0;
-    for (Permit p : permits) {
+    for (AdmissionPermit p : permits) {
       n += p != null ? 1 : 0;
     }
     return n;
@@ -99,7 +99,7 @@ final class ClosedLoopModel {
       }
       Tier tier = tiers[i];
       attempts[tier.ordinal()]++;
-      Permit permit = admission.tryAcquire(tier);
+      AdmissionPermit permit = admission.tryAcquire(tier);
       if (permit.refused()) {
         refused[tier.ordinal()]++;
         nextTry[i] = now + (5 + random.nextInt(11)) * MS;

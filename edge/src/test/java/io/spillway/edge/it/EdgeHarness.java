@@ -4,6 +4,7 @@ import io.envoyproxy.envoy.config.bootstrap.v3.Bootstrap;
 import io.spillway.edge.config.BootstrapLoader;
 import io.spillway.edge.config.ConfigTranslator;
 import io.spillway.edge.config.EdgeConfig;
+import io.spillway.edge.config.XdsClientConfig;
 import io.spillway.edge.listener.Listener;
 import io.spillway.edge.server.EdgeServer;
 import io.spillway.edge.server.ServerOptions;
@@ -40,7 +41,7 @@ final class EdgeHarness implements AutoCloseable {
     EdgeConfig config = ConfigTranslator.translate(bootstrap);
     if (!xdsPolicyType) {
       config = new EdgeConfig(config.node(), config.admin(), config.listeners(), config.clusters(), config.overload(),
-          config.xds().map(io.spillway.edge.xds.XdsClientConfig::withoutOverloadPolicy));
+          config.xds().map(io.spillway.edge.config.XdsClientConfig::withoutOverloadPolicy));
     }
     io.spillway.policy.DeploymentDefaults defaults = io.spillway.policy.DeploymentDefaults.builtIn();
     io.spillway.policy.OverloadPolicy policy = null;

@@ -16,8 +16,9 @@ import static io.spillway.edge.xds.XdsFixtures.staticCluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.envoyproxy.envoy.service.discovery.v3.DeltaDiscoveryRequest;
-import io.spillway.policy.v1.OverloadPolicy;
+import io.spillway.edge.config.XdsClientConfig;
 import io.spillway.policy.v1.Outbound;
+import io.spillway.policy.v1.OverloadPolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

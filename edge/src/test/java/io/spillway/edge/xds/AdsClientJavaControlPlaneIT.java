@@ -13,6 +13,7 @@ import io.envoyproxy.envoy.config.endpoint.v3.ClusterLoadAssignment;
 import io.envoyproxy.envoy.config.listener.v3.Listener;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryRequest;
 import io.grpc.Server;
+import io.spillway.edge.config.XdsClientConfig;
 import io.spillway.edge.stats.StatsStore;
 import java.time.Duration;
 import java.util.List;

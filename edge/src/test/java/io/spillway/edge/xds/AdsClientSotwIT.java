@@ -20,6 +20,7 @@ import io.envoyproxy.envoy.service.discovery.v3.DiscoveryResponse;
 import io.envoyproxy.envoy.service.discovery.v3.Resource;
 import io.grpc.Metadata;
 import io.spillway.edge.config.ConfigException;
+import io.spillway.edge.config.XdsClientConfig;
 import io.spillway.edge.xds.LastKnownGoodStore.StoredResource;
 import io.spillway.edge.xds.LastKnownGoodStore.StoredType;
 import io.spillway.policy.ParseResult;

@@ -9,6 +9,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.envoyproxy.envoy.config.bootstrap.v3.Bootstrap;
 import io.spillway.edge.config.BootstrapLoader;
 import io.spillway.edge.config.ConfigException;
+import io.spillway.edge.config.DynamicResourcesTranslator;
+import io.spillway.edge.config.XdsClientConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

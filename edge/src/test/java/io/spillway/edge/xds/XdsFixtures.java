@@ -22,6 +22,8 @@ import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3
 import io.envoyproxy.envoy.service.discovery.v3.DeltaDiscoveryResponse;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryResponse;
 import io.envoyproxy.envoy.service.discovery.v3.Resource;
+import io.spillway.edge.config.DynamicResourcesTranslator;
+import io.spillway.edge.config.XdsClientConfig;
 import io.spillway.edge.stats.StatsStore;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.spillway.edge.filters.admission;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.spillway.edge.admission.AdmissionController;
-import io.spillway.edge.admission.Permit;
+import io.spillway.edge.admission.AdmissionPermit;
 import io.spillway.edge.admission.Tier;
 import io.spillway.edge.http.filter.DecoderFilter;
 import io.spillway.edge.http.filter.DecoderFilterCallbacks;
@@ -30,7 +30,7 @@ public final class AdmissionFilter implements DecoderFilter {
 
   private final AdmissionController admission;
   private DecoderFilterCallbacks callbacks;
-  private Permit permit;
+  private AdmissionPermit permit;
 
   AdmissionFilter(AdmissionController admission) {
     this.admission = admission;
@@ -62,7 +62,7 @@ public final class AdmissionFilter implements DecoderFilter {
     if (route == null || route.routeAction() == null) {
       return FilterHeadersStatus.CONTINUE;
     }
-    Permit p = admission.tryAcquire(Tier.fromMetadata(route.metadata(Tier.METADATA_KEY)));
+    AdmissionPermit p = admission.tryAcquire(Tier.fromMetadata(route.metadata(Tier.METADATA_KEY)));
     if (p.refused()) {
       callbacks.sendLocalReply(503, "overloaded, retry later", ResponseFlag.AR,
           h -> h.setInt(HttpHeaderNames.RETRY_AFTER, admission.retryAfterSeconds()));

@@ -1,4 +1,4 @@
-package io.spillway.edge.xds;
+package io.spillway.edge.config;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Descriptors.FieldDescriptor;
@@ -11,10 +11,8 @@ import io.envoyproxy.envoy.config.core.v3.DataSource;
 import io.envoyproxy.envoy.config.core.v3.GrpcService;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.config.core.v3.Node;
-import io.spillway.edge.config.ClusterConfig;
-import io.spillway.edge.config.ConfigException;
-import io.spillway.edge.xds.XdsClientConfig.Header;
-import io.spillway.edge.xds.XdsClientConfig.XdsServer;
+import io.spillway.edge.config.XdsClientConfig.Header;
+import io.spillway.edge.config.XdsClientConfig.XdsServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,7 +93,7 @@ public final class DynamicResourcesTranslator {
   }
 
   /** The node identity as sent on the stream: the bootstrap's id, cluster, metadata and locality, our user agent. */
-  static Node node(Node bootstrapNode) {
+  public static Node node(Node bootstrapNode) {
     String version = DynamicResourcesTranslator.class.getPackage().getImplementationVersion();
     return Node.newBuilder()
         .setId(bootstrapNode.getId())
@@ -172,7 +170,7 @@ public final class DynamicResourcesTranslator {
     try {
       certificates(roots, at + ".root_certs");
       certificates(chain, at + ".cert_chain");
-      AdsClient.credentials(tls);
+      tls.channelCredentials();
     } catch (RuntimeException e) {
       throw new ConfigException(at, "unusable certificates or key: " + e.getMessage());
     }

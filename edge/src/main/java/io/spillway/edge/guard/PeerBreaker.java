@@ -12,7 +12,7 @@ import java.util.function.DoubleSupplier;
  * <p>Every transition starts a new {@code generation}; a probe remembers the generation it was
  * admitted in, so the outcome of a probe from an earlier half-open phase is ignored.
  */
-final class Breaker {
+final class PeerBreaker {
 
   /** {@link #acquire} answer: not a probe, go on. */
   static final long NORMAL = -1;
@@ -43,7 +43,7 @@ final class Breaker {
   private final SecondsRing window = new SecondsRing(MAX_WINDOW_SECONDS + 1);
   private final DoubleSupplier random;
 
-  Breaker(DoubleSupplier random) {
+  PeerBreaker(DoubleSupplier random) {
     this.random = random;
   }
 

@@ -14,22 +14,22 @@ import java.lang.invoke.VarHandle;
  * handle that makes exactly-once release possible (a pooled or token-free design could not tell
  * a late second release from the next request's release).
  */
-public final class Permit {
+public final class AdmissionPermit {
 
   private static final VarHandle RELEASED;
 
   static {
     try {
-      RELEASED = MethodHandles.lookup().findVarHandle(Permit.class, "released", int.class);
+      RELEASED = MethodHandles.lookup().findVarHandle(AdmissionPermit.class, "released", int.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
   }
 
   /** Admitted without being counted: mode off or tier exempt. */
-  static final Permit UNCOUNTED = new Permit(null, Tier.EXEMPT, true, false);
+  static final AdmissionPermit UNCOUNTED = new AdmissionPermit(null, Tier.EXEMPT, true, false);
   /** Refused (enforce only). */
-  static final Permit REFUSED = new Permit(null, Tier.EXEMPT, false, false);
+  static final AdmissionPermit REFUSED = new AdmissionPermit(null, Tier.EXEMPT, false, false);
 
   private final AdmissionController controller;
   private final Tier tier;
@@ -38,7 +38,7 @@ public final class Permit {
   @SuppressWarnings("unused") // through RELEASED
   private volatile int released;
 
-  Permit(AdmissionController controller, Tier tier, boolean admitted, boolean shadowRefused) {
+  AdmissionPermit(AdmissionController controller, Tier tier, boolean admitted, boolean shadowRefused) {
     this.controller = controller;
     this.tier = tier;
     this.admitted = admitted;
@@ -91,8 +91,8 @@ public final class Permit {
   @Override
   public String toString() {
     if (controller == null) {
-      return admitted ? "Permit[uncounted]" : "Permit[refused]";
+      return admitted ? "AdmissionPermit[uncounted]" : "AdmissionPermit[refused]";
     }
-    return shadowRefused ? "Permit[" + tier + ", shadow-refused]" : "Permit[" + tier + "]";
+    return shadowRefused ? "AdmissionPermit[" + tier + ", shadow-refused]" : "AdmissionPermit[" + tier + "]";
   }
 }

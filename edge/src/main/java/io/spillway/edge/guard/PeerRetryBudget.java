@@ -16,7 +16,7 @@ import io.spillway.policy.EffectivePolicy;
  * attempts). The check and the withdrawal are one CAS on the current second's cell, so concurrent
  * retries cannot overspend the current second. Cells: {@code a} = calls, {@code b} = retries.
  */
-final class RetryBudget {
+final class PeerRetryBudget {
 
   static final int WINDOW_SECONDS = 10;
 

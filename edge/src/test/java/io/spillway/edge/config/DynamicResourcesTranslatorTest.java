@@ -1,4 +1,4 @@
-package io.spillway.edge.xds;
+package io.spillway.edge.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,8 +8,8 @@ import io.spillway.edge.config.BootstrapLoader;
 import io.spillway.edge.config.ClusterConfig;
 import io.spillway.edge.config.ConfigException;
 import io.spillway.edge.config.SocketAddress;
-import io.spillway.edge.xds.XdsClientConfig.Header;
-import io.spillway.edge.xds.XdsClientConfig.XdsServer;
+import io.spillway.edge.config.XdsClientConfig.Header;
+import io.spillway.edge.config.XdsClientConfig.XdsServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

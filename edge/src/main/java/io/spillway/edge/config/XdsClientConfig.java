@@ -1,4 +1,4 @@
-package io.spillway.edge.xds;
+package io.spillway.edge.config;
 
 import com.google.protobuf.ByteString;
 import io.envoyproxy.envoy.config.core.v3.Node;
@@ -97,6 +97,22 @@ public record XdsClientConfig(
       if (certChain.isEmpty() != privateKey.isEmpty()) {
         throw new IllegalArgumentException("a client certificate chain needs its private key and the other way round");
       }
+    }
+
+    /** gRPC's channel credentials for this material; unusable certificates or keys fail here. */
+    public io.grpc.ChannelCredentials channelCredentials() {
+      io.grpc.TlsChannelCredentials.Builder builder = io.grpc.TlsChannelCredentials.newBuilder();
+      try {
+        if (!rootCerts.isEmpty()) {
+          builder.trustManager(rootCerts.newInput());
+        }
+        if (!certChain.isEmpty()) {
+          builder.keyManager(certChain.newInput(), privateKey.newInput());
+        }
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException("unusable TLS material for the xDS server", e);
+      }
+      return builder.build();
     }
 
     @Override
