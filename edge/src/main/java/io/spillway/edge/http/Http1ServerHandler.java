@@ -129,8 +129,14 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       currentBodyDone = noBody;
       skipEmptyLast = noBody;
       currentHead = req.method().equals(HttpMethod.HEAD);
+      String upgrade = req.headers().get(HttpHeaderNames.UPGRADE);
       RequestHeaders headers = requestHeaders(req);
-      if (headers == null) {
+      if (upgrade != null && !upgrade.equalsIgnoreCase("h2c")) {
+        // No upgrade_configs are supported: refused as Envoy refuses an unconfigured upgrade.
+        current.onRefusedRequest(headers != null ? headers
+            : new RequestHeaders(req.method().name(), scheme(), "", "/", req.headers()), noBody, 403,
+            "upgrade is not supported");
+      } else if (headers == null) {
         hcm.stats().downstreamRqNonRelativePath.inc();
         current.onInvalidRequest(new RequestHeaders(req.method().name(), scheme(), "", "/", req.headers()), noBody,
             "invalid request target");

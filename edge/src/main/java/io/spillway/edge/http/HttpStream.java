@@ -131,12 +131,17 @@ final class HttpStream implements DecoderFilterCallbacks {
 
   /** A request the codec could not turn into a routable head (a bad target): 400, and nothing else runs. */
   void onInvalidRequest(RequestHeaders headers, boolean endStream, String detail) {
+    onRefusedRequest(headers, endStream, 400, detail);
+  }
+
+  /** A request the codec refuses before any filter ({@code status}: 400 or 403), counted as a request. */
+  void onRefusedRequest(RequestHeaders headers, boolean endStream, int status, String detail) {
     this.request = headers;
     this.requestComplete = endStream;
     stats.downstreamRqTotal.inc();
     stats.downstreamRqActive.inc();
     (downstream.isHttp2() ? stats.downstreamRqHttp2Total : stats.downstreamRqHttp1Total).inc();
-    sendLocalReply(400, detail, ResponseFlag.DPE);
+    sendLocalReply(status, detail, ResponseFlag.DPE);
   }
 
   /** What the connection manager itself refuses before any filter (400/403/431). */
@@ -149,11 +154,6 @@ final class HttpStream implements DecoderFilterCallbacks {
     }
     if (headers.method().equals("CONNECT")) {
       sendLocalReply(400, "CONNECT is not supported", ResponseFlag.DPE);
-      return false;
-    }
-    String upgrade = headers.headers().get(HttpHeaderNames.UPGRADE);
-    if (upgrade != null && !upgrade.equalsIgnoreCase("h2c")) {
-      sendLocalReply(403, "upgrade is not supported", ResponseFlag.DPE);
       return false;
     }
     if (headers.authority().isEmpty()) {
