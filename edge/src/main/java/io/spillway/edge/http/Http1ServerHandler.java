@@ -344,7 +344,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   @Override
   public void sendData(ByteBuf data, boolean endStream) {
     if (endStream) {
-      ctx.writeAndFlush(new DefaultLastHttpContent(data), ctx.voidPromise());
+      ctx.writeAndFlush(new DefaultLastHttpContent(data, EmptyHttpHeaders.INSTANCE), ctx.voidPromise());
     } else {
       ctx.write(new DefaultHttpContent(data), ctx.voidPromise());
     }

@@ -120,7 +120,7 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
   @Override
   public void writeData(ByteBuf data, boolean endStream) {
     if (endStream) {
-      writeLast(new DefaultLastHttpContent(data));
+      writeLast(new DefaultLastHttpContent(data, EmptyHttpHeaders.INSTANCE));
     } else {
       ctx.write(new DefaultHttpContent(data), ctx.voidPromise());
     }

@@ -11,7 +11,8 @@ import java.util.ArrayList;
  * again. Trailers are kept the same way.
  */
 final class RequestBody {
-  private final ArrayList<ByteBuf> parts = new ArrayList<>(2);
+  /** Allocated with the first part: most requests have none. */
+  private ArrayList<ByteBuf> parts;
   private final long limit;
   private HttpHeaders trailers;
   private boolean complete;
@@ -27,6 +28,9 @@ final class RequestBody {
   }
 
   void add(ByteBuf part, boolean endStream) {
+    if (parts == null) {
+      parts = new ArrayList<>(2);
+    }
     parts.add(part);
     int size = part.readableBytes();
     totalBytes += size;
@@ -53,7 +57,7 @@ final class RequestBody {
 
   /** Nothing at all: no part, no trailers, and the request is over. */
   boolean empty() {
-    return complete && totalBytes == 0 && parts.isEmpty() && trailers == null;
+    return complete && totalBytes == 0 && (parts == null || parts.isEmpty()) && trailers == null;
   }
 
   boolean hasContent() {
@@ -82,7 +86,7 @@ final class RequestBody {
 
   /** Writes what the try has not had yet; the last part ends the request when it is complete. */
   void writeTo(UpstreamStream stream) {
-    int n = parts.size();
+    int n = parts == null ? 0 : parts.size();
     boolean trailersDue = complete && trailers != null && !trailersSent;
     if (sentParts == n && !trailersDue) {
       return;
@@ -99,7 +103,9 @@ final class RequestBody {
     if (replayable) {
       sentParts = n;
     } else {
-      parts.clear();
+      if (parts != null) {
+        parts.clear();
+      }
       sentParts = 0;
     }
     unsentBytes = 0;
@@ -108,6 +114,9 @@ final class RequestBody {
   /** The body grew past the buffer limit: it can no longer be replayed, so retries end here. */
   private void stopKeeping() {
     replayable = false;
+    if (parts == null) {
+      return;
+    }
     for (int i = 0; i < sentParts; i++) {
       parts.get(i).release();
     }
@@ -116,6 +125,9 @@ final class RequestBody {
   }
 
   void release() {
+    if (parts == null) {
+      return;
+    }
     for (int i = 0; i < parts.size(); i++) {
       parts.get(i).release();
     }

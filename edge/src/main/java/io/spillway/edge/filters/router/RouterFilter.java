@@ -218,7 +218,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       return;
     }
     UpstreamStream stream = a.stream();
-    callbacks.streamInfo().setUpstreamHost(a.host().addressString());
+    callbacks.streamInfo().setUpstreamHost(a.host());
     if (entry.routeAction().autoHostRewrite()
         && cluster.config().discoveryType() == ClusterConfig.DiscoveryType.STRICT_DNS) {
       // Envoy rewrites to the host's DNS name; STATIC hosts have none, so their Host stays.

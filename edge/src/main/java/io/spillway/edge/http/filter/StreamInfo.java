@@ -1,5 +1,7 @@
 package io.spillway.edge.http.filter;
 
+import io.spillway.edge.upstream.Host;
+
 /**
  * What is known about one stream as it goes (Envoy's {@code StreamInfo}): when it started, the
  * response code sent, the response flags, the downstream peer and protocol, the upstream host.
@@ -12,7 +14,7 @@ public final class StreamInfo {
   private final boolean http2;
   private int responseCode;
   private int responseFlags;
-  private String upstreamHost;
+  private Host upstreamHost;
 
   public StreamInfo(long startNanos, String downstreamAddress, boolean http2) {
     this.startNanos = startNanos;
@@ -57,12 +59,12 @@ public final class StreamInfo {
     return (responseFlags & flag.bit()) != 0;
   }
 
-  /** The upstream host of the last try ({@code ip:port}), or null when none was tried. */
-  public String upstreamHost() {
+  /** The upstream host of the last try, or null when none was tried. */
+  public Host upstreamHost() {
     return upstreamHost;
   }
 
-  public void setUpstreamHost(String host) {
+  public void setUpstreamHost(Host host) {
     upstreamHost = host;
   }
 }
