@@ -16,6 +16,7 @@ public final class ClusterStats {
   public final Counter upstreamCxConnectTimeout;
   public final Counter upstreamCxDestroy;
   public final Counter upstreamCxOverflow;
+  public final Counter upstreamCxIdleTimeout;
   public final Counter upstreamCxNoneHealthy;
   public final Counter upstreamCxHttp1Total;
   public final Counter upstreamCxHttp2Total;
@@ -48,6 +49,7 @@ public final class ClusterStats {
     upstreamCxConnectTimeout = scope.counter("upstream_cx_connect_timeout");
     upstreamCxDestroy = scope.counter("upstream_cx_destroy");
     upstreamCxOverflow = scope.counter("upstream_cx_overflow");
+    upstreamCxIdleTimeout = scope.counter("upstream_cx_idle_timeout");
     upstreamCxNoneHealthy = scope.counter("upstream_cx_none_healthy");
     upstreamCxHttp1Total = scope.counter("upstream_cx_http1_total");
     upstreamCxHttp2Total = scope.counter("upstream_cx_http2_total");

@@ -142,6 +142,7 @@ final class Http1Pool extends HostPool {
     Http1Connection c;
     while ((c = idle.peekLast()) != null && now - c.parkedAtNanos >= timeout) {
       idle.pollLast();
+      cluster.stats().upstreamCxIdleTimeout.inc();
       c.close();
     }
     if (!idle.isEmpty()) {

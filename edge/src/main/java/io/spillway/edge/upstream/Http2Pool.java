@@ -213,7 +213,8 @@ final class Http2Pool extends HostPool {
         idleTimer = null;
         if (codec.connection().numActiveStreams() == 0 && reserved == 0) {
           goingAway = true;
-          ctx.close();
+          cluster.stats().upstreamCxIdleTimeout.inc();
+          ctx.close(); // the codec sends GOAWAY(NO_ERROR) first
         }
       }, timeout, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
