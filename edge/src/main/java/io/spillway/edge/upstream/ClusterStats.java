@@ -17,6 +17,7 @@ public final class ClusterStats {
   public final Counter upstreamCxDestroy;
   public final Counter upstreamCxOverflow;
   public final Counter upstreamCxIdleTimeout;
+  public final Counter upstreamCxReclaimed;
   public final Counter upstreamCxNoneHealthy;
   public final Counter upstreamCxHttp1Total;
   public final Counter upstreamCxHttp2Total;
@@ -50,6 +51,7 @@ public final class ClusterStats {
     upstreamCxDestroy = scope.counter("upstream_cx_destroy");
     upstreamCxOverflow = scope.counter("upstream_cx_overflow");
     upstreamCxIdleTimeout = scope.counter("upstream_cx_idle_timeout");
+    upstreamCxReclaimed = scope.counter("upstream_cx_reclaimed");
     upstreamCxNoneHealthy = scope.counter("upstream_cx_none_healthy");
     upstreamCxHttp1Total = scope.counter("upstream_cx_http1_total");
     upstreamCxHttp2Total = scope.counter("upstream_cx_http2_total");

@@ -22,11 +22,14 @@ public abstract sealed class HostPool permits Http1Pool, Http2Pool {
   protected final Worker worker;
   /** Requests waiting for a connection (HTTP/1) or for a connection with room (HTTP/2), oldest first. */
   protected final java.util.ArrayDeque<Waiter> waiting = new java.util.ArrayDeque<>();
+  /** This pool's place in the cluster's shared {@code max_connections}. */
+  final ConnectionBudget.Seat seat;
 
   HostPool(Cluster cluster, Host host, Worker worker) {
     this.cluster = cluster;
     this.host = host;
     this.worker = worker;
+    this.seat = cluster.connectionBudget().seat(new BudgetMember(), host);
   }
 
   /** Asks for a stream: served now, or later when a connection is ready, or refused. */
@@ -34,6 +37,38 @@ public abstract sealed class HostPool permits Http1Pool, Http2Pool {
 
   /** Stops handing out connections and closes them as they become idle. Thread-safe. */
   abstract void drain();
+
+  /** How many more connections the waiters need than are being opened; 0 while draining. */
+  abstract int connectionsNeeded();
+
+  /** Budget was freed for this pool by another one: open what the waiters need. */
+  abstract void connectWaiters();
+
+  /** Closes idle connections, each for a pool waiting for budget ({@link ConnectionBudget.Seat#nextClaimant()}). */
+  abstract void closeIdleForOthers();
+
+  /** This pool as the cluster's connection budget sees it. */
+  private final class BudgetMember implements ConnectionBudget.Member {
+    @Override
+    public java.util.concurrent.Executor loop() {
+      return worker.loop();
+    }
+
+    @Override
+    public int connectionsNeeded() {
+      return HostPool.this.connectionsNeeded();
+    }
+
+    @Override
+    public void connectWaiters() {
+      HostPool.this.connectWaiters();
+    }
+
+    @Override
+    public void closeIdleForOthers() {
+      HostPool.this.closeIdleForOthers();
+    }
+  }
 
   /**
    * Queues a request that cannot be served now, within the cluster's {@code max_pending_requests};
