@@ -266,7 +266,12 @@ final class Http2Pool extends HostPool {
 
         @Override
         public void onStreamClosed(io.netty.handler.codec.http2.Http2Stream stream) {
-          ctx.executor().execute(() -> armIdle(ctx, true));
+          ctx.executor().execute(() -> {
+            if (!waiting.isEmpty() && !closed) {
+              serveWaiters(); // the stream's room goes to the oldest waiter
+            }
+            armIdle(ctx, true);
+          });
         }
       });
       armIdle(ctx, false);
