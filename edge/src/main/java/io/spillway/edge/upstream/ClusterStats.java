@@ -26,6 +26,7 @@ public final class ClusterStats {
   public final Counter upstreamRqPendingTotal;
   public final Gauge upstreamRqPendingActive;
   public final Counter upstreamRqPendingOverflow;
+  public final Counter upstreamRqShareOverflow;
   public final Counter upstreamRqPendingFailureEject;
   public final Counter upstreamRqTimeout;
   public final Counter upstreamRqPerTryTimeout;
@@ -60,6 +61,7 @@ public final class ClusterStats {
     upstreamRqPendingTotal = scope.counter("upstream_rq_pending_total");
     upstreamRqPendingActive = scope.gauge("upstream_rq_pending_active");
     upstreamRqPendingOverflow = scope.counter("upstream_rq_pending_overflow");
+    upstreamRqShareOverflow = scope.counter("upstream_rq_share_overflow");
     upstreamRqPendingFailureEject = scope.counter("upstream_rq_pending_failure_eject");
     upstreamRqTimeout = scope.counter("upstream_rq_timeout");
     upstreamRqPerTryTimeout = scope.counter("upstream_rq_per_try_timeout");

@@ -32,8 +32,13 @@ public abstract sealed class HostPool permits Http1Pool, Http2Pool {
     this.seat = cluster.connectionBudget().seat(new BudgetMember(), host);
   }
 
-  /** Asks for a stream: served now, or later when a connection is ready, or refused. */
-  public abstract Pending newStream(StreamCallbacks callbacks);
+  /**
+   * Asks for a stream: served now, or later when a connection is ready, or refused.
+   *
+   * @param holding what the request's downstream connection holds of this cluster (its pending
+   *     share is checked if the request has to wait), or null
+   */
+  public abstract Pending newStream(StreamCallbacks callbacks, ConnectionShare.Holding holding);
 
   /** Stops handing out connections and closes them as they become idle. Thread-safe. */
   abstract void drain();
@@ -71,16 +76,21 @@ public abstract sealed class HostPool permits Http1Pool, Http2Pool {
   }
 
   /**
-   * Queues a request that cannot be served now, within the cluster's {@code max_pending_requests};
-   * returns null (having answered OVERFLOW) when the queue is full.
+   * Queues a request that cannot be served now, within the cluster's {@code max_pending_requests}
+   * and its downstream connection's share of it; returns null (having answered OVERFLOW) when
+   * either is full.
    */
-  protected Waiter enqueue(StreamCallbacks callbacks) {
-    if (!cluster.limits().tryAcquirePending()) {
+  protected Waiter enqueue(StreamCallbacks callbacks, ConnectionShare.Holding holding) {
+    ResourceLimits.Slot slot = holding == null ? cluster.limits().tryAcquirePending(0) : holding.takePending();
+    if (slot != ResourceLimits.Slot.TAKEN) {
       cluster.stats().upstreamRqPendingOverflow.inc();
+      if (slot == ResourceLimits.Slot.OVER_SHARE) {
+        cluster.stats().upstreamRqShareOverflow.inc();
+      }
       callbacks.onStreamFailure(StreamCallbacks.PoolFailure.OVERFLOW, "pending requests overflow");
       return null;
     }
-    Waiter w = new Waiter(callbacks);
+    Waiter w = new Waiter(callbacks, holding);
     waiting.add(w);
     cluster.stats().upstreamRqPendingTotal.inc();
     cluster.stats().upstreamRqPendingActive.inc();
@@ -99,16 +109,22 @@ public abstract sealed class HostPool permits Http1Pool, Http2Pool {
   /** A request waiting for a stream; cancelling it gives back its pending slot. */
   protected final class Waiter implements Pending {
     final StreamCallbacks callbacks;
+    private final ConnectionShare.Holding holding;
     private boolean finished;
 
-    Waiter(StreamCallbacks callbacks) {
+    Waiter(StreamCallbacks callbacks, ConnectionShare.Holding holding) {
       this.callbacks = callbacks;
+      this.holding = holding;
     }
 
     void done() {
       if (!finished) {
         finished = true;
-        cluster.limits().releasePending();
+        if (holding == null) {
+          cluster.limits().releasePending();
+        } else {
+          holding.releasePending();
+        }
         cluster.stats().upstreamRqPendingActive.dec();
       }
     }

@@ -26,14 +26,14 @@ final class Http1Pool extends HostPool {
   }
 
   @Override
-  public Pending newStream(StreamCallbacks callbacks) {
+  public Pending newStream(StreamCallbacks callbacks, ConnectionShare.Holding holding) {
     Http1Connection conn = pollIdle();
     if (conn != null) {
       conn.lend();
       callbacks.onStreamReady(conn);
       return Pending.NONE;
     }
-    Waiter waiter = enqueue(callbacks);
+    Waiter waiter = enqueue(callbacks, holding);
     if (waiter == null) {
       return Pending.NONE;
     }

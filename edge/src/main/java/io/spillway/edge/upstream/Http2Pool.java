@@ -36,13 +36,13 @@ final class Http2Pool extends HostPool {
   }
 
   @Override
-  public Pending newStream(StreamCallbacks callbacks) {
+  public Pending newStream(StreamCallbacks callbacks, ConnectionShare.Holding holding) {
     Connection conn = available();
     if (conn != null) {
       open(conn, callbacks);
       return Pending.NONE;
     }
-    Waiter w = enqueue(callbacks);
+    Waiter w = enqueue(callbacks, holding);
     if (w == null) {
       return Pending.NONE;
     }
