@@ -18,7 +18,8 @@ import java.util.List;
  * @param protocol HTTP/1.1 or HTTP/2 towards the upstream
  * @param perConnectionBufferLimitBytes soft limit on buffered bytes per upstream connection
  * @param maxRequestsPerConnection close an upstream connection after this many requests (0 = no limit)
- * @param idleTimeout upstream connection idle timeout (Envoy default 1 h)
+ * @param idleTimeout upstream connection idle timeout ({@link Duration#ZERO}: none); 60 s when unset, where
+ *     Envoy's is 1 h
  * @param dnsLookupFamily which resolved addresses of a STRICT_DNS name become hosts (Envoy default AUTO)
  * @param edsServiceName for an EDS cluster, the ClusterLoadAssignment name its endpoints come under
  *     ({@code eds_cluster_config.service_name}, else the cluster name); empty otherwise

@@ -33,7 +33,12 @@ final class ClusterTranslator {
   static final int DEFAULT_BUFFER_LIMIT = 1024 * 1024;
   private static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
   private static final Duration DEFAULT_DNS_REFRESH_RATE = Duration.ofSeconds(5);
-  private static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofHours(1);
+  /**
+   * An upstream connection's idle timeout when the cluster sets none: 60 s, not Envoy's 1 h, so
+   * that the connections a burst opened are given back to the cluster's {@code max_connections}
+   * (shared by every worker) within a minute; see docs/configuration.md.
+   */
+  static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
   private static final int DEFAULT_CHOICE_COUNT = 2;
 
   private static final SupportedFields CLUSTER = SupportedFields.of(Cluster.getDescriptor(),

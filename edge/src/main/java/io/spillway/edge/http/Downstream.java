@@ -3,6 +3,7 @@ package io.spillway.edge.http;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
+import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
 
 /**
@@ -15,6 +16,9 @@ interface Downstream {
   Worker worker();
 
   boolean isHttp2();
+
+  /** What the downstream connection holds of the clusters' request budgets (one per connection). */
+  ConnectionShare connectionShare();
 
   /** The peer's IP address, for x-forwarded-for. */
   String remoteAddress();

@@ -25,6 +25,7 @@ import io.spillway.edge.config.OverloadConfig;
 import io.spillway.edge.http.message.HopByHop;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
+import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
@@ -49,6 +50,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   private final Worker worker;
   private final Http1RequestValidator validator;
   private final ArrayDeque<Object> pipelined = new ArrayDeque<>();
+  private final ConnectionShare share = new ConnectionShare();
   private ChannelHandlerContext ctx;
   private String remoteAddress;
   private HttpStream current;
@@ -299,6 +301,11 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   @Override
   public boolean isHttp2() {
     return false;
+  }
+
+  @Override
+  public ConnectionShare connectionShare() {
+    return share;
   }
 
   @Override

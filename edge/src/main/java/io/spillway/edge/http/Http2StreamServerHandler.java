@@ -21,6 +21,7 @@ import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
+import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
 import java.util.Map;
 
@@ -46,14 +47,20 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter
   private HttpStream request;
   private boolean reset;
   private final StreamDeadlines deadlines;
+  private final ConnectionShare share;
   private long deadline;
 
-  /** @param deadlines the connection's one timer for its streams' deadlines */
-  Http2StreamServerHandler(HttpConnectionManager hcm, Worker worker, String remoteAddress, StreamDeadlines deadlines) {
+  /**
+   * @param deadlines the connection's one timer for its streams' deadlines
+   * @param share what the connection's streams hold of the clusters' request budgets
+   */
+  Http2StreamServerHandler(HttpConnectionManager hcm, Worker worker, String remoteAddress, StreamDeadlines deadlines,
+      ConnectionShare share) {
     this.hcm = hcm;
     this.worker = worker;
     this.remoteAddress = remoteAddress;
     this.deadlines = deadlines;
+    this.share = share;
   }
 
   @Override
@@ -192,6 +199,11 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter
   @Override
   public boolean isHttp2() {
     return true;
+  }
+
+  @Override
+  public ConnectionShare connectionShare() {
+    return share;
   }
 
   @Override

@@ -11,6 +11,7 @@ import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.spillway.edge.http2.Http2CodecFactory;
+import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 
@@ -58,8 +59,8 @@ public final class HttpPipelines {
   /**
    * HTTP/2: flood limits and frame codec (SETTINGS, windows and limits from the connection
    * manager's {@code http2_protocol_options}, see {@link Http2CodecFactory}) → stream multiplexer
-   * (one child channel and {@link Http2StreamServerHandler} per stream) → connection handler
-   * (idle, drain, premature resets).
+   * (one child channel and {@link Http2StreamServerHandler} per stream, all sharing the
+   * connection's {@link ConnectionShare}) → connection handler (idle, drain, premature resets).
    */
   public static void configureHttp2(ChannelPipeline p, HttpConnectionManager hcm, Worker worker) {
     Http2FrameCodec codec = hcm.http2Codecs().newCodec();
@@ -70,10 +71,11 @@ public final class HttpPipelines {
     Http2ServerConnection connection = new Http2ServerConnection(hcm, codec);
     boolean trackStreams = hcm.overload().tracksStreams();
     StreamDeadlines deadlines = new StreamDeadlines(parent.eventLoop());
+    ConnectionShare share = new ConnectionShare();
     p.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
       @Override
       protected void initChannel(Http2StreamChannel ch) {
-        ch.pipeline().addLast("h2-stream", new Http2StreamServerHandler(hcm, worker, remote, deadlines));
+        ch.pipeline().addLast("h2-stream", new Http2StreamServerHandler(hcm, worker, remote, deadlines, share));
         if (trackStreams) {
           connection.track(ch); // only when timer re-scaling or high-memory resets must reach the streams
         }

@@ -20,6 +20,7 @@ import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.overload.OverloadState;
 import io.spillway.edge.router.RouteEntry;
+import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -225,6 +226,11 @@ final class HttpStream implements DecoderFilterCallbacks {
   @Override
   public Worker worker() {
     return downstream.worker();
+  }
+
+  @Override
+  public ConnectionShare connectionShare() {
+    return downstream.connectionShare();
   }
 
   @Override
@@ -568,6 +574,11 @@ final class HttpStream implements DecoderFilterCallbacks {
     @Override
     public Worker worker() {
       return HttpStream.this.worker();
+    }
+
+    @Override
+    public ConnectionShare connectionShare() {
+      return downstream.connectionShare();
     }
 
     @Override

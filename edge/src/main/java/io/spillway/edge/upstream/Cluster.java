@@ -14,6 +14,7 @@ public final class Cluster {
   private final ClusterStats stats;
   private final ConnectionGate gate;
   private final ResourceLimits limits;
+  private final ConnectionBudget connectionBudget;
   private final LoadBalancer[] balancers;
   private final Http2CodecFactory http2Codecs;
   private volatile HostSet hosts = HostSet.EMPTY;
@@ -29,6 +30,7 @@ public final class Cluster {
     this.stats = stats;
     this.gate = gate;
     this.limits = new ResourceLimits(config.thresholds());
+    this.connectionBudget = new ConnectionBudget(limits);
     this.balancers = new LoadBalancer[workers];
     for (int i = 0; i < workers; i++) {
       balancers[i] = LoadBalancer.create(config, seeds.split());
@@ -41,6 +43,11 @@ public final class Cluster {
   /** The codec of this HTTP/2 cluster's connections ({@code http2_protocol_options}); null for HTTP/1.1. */
   Http2CodecFactory http2Codecs() {
     return http2Codecs;
+  }
+
+  /** {@code max_connections} as the cluster's pools on every worker share it. */
+  ConnectionBudget connectionBudget() {
+    return connectionBudget;
   }
 
   /** Whether a pool on this worker may open a new connection now. */
@@ -87,6 +94,7 @@ public final class Cluster {
           ? new Http2Pool(this, host, worker)
           : new Http1Pool(this, host, worker);
       host.setPool(worker.index(), pool);
+      pool.seat.join();
     }
     return pool;
   }

@@ -16,6 +16,8 @@ public final class ClusterStats {
   public final Counter upstreamCxConnectTimeout;
   public final Counter upstreamCxDestroy;
   public final Counter upstreamCxOverflow;
+  public final Counter upstreamCxIdleTimeout;
+  public final Counter upstreamCxReclaimed;
   public final Counter upstreamCxNoneHealthy;
   public final Counter upstreamCxHttp1Total;
   public final Counter upstreamCxHttp2Total;
@@ -24,6 +26,7 @@ public final class ClusterStats {
   public final Counter upstreamRqPendingTotal;
   public final Gauge upstreamRqPendingActive;
   public final Counter upstreamRqPendingOverflow;
+  public final Counter upstreamRqShareOverflow;
   public final Counter upstreamRqPendingFailureEject;
   public final Counter upstreamRqTimeout;
   public final Counter upstreamRqPerTryTimeout;
@@ -48,6 +51,8 @@ public final class ClusterStats {
     upstreamCxConnectTimeout = scope.counter("upstream_cx_connect_timeout");
     upstreamCxDestroy = scope.counter("upstream_cx_destroy");
     upstreamCxOverflow = scope.counter("upstream_cx_overflow");
+    upstreamCxIdleTimeout = scope.counter("upstream_cx_idle_timeout");
+    upstreamCxReclaimed = scope.counter("upstream_cx_reclaimed");
     upstreamCxNoneHealthy = scope.counter("upstream_cx_none_healthy");
     upstreamCxHttp1Total = scope.counter("upstream_cx_http1_total");
     upstreamCxHttp2Total = scope.counter("upstream_cx_http2_total");
@@ -56,6 +61,7 @@ public final class ClusterStats {
     upstreamRqPendingTotal = scope.counter("upstream_rq_pending_total");
     upstreamRqPendingActive = scope.gauge("upstream_rq_pending_active");
     upstreamRqPendingOverflow = scope.counter("upstream_rq_pending_overflow");
+    upstreamRqShareOverflow = scope.counter("upstream_rq_share_overflow");
     upstreamRqPendingFailureEject = scope.counter("upstream_rq_pending_failure_eject");
     upstreamRqTimeout = scope.counter("upstream_rq_timeout");
     upstreamRqPerTryTimeout = scope.counter("upstream_rq_per_try_timeout");

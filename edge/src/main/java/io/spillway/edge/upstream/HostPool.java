@@ -22,30 +22,75 @@ public abstract sealed class HostPool permits Http1Pool, Http2Pool {
   protected final Worker worker;
   /** Requests waiting for a connection (HTTP/1) or for a connection with room (HTTP/2), oldest first. */
   protected final java.util.ArrayDeque<Waiter> waiting = new java.util.ArrayDeque<>();
+  /** This pool's place in the cluster's shared {@code max_connections}. */
+  final ConnectionBudget.Seat seat;
 
   HostPool(Cluster cluster, Host host, Worker worker) {
     this.cluster = cluster;
     this.host = host;
     this.worker = worker;
+    this.seat = cluster.connectionBudget().seat(new BudgetMember(), host);
   }
 
-  /** Asks for a stream: served now, or later when a connection is ready, or refused. */
-  public abstract Pending newStream(StreamCallbacks callbacks);
+  /**
+   * Asks for a stream: served now, or later when a connection is ready, or refused.
+   *
+   * @param holding what the request's downstream connection holds of this cluster (its pending
+   *     share is checked if the request has to wait), or null
+   */
+  public abstract Pending newStream(StreamCallbacks callbacks, ConnectionShare.Holding holding);
 
   /** Stops handing out connections and closes them as they become idle. Thread-safe. */
   abstract void drain();
 
+  /** How many more connections the waiters need than are being opened; 0 while draining. */
+  abstract int connectionsNeeded();
+
+  /** Budget was freed for this pool by another one: open what the waiters need. */
+  abstract void connectWaiters();
+
+  /** Closes idle connections, each for a pool waiting for budget ({@link ConnectionBudget.Seat#nextClaimant()}). */
+  abstract void closeIdleForOthers();
+
+  /** This pool as the cluster's connection budget sees it. */
+  private final class BudgetMember implements ConnectionBudget.Member {
+    @Override
+    public java.util.concurrent.Executor loop() {
+      return worker.loop();
+    }
+
+    @Override
+    public int connectionsNeeded() {
+      return HostPool.this.connectionsNeeded();
+    }
+
+    @Override
+    public void connectWaiters() {
+      HostPool.this.connectWaiters();
+    }
+
+    @Override
+    public void closeIdleForOthers() {
+      HostPool.this.closeIdleForOthers();
+    }
+  }
+
   /**
-   * Queues a request that cannot be served now, within the cluster's {@code max_pending_requests};
-   * returns null (having answered OVERFLOW) when the queue is full.
+   * Queues a request that cannot be served now, within the cluster's {@code max_pending_requests}
+   * and its downstream connection's share of it; returns null (having answered OVERFLOW) when
+   * either is full.
    */
-  protected Waiter enqueue(StreamCallbacks callbacks) {
-    if (!cluster.limits().tryAcquirePending()) {
+  protected Waiter enqueue(StreamCallbacks callbacks, ConnectionShare.Holding holding) {
+    ResourceLimits.Slot slot = holding == null ? cluster.limits().tryAcquirePending(0) : holding.takePending();
+    if (slot != ResourceLimits.Slot.TAKEN) {
       cluster.stats().upstreamRqPendingOverflow.inc();
+      if (slot == ResourceLimits.Slot.OVER_SHARE) {
+        cluster.stats().upstreamRqShareOverflow.inc();
+      }
       callbacks.onStreamFailure(StreamCallbacks.PoolFailure.OVERFLOW, "pending requests overflow");
       return null;
     }
-    Waiter w = new Waiter(callbacks);
+    Waiter w = new Waiter(callbacks, holding);
     waiting.add(w);
     cluster.stats().upstreamRqPendingTotal.inc();
     cluster.stats().upstreamRqPendingActive.inc();
@@ -64,16 +109,22 @@ public abstract sealed class HostPool permits Http1Pool, Http2Pool {
   /** A request waiting for a stream; cancelling it gives back its pending slot. */
   protected final class Waiter implements Pending {
     final StreamCallbacks callbacks;
+    private final ConnectionShare.Holding holding;
     private boolean finished;
 
-    Waiter(StreamCallbacks callbacks) {
+    Waiter(StreamCallbacks callbacks, ConnectionShare.Holding holding) {
       this.callbacks = callbacks;
+      this.holding = holding;
     }
 
     void done() {
       if (!finished) {
         finished = true;
-        cluster.limits().releasePending();
+        if (holding == null) {
+          cluster.limits().releasePending();
+        } else {
+          holding.releasePending();
+        }
         cluster.stats().upstreamRqPendingActive.dec();
       }
     }

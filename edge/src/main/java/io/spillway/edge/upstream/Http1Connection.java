@@ -43,6 +43,8 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
   private int requestsServed;
   private boolean readPaused;
   long parkedAtNanos;
+  /** The pool this connection was closed for (its budget goes there), or null. */
+  ConnectionBudget.Seat closedFor;
 
   Http1Connection(Http1Pool pool) {
     this.pool = pool;

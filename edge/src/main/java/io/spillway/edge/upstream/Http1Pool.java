@@ -10,7 +10,9 @@ import java.util.ArrayDeque;
 /**
  * HTTP/1.1 connections to one host from one worker: idle connections are reused (most recently
  * used first, so surplus connections age out), requests wait in a pending queue bounded by the
- * cluster's {@code max_pending_requests}, new connections are bounded by {@code max_connections}.
+ * cluster's {@code max_pending_requests}, new connections are bounded by {@code max_connections},
+ * which the cluster's pools share ({@link ConnectionBudget}: an idle connection is closed for a
+ * pool that waits for budget).
  */
 final class Http1Pool extends HostPool {
 
@@ -24,14 +26,14 @@ final class Http1Pool extends HostPool {
   }
 
   @Override
-  public Pending newStream(StreamCallbacks callbacks) {
+  public Pending newStream(StreamCallbacks callbacks, ConnectionShare.Holding holding) {
     Http1Connection conn = pollIdle();
     if (conn != null) {
       conn.lend();
       callbacks.onStreamReady(conn);
       return Pending.NONE;
     }
-    Waiter waiter = enqueue(callbacks);
+    Waiter waiter = enqueue(callbacks, holding);
     if (waiter == null) {
       return Pending.NONE;
     }
@@ -45,9 +47,11 @@ final class Http1Pool extends HostPool {
     Http1Connection conn;
     while ((conn = idle.pollFirst()) != null) {
       if (conn.isUsable()) {
+        seat.idle(idle.size());
         return conn;
       }
     }
+    seat.idle(0);
     return null;
   }
 
@@ -65,7 +69,9 @@ final class Http1Pool extends HostPool {
     }
     if (!cluster.limits().tryAcquireConnection()) {
       cluster.stats().upstreamCxOverflow.inc();
-      return; // waiters are served when a connection is released
+      if (!seat.spent()) {
+        return; // waiters are served when a connection is released here or budget is freed for this pool
+      }
     }
     connecting++;
     long started = System.nanoTime();
@@ -98,7 +104,9 @@ final class Http1Pool extends HostPool {
           cluster.stats().upstreamRqPendingFailureEject.inc();
           w.callbacks.onStreamFailure(failureOf(done.cause()), String.valueOf(done.cause().getMessage()));
         }
-        if (connecting < waiting.size()) {
+        boolean needed = connectionsNeeded() > 0;
+        seat.released(null, needed);
+        if (needed) {
           connect();
         }
       }
@@ -116,10 +124,52 @@ final class Http1Pool extends HostPool {
       conn.lend();
       w.callbacks.onStreamReady(conn);
     } else {
+      ConnectionBudget.Seat claimant = seat.nextClaimant();
+      if (claimant != null) {
+        closeFor(conn, claimant);
+        return;
+      }
       conn.parkedAtNanos = System.nanoTime();
       idle.addFirst(conn);
+      seat.idle(idle.size());
       scheduleIdleSweep();
     }
+  }
+
+  /** Closes a connection this pool has no use for, so that {@code claimant} can open one. */
+  private void closeFor(Http1Connection conn, ConnectionBudget.Seat claimant) {
+    conn.closedFor = claimant;
+    cluster.stats().upstreamCxReclaimed.inc();
+    conn.close();
+  }
+
+  @Override
+  int connectionsNeeded() {
+    return draining ? 0 : Math.max(0, waiting.size() - connecting);
+  }
+
+  @Override
+  void connectWaiters() {
+    if (connectionsNeeded() > 0) {
+      connect();
+    }
+  }
+
+  @Override
+  void closeIdleForOthers() {
+    if (draining) {
+      return;
+    }
+    Http1Connection c;
+    while ((c = idle.peekLast()) != null) { // the longest parked first
+      ConnectionBudget.Seat claimant = seat.nextClaimant();
+      if (claimant == null) {
+        break;
+      }
+      idle.pollLast();
+      closeFor(c, claimant);
+    }
+    seat.idle(idle.size());
   }
 
   /**
@@ -142,8 +192,10 @@ final class Http1Pool extends HostPool {
     Http1Connection c;
     while ((c = idle.peekLast()) != null && now - c.parkedAtNanos >= timeout) {
       idle.pollLast();
+      cluster.stats().upstreamCxIdleTimeout.inc();
       c.close();
     }
+    seat.idle(idle.size());
     if (!idle.isEmpty()) {
       long oldest = idle.peekLast().parkedAtNanos;
       idleSweep = worker.loop().schedule(this::sweepIdle, Math.max(1, oldest + timeout - now),
@@ -151,14 +203,21 @@ final class Http1Pool extends HostPool {
     }
   }
 
-  /** A connection closed: forget it and, if requests wait, open another. */
+  /**
+   * A connection closed: forget it and give its budget to the pool it was closed for, else to
+   * this pool's waiters, else to a pool waiting for budget.
+   */
   void closed(Http1Connection conn) {
-    idle.remove(conn);
+    if (idle.remove(conn)) {
+      seat.idle(idle.size());
+    }
     cluster.limits().releaseConnection();
     cluster.stats().upstreamCxActive.dec();
     cluster.stats().upstreamCxDestroy.inc();
     host.cxActive.decrementAndGet();
-    if (!waiting.isEmpty() && connecting < waiting.size()) {
+    boolean needed = conn.closedFor == null && connectionsNeeded() > 0;
+    seat.released(conn.closedFor, needed);
+    if (needed) {
       connect();
     }
   }
@@ -166,11 +225,13 @@ final class Http1Pool extends HostPool {
   @Override
   void drain() {
     draining = true;
+    seat.leave();
     worker.loop().execute(() -> {
       Http1Connection c;
       while ((c = idle.pollFirst()) != null) {
         c.close();
       }
+      seat.idle(0);
     });
   }
 

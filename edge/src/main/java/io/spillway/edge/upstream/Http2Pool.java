@@ -17,13 +17,17 @@ import java.util.List;
 /**
  * HTTP/2 (prior knowledge, cleartext) connections to one host from one worker. Requests become
  * streams on the first connection with room under the peer's SETTINGS_MAX_CONCURRENT_STREAMS; a
- * new connection is opened (within {@code max_connections}) when none has room. A connection that
- * received GOAWAY takes no new streams and closes once its streams are done.
+ * new connection is opened (within {@code max_connections}, which the cluster's pools share: see
+ * {@link ConnectionBudget}) when none has room. A connection that received GOAWAY takes no new
+ * streams and closes once its streams are done; one with no stream for the cluster's idle timeout
+ * is closed, and one whose last stream ended while another pool waits for budget is closed for it.
  */
 final class Http2Pool extends HostPool {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http2Pool.class);
 
   private final List<Connection> connections = new ArrayList<>();
+  /** Connections with no stream open or opening. */
+  private int idleConnections;
   private int connecting;
   private volatile boolean draining;
 
@@ -32,13 +36,13 @@ final class Http2Pool extends HostPool {
   }
 
   @Override
-  public Pending newStream(StreamCallbacks callbacks) {
+  public Pending newStream(StreamCallbacks callbacks, ConnectionShare.Holding holding) {
     Connection conn = available();
     if (conn != null) {
       open(conn, callbacks);
       return Pending.NONE;
     }
-    Waiter w = enqueue(callbacks);
+    Waiter w = enqueue(callbacks, holding);
     if (w == null) {
       return Pending.NONE;
     }
@@ -59,6 +63,7 @@ final class Http2Pool extends HostPool {
   }
 
   private void open(Connection conn, StreamCallbacks callbacks) {
+    conn.setIdle(false);
     conn.reserved++;
     conn.streamsOpened++;
     int max = cluster.config().maxRequestsPerConnection();
@@ -100,7 +105,9 @@ final class Http2Pool extends HostPool {
     }
     if (!cluster.limits().tryAcquireConnection()) {
       cluster.stats().upstreamCxOverflow.inc();
-      return;
+      if (!seat.spent()) {
+        return; // waiters are served when a connection closes here or budget is freed for this pool
+      }
     }
     connecting++;
     long started = System.nanoTime();
@@ -125,6 +132,7 @@ final class Http2Pool extends HostPool {
         conn.channel = ((io.netty.channel.ChannelFuture) done).channel();
         connections.add(conn);
         serveWaiters();
+        conn.connected();
       } else {
         cluster.limits().releaseConnection();
         countConnectFailure(done.cause());
@@ -134,6 +142,7 @@ final class Http2Pool extends HostPool {
           cluster.stats().upstreamRqPendingFailureEject.inc();
           w.callbacks.onStreamFailure(failureOf(done.cause()), String.valueOf(done.cause().getMessage()));
         }
+        seat.released(null, false);
       }
     });
   }
@@ -152,8 +161,36 @@ final class Http2Pool extends HostPool {
   }
 
   @Override
+  int connectionsNeeded() {
+    return draining || waiting.isEmpty() || connecting > 0 ? 0 : 1;
+  }
+
+  @Override
+  void connectWaiters() {
+    serveWaiters();
+  }
+
+  @Override
+  void closeIdleForOthers() {
+    if (draining) {
+      return;
+    }
+    for (int i = 0; i < connections.size(); i++) {
+      Connection c = connections.get(i);
+      if (c.idle && !c.goingAway) {
+        ConnectionBudget.Seat claimant = seat.nextClaimant();
+        if (claimant == null) {
+          return;
+        }
+        c.closeFor(claimant);
+      }
+    }
+  }
+
+  @Override
   void drain() {
     draining = true;
+    seat.leave();
     worker.loop().execute(() -> {
       for (Connection c : new ArrayList<>(connections)) {
         c.goingAway = true;
@@ -169,10 +206,23 @@ final class Http2Pool extends HostPool {
     int reserved;
     int streamsOpened;
     boolean goingAway;
+    /** No stream open or opening (counted in {@link #idleConnections}). */
+    boolean idle;
+    /** The pool this connection was closed for (its budget goes there), or null. */
+    ConnectionBudget.Seat closedFor;
     io.netty.util.concurrent.ScheduledFuture<?> idleTimer;
+    private ChannelHandlerContext ctx;
+    private boolean closed;
 
     Connection(Http2FrameCodec codec) {
       this.codec = codec;
+    }
+
+    /** Connected and in the pool: with no waiter to serve, it is unused from the start. */
+    void connected() {
+      if (reserved == 0 && ctx != null) {
+        armIdle(ctx, true);
+      }
     }
 
     /** Takes no new streams; closes once the last open one ends. */
@@ -180,11 +230,34 @@ final class Http2Pool extends HostPool {
       goingAway = true;
     }
 
+    void setIdle(boolean now) {
+      if (idle != now) {
+        idle = now;
+        idleConnections += now ? 1 : -1;
+        seat.idle(idleConnections);
+      }
+    }
+
+    /** Closes this connection, which has no stream, so that {@code claimant} can open one. */
+    void closeFor(ConnectionBudget.Seat claimant) {
+      closedFor = claimant;
+      goingAway = true;
+      setIdle(false);
+      if (idleTimer != null) {
+        idleTimer.cancel(false);
+        idleTimer = null;
+      }
+      cluster.stats().upstreamCxReclaimed.inc();
+      channel.close();
+    }
+
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
+      this.ctx = ctx;
       codec.connection().addListener(new io.netty.handler.codec.http2.Http2ConnectionAdapter() {
         @Override
         public void onStreamActive(io.netty.handler.codec.http2.Http2Stream stream) {
+          setIdle(false);
           if (idleTimer != null) {
             idleTimer.cancel(false);
             idleTimer = null;
@@ -193,27 +266,54 @@ final class Http2Pool extends HostPool {
 
         @Override
         public void onStreamClosed(io.netty.handler.codec.http2.Http2Stream stream) {
-          ctx.executor().execute(() -> armIdle(ctx));
+          ctx.executor().execute(() -> {
+            if (!waiting.isEmpty() && !closed) {
+              serveWaiters(); // the stream's room goes to the oldest waiter
+            }
+            armIdle(ctx, true);
+          });
         }
       });
-      armIdle(ctx);
+      armIdle(ctx, false);
     }
 
-    /** The cluster's idle timeout closes a connection that has had no open stream for that long. */
-    private void armIdle(ChannelHandlerContext ctx) {
-      if (goingAway && codec.connection().numActiveStreams() == 0 && reserved == 0) {
+    /**
+     * A connection with no open stream: closed when going away, else closed for a pool waiting for
+     * budget once its last stream ended, else the cluster's idle timeout closes it if it has had
+     * no open stream for that long.
+     */
+    private void armIdle(ChannelHandlerContext ctx, boolean mayGiveAway) {
+      if (closed) {
+        return;
+      }
+      boolean unused = codec.connection().numActiveStreams() == 0 && reserved == 0;
+      if (goingAway && unused) {
         ctx.close();
         return;
       }
+      if (!unused) {
+        return;
+      }
+      if (mayGiveAway && !draining && channel != null) {
+        ConnectionBudget.Seat claimant = seat.nextClaimant();
+        if (claimant != null) {
+          closeFor(claimant);
+          return;
+        }
+      }
+      if (channel != null) { // connected: in the pool
+        setIdle(true);
+      }
       long timeout = cluster.config().idleTimeout().toNanos();
-      if (timeout <= 0 || idleTimer != null || codec.connection().numActiveStreams() > 0 || reserved > 0) {
+      if (timeout <= 0 || idleTimer != null) {
         return;
       }
       idleTimer = ctx.executor().schedule(() -> {
         idleTimer = null;
         if (codec.connection().numActiveStreams() == 0 && reserved == 0) {
           goingAway = true;
-          ctx.close();
+          cluster.stats().upstreamCxIdleTimeout.inc();
+          ctx.close(); // the codec sends GOAWAY(NO_ERROR) first
         }
       }, timeout, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
@@ -238,11 +338,14 @@ final class Http2Pool extends HostPool {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+      closed = true;
+      setIdle(false);
       if (connections.remove(this)) {
         cluster.limits().releaseConnection();
         cluster.stats().upstreamCxActive.dec();
         cluster.stats().upstreamCxDestroy.inc();
         host.cxActive.decrementAndGet();
+        seat.released(closedFor, closedFor == null && connectionsNeeded() > 0);
       }
       if (!waiting.isEmpty()) {
         serveWaiters();

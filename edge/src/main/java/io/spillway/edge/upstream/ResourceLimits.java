@@ -7,6 +7,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A cluster's circuit-breaker counters, shared by all workers: connections, pending requests,
  * active requests and active retries, each bounded by its threshold. Lock-free: each acquire is a
  * CAS loop that never lets the count pass its limit.
+ *
+ * <p>Requests and pending requests are also shared fairly between downstream connections: a
+ * connection that already holds {@code n} slots of one of these budgets gets another only while
+ * more than {@code n} are free ({@code active + n < max}). Alone, a connection can take half the
+ * budget (rounded up); k connections that all want more end up with about {@code max / (k + 1)}
+ * each, and about as much stays free; a connection that holds nothing gets a slot whenever one is
+ * free, so many small clients can still use the whole budget.
  */
 public final class ResourceLimits {
   private final ClusterConfig.Thresholds thresholds;
@@ -14,6 +21,15 @@ public final class ResourceLimits {
   private final AtomicInteger pending = new AtomicInteger();
   private final AtomicInteger requests = new AtomicInteger();
   private final AtomicInteger retries = new AtomicInteger();
+
+  /** What an attempt to take a request or pending slot came to. */
+  public enum Slot {
+    TAKEN,
+    /** The breaker is full. */
+    FULL,
+    /** The downstream connection already holds its share (no more than it holds is free). */
+    OVER_SHARE
+  }
 
   public ResourceLimits(ClusterConfig.Thresholds thresholds) {
     this.thresholds = thresholds;
@@ -27,16 +43,18 @@ public final class ResourceLimits {
     connections.decrementAndGet();
   }
 
-  public boolean tryAcquirePending() {
-    return tryAcquire(pending, thresholds.maxPendingRequests());
+  /** A pending slot for a downstream connection whose requests already wait in {@code held} of them. */
+  public Slot tryAcquirePending(int held) {
+    return tryAcquireShare(pending, thresholds.maxPendingRequests(), held);
   }
 
   public void releasePending() {
     pending.decrementAndGet();
   }
 
-  public boolean tryAcquireRequest() {
-    return tryAcquire(requests, thresholds.maxRequests());
+  /** A request slot for a downstream connection that already holds {@code held} of them. */
+  public Slot tryAcquireRequest(int held) {
+    return tryAcquireShare(requests, thresholds.maxRequests(), held);
   }
 
   public void releaseRequest() {
@@ -69,6 +87,21 @@ public final class ResourceLimits {
 
   public ClusterConfig.Thresholds thresholds() {
     return thresholds;
+  }
+
+  private static Slot tryAcquireShare(AtomicInteger counter, int max, int held) {
+    while (true) {
+      int current = counter.get();
+      if (current >= max) {
+        return Slot.FULL;
+      }
+      if (held >= max - current) {
+        return Slot.OVER_SHARE;
+      }
+      if (counter.compareAndSet(current, current + 1)) {
+        return Slot.TAKEN;
+      }
+    }
   }
 
   private static boolean tryAcquire(AtomicInteger counter, int max) {

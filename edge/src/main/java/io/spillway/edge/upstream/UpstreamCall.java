@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * One call to a cluster (Envoy's upstream request, the part every caller shares): the peer's
  * outbound guard (admitted, queued or refused), a host from the load balancer (avoiding the one
- * that just failed), the cluster's request slot, a stream from the host's pool on the caller's
- * worker, and the response relayed to the caller. Whatever it took it gives back exactly once,
+ * that just failed), the cluster's request slot (within the downstream connection's share, see
+ * {@link ResourceLimits}), a stream from the host's pool on the caller's worker, and the response
+ * relayed to the caller. Whatever it took it gives back exactly once,
  * however the call ends: the guard's permit with the call's {@link Outcome}, the request slot, the
  * host's active count, the caller's timers. The router makes one per try; ext_authz one per check.
  */
@@ -62,6 +63,8 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
   private final PeerGuard guard;
   private final Worker worker;
   private final Listener listener;
+  private final ConnectionShare share;
+  private ConnectionShare.Holding holding;
   private Host avoid;
   private Host host;
   private Permit permit;
@@ -77,12 +80,22 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
   /** System.nanoTime when the stream was handed out (x-envoy-upstream-service-time, upstream_rq_time). */
   private long readyNanos;
 
-  /** @param guard the peer's outbound guard, or null when the cluster has none */
+  /** A call not made for a downstream connection's request: no share rule applies. */
   public UpstreamCall(Cluster cluster, PeerGuard guard, Worker worker, Listener listener) {
+    this(cluster, guard, worker, listener, null);
+  }
+
+  /**
+   * @param guard the peer's outbound guard, or null when the cluster has none
+   * @param share what the request's downstream connection holds of the clusters' budgets, or
+   *     null when the call is not bound by a connection's share
+   */
+  public UpstreamCall(Cluster cluster, PeerGuard guard, Worker worker, Listener listener, ConnectionShare share) {
     this.cluster = cluster;
     this.guard = guard;
     this.worker = worker;
     this.listener = listener;
+    this.share = share;
   }
 
   /** Starts the call; {@code avoid} is a host to steer clear of when there are others (the last failed one), or null. */
@@ -180,14 +193,21 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
         h = cluster.pickHost(worker);
       }
     }
-    if (h == null || !cluster.limits().tryAcquireRequest()) {
-      if (h == null) {
-        cluster.stats().upstreamCxNoneHealthy.inc();
-      } else {
-        cluster.stats().upstreamRqPendingOverflow.inc();
+    if (h == null) {
+      cluster.stats().upstreamCxNoneHealthy.inc();
+      end(false);
+      listener.onCallUnavailable(this, true);
+      return;
+    }
+    holding = share == null ? null : share.of(cluster);
+    ResourceLimits.Slot slot = holding == null ? cluster.limits().tryAcquireRequest(0) : holding.takeRequest();
+    if (slot != ResourceLimits.Slot.TAKEN) {
+      cluster.stats().upstreamRqPendingOverflow.inc();
+      if (slot == ResourceLimits.Slot.OVER_SHARE) {
+        cluster.stats().upstreamRqShareOverflow.inc();
       }
       end(false);
-      listener.onCallUnavailable(this, h == null);
+      listener.onCallUnavailable(this, false);
       return;
     }
     host = h;
@@ -199,7 +219,7 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
     cluster.stats().upstreamRqTotal.inc();
     cluster.stats().upstreamRqActive.inc();
     h.requestStarted();
-    HostPool.Pending p = cluster.pool(h, worker).newStream(this);
+    HostPool.Pending p = cluster.pool(h, worker).newStream(this, holding);
     if (!ended && stream == null) {
       pending = p;
     }
@@ -336,7 +356,11 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
     }
     if (slotHeld) {
       slotHeld = false;
-      cluster.limits().releaseRequest();
+      if (holding == null) {
+        cluster.limits().releaseRequest();
+      } else {
+        holding.releaseRequest();
+      }
       cluster.stats().upstreamRqActive.dec();
       cluster.stats().upstreamRqCompleted.inc();
       host.requestFinished(success);

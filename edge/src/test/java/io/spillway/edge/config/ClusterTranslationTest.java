@@ -94,6 +94,30 @@ class ClusterTranslationTest {
   }
 
   @Test
+  void upstreamIdleTimeoutIsSixtySecondsUnlessSetAndZeroMeansNone() throws ConfigException {
+    String typed = """
+        - name: backend
+          typed_extension_protocol_options:
+            envoy.extensions.upstreams.http.v3.HttpProtocolOptions:
+              "@type": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions
+              explicit_http_config: {http_protocol_options: {}}
+        %s""";
+
+    assertThat(cluster(typed.formatted("")).idleTimeout()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(cluster(typed.formatted("      common_http_protocol_options: {max_requests_per_connection: 5}"))
+        .idleTimeout()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(cluster(typed.formatted("      common_http_protocol_options: {idle_timeout: 0s}")).idleTimeout())
+        .isEqualTo(Duration.ZERO);
+    assertThat(cluster(typed.formatted("      common_http_protocol_options: {idle_timeout: 3600s}")).idleTimeout())
+        .isEqualTo(Duration.ofHours(1));
+    assertThat(cluster("""
+        - name: backend
+          common_http_protocol_options: {max_requests_per_connection: 5}
+        """).idleTimeout()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(cluster("- name: backend\n").idleTimeout()).isEqualTo(Duration.ofSeconds(60));
+  }
+
+  @Test
   void clampsHugeCircuitBreakerLimits() throws ConfigException {
     ClusterConfig c = cluster("""
         - name: backend

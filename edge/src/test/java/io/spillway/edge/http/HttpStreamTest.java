@@ -27,6 +27,7 @@ import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.overload.OverloadManager;
 import io.spillway.edge.router.RouteTable;
 import io.spillway.edge.stats.StatsStore;
+import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -357,6 +358,7 @@ class HttpStreamTest {
     final List<Boolean> pauses = new ArrayList<>();
     int resets;
     boolean finished;
+    private final ConnectionShare share = new ConnectionShare();
     private final Worker worker = new Worker(0, channel.eventLoop(), new SplittableRandom(1), () -> null,
         ByteBufAllocator.DEFAULT);
 
@@ -368,6 +370,11 @@ class HttpStreamTest {
     @Override
     public boolean isHttp2() {
       return false;
+    }
+
+    @Override
+    public ConnectionShare connectionShare() {
+      return share;
     }
 
     @Override

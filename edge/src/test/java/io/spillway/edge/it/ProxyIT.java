@@ -162,6 +162,31 @@ class ProxyIT {
   }
 
   @Test
+  void http2ClusterServesWaitingRequestsAsStreamsEndWhenNoConnectionMayOpen() throws Exception {
+    EdgeHarness edge = edge(bootstrap("""
+        - match: { prefix: "/" }
+          route: { cluster: origin, timeout: 5s }
+        """, cluster("origin", """
+        circuit_breakers: { thresholds: [ { max_connections: 1 } ] }
+        typed_extension_protocol_options:
+          envoy.extensions.upstreams.http.v3.HttpProtocolOptions:
+            "@type": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions
+            explicit_http_config:
+              http2_protocol_options: { max_concurrent_streams: 1 }
+        """, origin.port())));
+    try (H2cClient h2 = H2cClient.connect(edge.port())) {
+      List<CompletableFuture<H2cClient.Response>> inFlight = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        inFlight.add(h2.send("GET", "/delay/100", List.of(), null));
+      }
+      for (CompletableFuture<H2cClient.Response> r : inFlight) {
+        assertThat(H2cClient.await(r).status()).isEqualTo(200);
+      }
+    }
+    assertThat(origin.connectionCount()).as("one connection, one stream at a time").isEqualTo(1);
+  }
+
+  @Test
   void largeBodiesStreamThroughInBothDirections() throws Exception {
     EdgeHarness edge = simpleEdge("", "");
     long size = 64L * 1024 * 1024;

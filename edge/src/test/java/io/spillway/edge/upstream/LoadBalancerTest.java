@@ -103,7 +103,7 @@ class LoadBalancerTest {
     for (int t = 0; t < threads; t++) {
       futures.add(pool.submit(() -> {
         for (int i = 0; i < 10_000; i++) {
-          if (limits.tryAcquireRequest()) {
+          if (limits.tryAcquireRequest(0) == ResourceLimits.Slot.TAKEN) {
             acquired.incrementAndGet();
             assertThat(limits.requests()).isLessThanOrEqualTo(50);
             limits.releaseRequest();

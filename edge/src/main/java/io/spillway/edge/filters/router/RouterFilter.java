@@ -181,13 +181,16 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
 
   // ---- tries ---------------------------------------------------------------------------------
 
-  /** A try: through the peer's outbound guard to a host (not the one that just failed, if there are others). */
+  /**
+   * A try: through the peer's outbound guard to a host (not the one that just failed, if there are
+   * others), within the downstream connection's share of the cluster's request budget.
+   */
   private void startAttempt() {
     retryTimer = null;
     if (destroyed) {
       return;
     }
-    UpstreamCall call = new UpstreamCall(cluster, guard, worker(), this);
+    UpstreamCall call = new UpstreamCall(cluster, guard, worker(), this, callbacks.connectionShare());
     attempt = call;
     perTryTimerArmed = false;
     body.rewind();

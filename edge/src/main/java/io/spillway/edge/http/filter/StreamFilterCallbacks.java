@@ -5,6 +5,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.router.RouteEntry;
+import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
 import java.util.function.Consumer;
 
@@ -13,6 +14,13 @@ public interface StreamFilterCallbacks {
 
   /** The worker the stream lives on: its loop, random source and allocator. */
   Worker worker();
+
+  /**
+   * What the request's downstream connection holds of the clusters' request budgets (one per
+   * connection, shared by an HTTP/2 connection's streams): an upstream call made for the request
+   * takes its slots within the connection's share.
+   */
+  ConnectionShare connectionShare();
 
   /** The route the request matched, or null when none did. Resolved once, before the first filter runs. */
   RouteEntry route();
