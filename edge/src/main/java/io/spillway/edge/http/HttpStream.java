@@ -9,8 +9,6 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import io.spillway.edge.config.HttpConnectionManagerConfig;
-import io.spillway.edge.config.OverloadConfig;
-import io.spillway.edge.config.Route;
 import io.spillway.edge.http.filter.DecoderFilterCallbacks;
 import io.spillway.edge.http.filter.DownstreamWatermarkCallbacks;
 import io.spillway.edge.http.filter.EncoderFilterCallbacks;
@@ -23,8 +21,6 @@ import io.spillway.edge.router.RouteEntry;
 import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -39,7 +35,7 @@ import java.util.function.Consumer;
  * <p>Every path ends in {@link #finish()}, exactly once: timers cancelled, filters destroyed,
  * buffers released, the connection told.
  */
-final class HttpStream implements DecoderFilterCallbacks {
+final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
 
   private static final AsciiString X_LOCAL_OVERLOADED = AsciiString.cached("x-envoy-local-overloaded");
 
@@ -59,10 +55,7 @@ final class HttpStream implements DecoderFilterCallbacks {
   private int readDisables;
   private DownstreamWatermarkCallbacks watermarkCallbacks;
 
-  private long lastActivityNanos;
-  private long responseDeadline;
-  private Runnable onResponseDeadline;
-  private ScheduledFuture<?> requestTimer;
+  private final StreamTimers timers;
 
   HttpStream(HttpConnectionManager hcm, Downstream downstream) {
     this.hcm = hcm;
@@ -70,7 +63,7 @@ final class HttpStream implements DecoderFilterCallbacks {
     this.downstream = downstream;
     this.stats = hcm.stats();
     long now = System.nanoTime();
-    this.lastActivityNanos = now;
+    this.timers = new StreamTimers(hcm, downstream, this, now);
     this.info = new StreamInfo(now, downstream.remoteAddress(), downstream.isHttp2());
     this.chain = new FilterChain(this, hcm.filterFactories().size());
     chain.setDecoderBufferLimitDefault(hcm.bufferLimitBytes());
@@ -112,9 +105,8 @@ final class HttpStream implements DecoderFilterCallbacks {
           ? h -> h.set(X_LOCAL_OVERLOADED, "true") : null);
       return;
     }
-    if (!endStream && config.requestTimeout().toNanos() > 0) {
-      requestTimer = worker().loop().schedule(this::onRequestTimeout, config.requestTimeout().toNanos(),
-          TimeUnit.NANOSECONDS);
+    if (!endStream) {
+      timers.startRequestTimer(config.requestTimeout().toNanos());
     }
     HttpHeaders h = headers.headers();
     if (h.containsValue(HttpHeaderNames.EXPECT, HttpHeaderValues.CONTINUE, true)) {
@@ -125,9 +117,10 @@ final class HttpStream implements DecoderFilterCallbacks {
     }
     ForwardedHeaders.apply(headers, config, downstream.remoteAddress(), hcm.tls(), worker().random());
     route = hcm.routes().match(headers);
+    timers.setRoute(route);
     hcm.createFilterChain(chain, route);
     chain.decodeHeaders(headers, endStream);
-    armStreamTimer();
+    timers.arm();
   }
 
   /** A request the codec could not turn into a routable head (a bad target): 400, and nothing else runs. */
@@ -189,10 +182,7 @@ final class HttpStream implements DecoderFilterCallbacks {
 
   private void markRequestComplete() {
     requestComplete = true;
-    if (requestTimer != null) {
-      requestTimer.cancel(false);
-      requestTimer = null;
-    }
+    timers.cancelRequestTimer();
   }
 
   /** The client went away or reset the stream. */
@@ -328,14 +318,12 @@ final class HttpStream implements DecoderFilterCallbacks {
 
   @Override
   public void setResponseDeadline(long deadlineNanos, Runnable onExpiry) {
-    responseDeadline = deadlineNanos;
-    onResponseDeadline = onExpiry;
-    armStreamTimer();
+    timers.setResponseDeadline(deadlineNanos, onExpiry);
   }
 
   @Override
   public void touch() {
-    lastActivityNanos = System.nanoTime();
+    timers.touch();
   }
 
   @Override
@@ -408,7 +396,14 @@ final class HttpStream implements DecoderFilterCallbacks {
 
   /** The encoder filters' callbacks: the stream's, plus continuing the response's iteration. */
   EncoderFilterCallbacks encoderCallbacks() {
-    return new EncoderCallbacks();
+    return new EncoderCallbacks(this);
+  }
+
+  /** An encoder filter continues the response's iteration. */
+  void continueEncoding() {
+    if (!finished) {
+      chain.continueEncoding();
+    }
   }
 
   // ---- after the last encoder filter ---------------------------------------------------------
@@ -464,66 +459,28 @@ final class HttpStream implements DecoderFilterCallbacks {
 
   // ---- timers --------------------------------------------------------------------------------
 
-  private Duration idleTimeout() {
-    Route.RouteAction action = route == null ? null : route.routeAction();
-    Duration configured = action != null && action.idleTimeout().isPresent()
-        ? action.idleTimeout().get() : config.streamIdleTimeout();
-    return hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_STREAM_IDLE, configured);
-  }
-
   /** reduce_timeouts changed: the idle deadline is recomputed from the last activity and re-armed. */
   void rescaleTimers() {
-    armStreamTimer();
+    timers.arm();
   }
 
-  /**
-   * Asks the downstream for a timer callback at the earlier of the response deadline and the idle
-   * deadline. Activity does not move the timer: when it fires, {@link #onTimer()} checks what
-   * really expired and asks again for the rest.
-   */
-  private void armStreamTimer() {
-    if (finished) {
-      return;
-    }
-    long idle = idleTimeout().toNanos();
-    long next = Long.MAX_VALUE;
-    if (idle > 0) {
-      next = lastActivityNanos + idle;
-    }
-    if (responseDeadline != 0) {
-      next = Math.min(next, responseDeadline);
-    }
-    if (next != Long.MAX_VALUE) {
-      downstream.armTimer(next);
-    }
-  }
-
-  /** The downstream's timer fired: act on an expired response or idle deadline, else re-arm. */
+  /** The connection's timer fired for this stream. */
   void onTimer() {
-    if (finished) {
-      return;
-    }
-    long now = System.nanoTime();
-    if (responseDeadline != 0 && now - responseDeadline >= 0) {
-      responseDeadline = 0;
-      onResponseDeadline.run();
-      return;
-    }
-    long idle = idleTimeout().toNanos();
-    if (idle > 0 && now - lastActivityNanos >= idle) {
-      stats.downstreamRqIdleTimeout.inc();
-      if (responseStarted) {
-        resetStream(null);
-      } else {
-        sendLocalReply(requestComplete ? 504 : 408, "stream timeout", ResponseFlag.SI);
-      }
-      return;
-    }
-    armStreamTimer();
+    timers.onTimer();
   }
 
-  private void onRequestTimeout() {
-    requestTimer = null;
+  @Override
+  public void onIdleTimeout() {
+    stats.downstreamRqIdleTimeout.inc();
+    if (responseStarted) {
+      resetStream(null);
+    } else {
+      sendLocalReply(requestComplete ? 504 : 408, "stream timeout", ResponseFlag.SI);
+    }
+  }
+
+  @Override
+  public void onRequestTimeout() {
     if (finished || requestComplete) {
       return;
     }
@@ -543,10 +500,7 @@ final class HttpStream implements DecoderFilterCallbacks {
       return;
     }
     finished = true;
-    if (requestTimer != null) {
-      requestTimer.cancel(false);
-      requestTimer = null;
-    }
+    timers.stop();
     chain.destroy();
     if (readDisables > 0) {
       readDisables = 0;
@@ -560,60 +514,5 @@ final class HttpStream implements DecoderFilterCallbacks {
 
   CompositeByteBuf newBuffer() {
     return worker().allocator().compositeBuffer(64);
-  }
-
-  /** The encoder side's view of the stream. */
-  private final class EncoderCallbacks implements EncoderFilterCallbacks {
-    @Override
-    public void continueEncoding() {
-      if (!finished) {
-        chain.continueEncoding();
-      }
-    }
-
-    @Override
-    public Worker worker() {
-      return HttpStream.this.worker();
-    }
-
-    @Override
-    public ConnectionShare connectionShare() {
-      return downstream.connectionShare();
-    }
-
-    @Override
-    public RouteEntry route() {
-      return route;
-    }
-
-    @Override
-    public RequestHeaders requestHeaders() {
-      return request;
-    }
-
-    @Override
-    public StreamInfo streamInfo() {
-      return info;
-    }
-
-    @Override
-    public void sendLocalReply(int status, String body, ResponseFlag flag, Consumer<HttpHeaders> modifyHeaders) {
-      HttpStream.this.sendLocalReply(status, body, flag, modifyHeaders);
-    }
-
-    @Override
-    public void sendLocalReply(ResponseHeaders headers, ByteBuf body, ResponseFlag flag) {
-      HttpStream.this.sendLocalReply(headers, body, flag);
-    }
-
-    @Override
-    public void resetStream(ResponseFlag flag) {
-      HttpStream.this.resetStream(flag);
-    }
-
-    @Override
-    public boolean responseStarted() {
-      return responseStarted;
-    }
   }
 }
