@@ -5,7 +5,7 @@
 # answers "ok\n") and, in front of it, each selected proxy configured as an
 # equivalent keep-alive reverse proxy with 2 workers/threads. Each proxy is then
 # loaded with wrk (HTTP/1.1) and h2load (h2c, prior knowledge), and the report
-# (requests/s, p50/p99 latency, RSS after the run, edge/other ratios) goes to
+# (requests/s, p50/p99 latency, proxy CPU per 1000 requests, RSS after the run, edge/other ratios) goes to
 # stdout and to bench/results/proxy-compare-<timestamp>.md.
 #
 # Every process it starts is stopped on exit (also on failure or Ctrl-C); every
@@ -446,6 +446,18 @@ rss_kb() {  # sum of VmRSS over pid $1 and its descendants; prints "KB NPROCS"
   echo "$total $n"
 }
 
+cpu_ticks() {  # user + system CPU time (clock ticks) of pid $1 and its descendants, all threads
+  local total=0 pid t
+  for pid in "$1" $(descendants "$1"); do
+    # Fields 14 and 15 of /proc/PID/stat, counted after the command name (which may hold spaces).
+    t=$(sed -E 's/^.*\) //' "/proc/$pid/stat" 2>/dev/null | awk '{ print $12 + $13 }' || true)
+    [[ -n $t ]] || continue
+    total=$((total + t))
+  done
+  echo "$total"
+}
+CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
+
 origin_stats() {  # prints "ACCEPTS REQUESTS" from the origin's stub_status
   curl -s --max-time 5 "http://127.0.0.1:$ORIGIN_PORT/__origin_status" |
     awk 'NR == 3 { print $1, $3; found = 1 } END { if (!found) print "0 0" }'
@@ -455,7 +467,7 @@ RESULTS=$DIR/results.jsonl
 : >"$RESULTS"
 
 measure() {  # RUN ORDER PROXY PROTO WARM
-  local run=$1 order=$2 p=$3 proto=$4 warm=$5 out rss o1 o2 oconns oreqs
+  local run=$1 order=$2 p=$3 proto=$4 warm=$5 out rss o1 o2 oconns oreqs c1 c2
   local pid=${PROXY_PID[$p]}
   kill -0 "$pid" 2>/dev/null || die "$p (pid $pid) is no longer running; log: $DIR/$p.log"
   if [[ $proto == h1 ]]; then
@@ -468,14 +480,16 @@ measure() {  # RUN ORDER PROXY PROTO WARM
     log "run $run: $p HTTP/1.1 wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s"
     out=$DIR/wrk-$p-r$run.txt
     o1=$(origin_stats)
+    c1=$(cpu_ticks "$pid")
     run_load "$DURATION" "$out" wrk -t "$THREADS" -c "$CONNECTIONS" -d "${DURATION}s" \
       --latency --timeout 5s -s "$LIB/wrk-json.lua" "${H1_URL[$p]}" || die "$p: wrk failed"
+    c2=$(cpu_ticks "$pid")
     rss=$(rss_kb "$pid")
     o2=$(origin_stats)
     # The status read itself is one connection and one request at the origin.
     oconns=$(( ${o2% *} - ${o1% *} - 1 )); oreqs=$(( ${o2#* } - ${o1#* } - 1 ))
     python3 "$LIB/benchlib.py" wrk "$out" --meta "run=$run" --meta "order=$order" --meta "proxy=$p" \
-      --meta "proto=h1" \
+      --meta "proto=h1" --meta "cpu_ms=$(( (c2 - c1) * 1000 / CLK_TCK ))" \
       --meta "rss_kb=${rss% *}" --meta "rss_procs=${rss#* }" \
       --meta "origin_conns=$oconns" --meta "origin_requests=$oreqs" >>"$RESULTS"
   else
@@ -489,14 +503,16 @@ measure() {  # RUN ORDER PROXY PROTO WARM
     log "run $run: $p h2c h2load -t$H2_THREADS -c$CONNECTIONS -m$H2_STREAMS -D$DURATION"
     out=$DIR/h2load-$p-r$run.txt
     o1=$(origin_stats)
+    c1=$(cpu_ticks "$pid")
     run_load "$DURATION" "$out" h2load -t "$H2_THREADS" -c "$CONNECTIONS" -m "$H2_STREAMS" \
       -D "$DURATION" --log-file="$DIR/h2load-$p-r$run.log" "${H2_URL[$p]}" || die "$p: h2load failed"
+    c2=$(cpu_ticks "$pid")
     rss=$(rss_kb "$pid")
     o2=$(origin_stats)
     # The status read itself is one connection and one request at the origin.
     oconns=$(( ${o2% *} - ${o1% *} - 1 )); oreqs=$(( ${o2#* } - ${o1#* } - 1 ))
     python3 "$LIB/benchlib.py" h2load "$out" "$DIR/h2load-$p-r$run.log" --meta "run=$run" \
-      --meta "order=$order" --meta "proxy=$p" --meta "proto=h2" \
+      --meta "order=$order" --meta "proxy=$p" --meta "proto=h2" --meta "cpu_ms=$(( (c2 - c1) * 1000 / CLK_TCK ))" \
       --meta "rss_kb=${rss% *}" --meta "rss_procs=${rss#* }" \
       --meta "origin_conns=$oconns" --meta "origin_requests=$oreqs" >>"$RESULTS"
     rm -f "$DIR/h2load-$p-r$run.log"   # can be tens of MB; the percentiles are in results.jsonl

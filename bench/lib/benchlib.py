@@ -192,6 +192,8 @@ def report(results_path, facts_path, params_path):
             "p50_ms": median_or_none([r["p50_ms"] for r in rs]),
             "p99_ms": median_or_none([r["p99_ms"] for r in rs]),
             "rss_mib": median_or_none([r["rss_kb"] / 1024.0 for r in rs if r.get("rss_kb")]),
+            "cpu_ms_per_1k": median_or_none([r["cpu_ms"] * 1000.0 / r["requests"] for r in rs
+                                            if r.get("cpu_ms") is not None and r.get("requests")]),
             "errors": sum(r["errors"] for r in rs),
             "requests": sum(r["requests"] for r in rs),
             "nproc": rs[-1].get("rss_procs"),
@@ -226,9 +228,9 @@ def report(results_path, facts_path, params_path):
     o.append("")
     req_h = "requests" if runs == 1 else "requests (all runs)"
     err_h = "errors" if runs == 1 else "errors (all runs)"
-    o.append(f"| proxy | protocol | requests/s | p50 (ms) | p99 (ms) | RSS after run (MiB) | {req_h} | {err_h} "
-             "| new origin conns |")
-    o.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    o.append(f"| proxy | protocol | requests/s | p50 (ms) | p99 (ms) | CPU ms / 1000 rq | RSS after run (MiB) "
+             f"| {req_h} | {err_h} | new origin conns |")
+    o.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for proto in protos:
         for px in proxies:
             m = med.get((px, proto))
@@ -236,10 +238,13 @@ def report(results_path, facts_path, params_path):
                 continue
             err = f"**{m['errors']:,}**" if m["errors"] else "0"
             o.append(f"| {PROXY_LABEL[px]} | {PROTO_LABEL[proto]} | {fmt(m['rps'], 0)} | "
-                     f"{fmt(m['p50_ms'], 3)} | {fmt(m['p99_ms'], 3)} | {fmt(m['rss_mib'], 1)} | "
+                     f"{fmt(m['p50_ms'], 3)} | {fmt(m['p99_ms'], 3)} | {fmt(m['cpu_ms_per_1k'], 1)} | "
+                     f"{fmt(m['rss_mib'], 1)} | "
                      f"{m['requests']:,} | {err} | {fmt(m['origin_conns'], 0)} |")
     o.append("")
-    o.append("RSS is the sum of `VmRSS` (from `/proc/<pid>/status`) over the proxy's processes, read right "
+    o.append("*CPU ms / 1000 rq*: user + system CPU time of the proxy's processes (all threads, from "
+             "`/proc/<pid>/stat`) during the measured step, per 1000 requests it answered. "
+             "RSS is the sum of `VmRSS` (from `/proc/<pid>/status`) over the proxy's processes, read right "
              "after the measured run: nginx = master + 2 workers (shared pages are counted once per process), "
              "HAProxy = one process with 2 threads, edge = one JVM. "
              "Latency percentiles: wrk's own histogram for HTTP/1.1; for h2c computed (nearest rank) "
@@ -265,7 +270,8 @@ def report(results_path, facts_path, params_path):
         o.append("| protocol | metric | " + " | ".join(f"edge / {PROXY_LABEL[x]}" for x in others) + " |")
         o.append("| --- | --- | " + " | ".join("---:" for _ in others) + " |")
         metrics = [("rps", "requests/s (higher is better)"), ("p50_ms", "p50 latency (lower is better)"),
-                   ("p99_ms", "p99 latency (lower is better)"), ("rss_mib", "RSS (lower is better)")]
+                   ("p99_ms", "p99 latency (lower is better)"),
+                   ("cpu_ms_per_1k", "CPU per 1000 requests (lower is better)"), ("rss_mib", "RSS (lower is better)")]
         for proto in protos:
             e = med.get(("edge", proto))
             for key, label in metrics:
