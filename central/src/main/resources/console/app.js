@@ -33,7 +33,10 @@ async function route() {
     return;
   }
   showWho();
-  const hash = location.hash || '#/edges';
+  if (!location.hash) {
+    history.replaceState(null, '', '#/edges');
+  }
+  const hash = location.hash;
   const edge = /^#\/edges\/([^?/]+)$/.exec(hash);
   if (edge) {
     await showEdge(main, decodeURIComponent(edge[1]));

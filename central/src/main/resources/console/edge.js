@@ -89,8 +89,8 @@ function overloadCard(panel, message) {
     if (outcome && outcome.policies) {
       panel.policies = outcome.policies;
       render(panel, { overload: outcome.message });
-    } else if (outcome && outcome.reload) {
-      await reload(panel);
+    } else {
+      await reload(panel); // cancelled: show what central has now, which may have changed meanwhile
     }
     focusEdit();
   };
