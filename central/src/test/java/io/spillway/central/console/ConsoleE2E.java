@@ -263,10 +263,11 @@ class ConsoleE2E {
     assertThat(error).startsWith("the edge failed to apply the update");
     assertThat(nack.findElement(By.cssSelector("summary")).getAttribute("title")).isEqualTo(error);
     assertThat(nack.findElement(By.cssSelector(".nack-error")).isDisplayed()).isFalse();
+    assertNoHorizontalScroll();
+    screenshot("edges");
     nack.findElement(By.cssSelector("summary")).click();
     assertThat(nack.findElement(By.cssSelector(".nack-error")).getText()).isEqualTo(error);
     assertNoHorizontalScroll();
-    screenshot("edges");
 
     // Filter by label selector; a bad selector shows central's message.
     WebElement selector = driver.findElement(By.id("selector"));
