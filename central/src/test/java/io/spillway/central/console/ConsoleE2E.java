@@ -31,12 +31,15 @@ import java.util.function.Predicate;
 import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
@@ -70,6 +73,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * the system property {@code spillway.console.screenshots} when it is set (docs/console is made so).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(ConsoleE2E.BrowserRequired.class)
 class ConsoleE2E {
 
   private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -98,17 +102,37 @@ class ConsoleE2E {
 
   // ---- set-up ----
 
+  /**
+   * Skips the class, with its reason, when the browser or its driver is missing and CI is not set;
+   * under CI the class runs and fails in its set-up.
+   */
+  static final class BrowserRequired implements ExecutionCondition {
+    @Override
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+      if (browserPresent()) {
+        return ConditionEvaluationResult.enabled("Chromium and chromedriver are installed");
+      }
+      return underCi() ? ConditionEvaluationResult.enabled("CI is set: a missing browser fails the test")
+          : ConditionEvaluationResult.disabled("skipped: " + MISSING_BROWSER + "; with CI set this is a failure");
+    }
+  }
+
+  private static final String MISSING_BROWSER = "the console tests need " + CHROMIUM + " and " + CHROMEDRIVER
+      + " (Debian packages chromium and chromium-driver; bin/spillway test installs them when run as root)";
+
+  private static boolean browserPresent() {
+    return Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+  }
+
+  private static boolean underCi() {
+    String ci = System.getenv("CI");
+    return ci != null && !ci.isBlank();
+  }
+
   @BeforeAll
   void startCentralAndAnEdge() throws Exception {
-    boolean present = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
-    if (!present) {
-      String message = "the console tests need " + CHROMIUM + " and " + CHROMEDRIVER
-          + " (Debian packages chromium and chromium-driver; bin/spillway test installs them when run as root)";
-      String ci = System.getenv("CI");
-      if (ci != null && !ci.isBlank()) {
-        fail("CI is set, so a missing browser is a failure: " + message);
-      }
-      Assumptions.abort("skipped: " + message);
+    if (!browserPresent()) {
+      fail("CI is set, so a missing browser is a failure: " + MISSING_BROWSER);
     }
     int xdsPort = FreePorts.pick();
     central = CentralProcess.start(dir, List.of("--data-dir", dir.resolve("data").toString(), "--xds-port", Integer.toString(xdsPort)),
