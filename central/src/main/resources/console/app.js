@@ -5,17 +5,31 @@
 // Views change with the URL, so the browser's back and forward buttons move between them.
 
 import { ApiError, currentSession, logIn, logOut, resumeSession, whenSessionLost } from './api.js';
+import { showAudit } from './audit.js';
 import { h, replace } from './dom.js';
 import { showEdge } from './edge.js';
 import { showEdges } from './edges.js';
 
 const main = document.getElementById('main');
 const who = document.getElementById('who');
+const nav = document.getElementById('nav');
 const whoName = document.getElementById('who-name');
+
+/** Marks the top bar's link of the current view. */
+function markNav(view) {
+  for (const link of nav.querySelectorAll('a')) {
+    if (link.dataset.view === view) {
+      link.setAttribute('aria-current', 'page');
+    } else {
+      link.removeAttribute('aria-current');
+    }
+  }
+}
 
 function showWho() {
   const session = currentSession();
   who.hidden = session === null;
+  nav.hidden = session === null;
   replace(whoName, session ? [h('span', { class: 'muted', text: 'Signed in as ' }), h('strong', { text: session.operator })] : []);
 }
 
@@ -38,8 +52,15 @@ async function route() {
   }
   const hash = location.hash;
   const edge = /^#\/edges\/([^?/]+)$/.exec(hash);
+  markNav('edges');
   if (edge) {
     await showEdge(main, decodeURIComponent(edge[1]));
+    return;
+  }
+  const audit = /^#\/audit(?:\?(.*))?$/.exec(hash);
+  if (audit) {
+    markNav('audit');
+    await showAudit(main, new URLSearchParams(audit[1] || ''));
     return;
   }
   const list = /^#\/edges(?:\?(.*))?$/.exec(hash);

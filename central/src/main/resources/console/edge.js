@@ -2,6 +2,7 @@
 // defaults it reported, and, for operators with edges:manage, relabel, new credential, deregister.
 
 import { ApiError, canManage, edgePath, policiesPath, request } from './api.js';
+import { json } from './audit.js';
 import { confirmAction, h, labelChips, modal, replace, time, typeName, version } from './dom.js';
 import { ackedVersions, connection, credentialShown, labelsText, lastNack, parseLabels } from './edges.js';
 import { openEditor, resetToDeploymentDefaults } from './editor.js';
@@ -15,7 +16,8 @@ export async function showEdge(main, id) {
   const content = h('div', { class: 'cards' }, h('p', { class: 'loading', text: 'Loading the edge…' }));
   replace(main, h('section', { class: 'page' },
     h('nav', { class: 'crumbs', 'aria-label': 'Breadcrumb' }, h('a', { href: '#/edges', text: 'Edges' }), ' / ', h('span', { text: id })),
-    h('div', { class: 'page-head' }, heading),
+    h('div', { class: 'page-head' }, heading,
+      h('a', { class: 'button quiet', href: `#/audit?edgeId=${encodeURIComponent(id)}`, text: 'Audit log of this edge' })),
     content));
   heading.focus();
 
@@ -25,10 +27,12 @@ export async function showEdge(main, id) {
 
 async function reload(panel) {
   try {
-    const [edge, policies, schema] = await Promise.all([
-      request('GET', edgePath(panel.id)), request('GET', policiesPath(panel.id)), loadSchema()]);
+    const [edge, policies, schema, resources] = await Promise.all([
+      request('GET', edgePath(panel.id)), request('GET', policiesPath(panel.id)), loadSchema(),
+      request('GET', `/configuration/resources?edgeId=${encodeURIComponent(panel.id)}`)]);
     panel.edge = edge;
     panel.policies = policies;
+    panel.resources = resources;
     panel.model = new PolicyModel(schema, edge.status ? edge.status.reportedDefaults : null);
     render(panel);
   } catch (error) {
@@ -46,7 +50,8 @@ function render(panel, messages = {}) {
     overloadCard(panel, messages.overload),
     statusCard(panel.edge),
     defaultsCard(panel),
-    canManage() ? manageCard(panel, messages.manage) : null);
+    canManage() ? manageCard(panel, messages.manage) : null,
+    resourcesCard(panel.resources));
 }
 
 function messageView(message, panel) {
@@ -184,6 +189,27 @@ function defaultsCard(panel) {
         : h('table', { class: 'reported' },
           h('thead', {}, h('tr', {}, h('th', { scope: 'col', text: 'Variable' }), h('th', { scope: 'col', text: 'Value' }))),
           h('tbody', {}, names.map((name) => h('tr', {}, h('th', { scope: 'row' }, h('code', { text: name })), h('td', { text: reported[name] }))))));
+}
+
+// ---- Resources ----
+
+const RESOURCE_TYPES = ['clusters', 'endpoints', 'listeners', 'routes'];
+
+/** What the edge receives from central (its own resources and those of selectors it matches), read-only. */
+function resourcesCard(resources) {
+  const count = RESOURCE_TYPES.reduce((n, type) => n + (resources[type] || []).length, 0);
+  return card('Resources', 'resources',
+    h('p', { class: 'card-lead', text: count === 0
+      ? 'Central sends this edge no clusters, endpoints, listeners or routes.'
+      : 'What central sends this edge over xDS: its own resources and those of the selectors its labels match (its own win).' }),
+    count === 0 ? null : RESOURCE_TYPES.filter((type) => (resources[type] || []).length > 0).map((type) => h('div', { class: 'resource-type', 'data-type': type },
+      h('h3', {}, `${type} `, h('span', { class: 'muted' }, 'version ', version(resources.versions[type]))),
+      h('ul', { class: 'resource-list' }, resources[type].map((item) => h('li', { 'data-resource': `${type}/${item.name}` },
+        h('details', {},
+          h('summary', {}, h('code', { text: item.name }), ' ',
+            h('span', { class: 'source', text: item.edgeId ? 'this edge' : `selector ${item.selector === '' ? '(every edge)' : item.selector}` }),
+            h('span', { class: 'source' }, ` · revision ${item.revision} · `, time(item.updatedAt), ` by ${item.updatedBy}`)),
+          json(item.resource))))))));
 }
 
 // ---- Managing the edge ----
