@@ -474,6 +474,50 @@ class ConsoleE2E {
     assertThat(card.findElements(By.tagName("button"))).isEmpty();
     assertThat(driver.findElements(By.cssSelector(".card.manage"))).isEmpty();
     assertThat(driver.findElements(By.tagName("button"))).extracting(WebElement::getText).containsExactly("Log out");
+    assertThat(driver.findElement(By.cssSelector(".card.resources")).isDisplayed()).isTrue();
+  }
+
+  @Test
+  void theEdgesResourcesAndTheAuditLogAreShownToAReader() throws Exception {
+    call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE, "{\"overload\": {\"inbound\": {\"adaptive\": {\"maxLimit\": 2001}}}}", 200);
+    call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE, "{\"overload\": {\"inbound\": {\"adaptive\": {\"maxLimit\": 2002}}}}", 200);
+    logIn(READER);
+    driver.findElement(By.linkText(EDGE)).click();
+
+    // What central sends the edge, read-only: the listener it could not bind, with its JSON.
+    WebElement resources = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(".card.resources")));
+    WebElement listener = resources.findElement(By.cssSelector("li[data-resource='listeners/public']"));
+    assertThat(listener.findElement(By.tagName("summary")).getText()).startsWith("public this edge · revision 1 · ").endsWith(" by admin");
+    listener.findElement(By.tagName("summary")).click();
+    assertThat(JSON.readTree(listener.findElement(By.cssSelector("pre.json")).getText()).path("address").path("socket_address")
+        .path("port_value").asInt()).isEqualTo(busyPort.getLocalPort());
+    assertThat(resources.findElements(By.tagName("button"))).isEmpty();
+
+    // The audit log of this edge, newest first; filters go into the URL, so Back returns to them.
+    driver.findElement(By.linkText("Audit log of this edge")).click();
+    wait.until(ExpectedConditions.urlToBe(base + "/#/audit?edgeId=" + EDGE));
+    WebElement newest = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("tr[data-audit]")));
+    JsonNode entry = call("GET", "/configuration/audit?edgeId=" + EDGE + "&limit=1", null, 200).path("entries").get(0);
+    assertThat(newest.getAttribute("data-audit")).isEqualTo(entry.path("id").asText());
+    assertThat(newest.findElement(By.cssSelector("[data-label=Operator]")).getText()).isEqualTo("admin");
+    assertThat(newest.findElement(By.cssSelector("[data-label=Section]")).getText()).isEqualTo("overload");
+    newest.findElement(By.cssSelector("details.change summary")).click();
+    List<WebElement> beforeAfter = newest.findElements(By.cssSelector("pre.json"));
+    assertThat(JSON.readTree(beforeAfter.get(0).getText())).isEqualTo(JSON.readTree("{\"inbound\": {\"adaptive\": {\"maxLimit\": 2001}}}"));
+    assertThat(JSON.readTree(beforeAfter.get(1).getText())).isEqualTo(JSON.readTree("{\"inbound\": {\"adaptive\": {\"maxLimit\": 2002}}}"));
+    assertEveryControlHasALabel();
+    screenshot("audit");
+
+    driver.findElement(By.id("audit-operator")).sendKeys("nobody" + Keys.ENTER);
+    wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".audit-body"), "No change matches."));
+    assertThat(driver.getCurrentUrl()).isEqualTo(base + "/#/audit?edgeId=" + EDGE + "&operator=nobody");
+    driver.findElement(By.id("audit-since")).sendKeys("yesterday" + Keys.ENTER);
+    wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".status"),
+        "since must be an ISO-8601 instant such as 2030-01-01T00:00:00Z"));
+    driver.navigate().back();
+    driver.navigate().back();
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("tr[data-audit='" + entry.path("id").asText() + "']")));
+    assertThat(driver.findElement(By.cssSelector("a[data-view=audit]")).getAttribute("aria-current")).isEqualTo("page");
   }
 
   @Test
