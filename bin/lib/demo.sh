@@ -70,6 +70,23 @@ for _ in $(seq 1 300); do
 done
 curl -fsS "$CENTRAL/readyz" >/dev/null || { echo "demo: central not ready; see $STATE/central.log" >&2; exit 1; }
 
+# An operator who may log in to the console: its password is generated once, like the token, and
+# kept next to the data. The first-start administrator has an API token only, no password.
+PASSWORD_FILE="$STATE/central-console-password"
+NEW_PASSWORD=false
+if [ ! -s "$PASSWORD_FILE" ]; then
+  (umask 077; head -c 18 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n' >"$PASSWORD_FILE")
+  NEW_PASSWORD=true
+fi
+CONSOLE_PASSWORD="$(cat "$PASSWORD_FILE")"
+CODE=$(curl -sS -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' -o "$STATE/operator.out" -w '%{http_code}' \
+  -d "{\"name\": \"demo\", \"permissions\": [\"edges:manage\"], \"password\": \"$CONSOLE_PASSWORD\"}" "$CENTRAL/configuration/operators")
+case "$CODE" in
+  201) ;;
+  409) [ "$NEW_PASSWORD" = false ] || echo "demo: the console operator demo exists from an earlier run whose password is lost; remove $STATE to start afresh" >&2 ;;
+  *) echo "demo: creating the console operator answered $CODE: $(cat "$STATE/operator.out")" >&2; exit 1 ;;
+esac
+
 # Register the demo edge (its bootstrap node id) and take the credential it presents on the ADS
 # stream; on a second run it is registered already, so its credential is replaced instead.
 AUTH=(-H "Authorization: Bearer $ADMIN_TOKEN")
@@ -184,6 +201,8 @@ Central (control plane, embedded database) on $CENTRAL, xDS on 127.0.0.1:$XDS_PO
 demo-edge is registered and takes its listener, routes, cluster, endpoints and overload policy
 from central over ADS:
 
+  console: $CENTRAL/  login demo / $CONSOLE_PASSWORD
+
   Read its policies:   curl -s -H "Authorization: Bearer $ADMIN_TOKEN" '$CENTRAL/configuration/edges/policies?edgeId=demo-edge'
   Change overload:     curl -s -X PATCH -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \\
                          -d '{"overload": {"inbound": {"mode": "enforce", "adaptive": {"maxLimit": 1536}}, "outbound": {"mode": "shadow"}}}' \\
@@ -195,7 +214,8 @@ from central over ADS:
   The edge's stream:   curl -s http://127.0.0.1:$ADMIN_PORT/xds     (central's view: '$CENTRAL/configuration/edges/demo-edge')
   What it was sent:    curl -s -H "Authorization: Bearer $ADMIN_TOKEN" '$CENTRAL/configuration/resources?edgeId=demo-edge'
 
-Bootstrap: $STATE/edge.yaml   Logs: $STATE/*.log   Central data: $CENTRAL_DATA (admin token in $TOKEN_FILE)
+Bootstrap: $STATE/edge.yaml   Logs: $STATE/*.log   Central data: $CENTRAL_DATA (admin token in $TOKEN_FILE,
+console password in $PASSWORD_FILE)
 Press Ctrl-C to stop.
 MSG
 

@@ -12,6 +12,8 @@ import io.spillway.central.auth.Authenticator;
 import io.spillway.central.auth.LoginThrottle;
 import io.spillway.central.auth.PasswordHasher;
 import io.spillway.central.auth.Secrets;
+import io.spillway.central.console.ConsoleApi;
+import io.spillway.central.console.ConsoleFiles;
 import io.spillway.central.edges.EdgeStore;
 import io.spillway.central.edges.EdgesApi;
 import io.spillway.central.policy.AuditStore;
@@ -122,6 +124,7 @@ public final class CentralServer implements AutoCloseable {
         edgesApi.register(router);
         new ResourcesApi(resourceStore).register(router);
         new EndpointsApi(resourceStore).register(router);
+        new ConsoleApi(ConsoleFiles.shipped()).register(router);
       });
       http.start();
       log.info("central listening on http://{}:{} ({} database, data directory {})", config.httpAddress(), http.port(),

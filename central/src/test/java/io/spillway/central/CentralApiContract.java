@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spillway.central.api.Json;
+import io.spillway.central.console.ConsoleApi;
 import io.spillway.central.edges.EdgeStore;
 import io.spillway.central.policy.PoliciesApi;
 import io.spillway.central.store.Database;
@@ -16,6 +17,7 @@ import io.spillway.policy.DeploymentDefaults;
 import io.spillway.policy.CrossFieldRule;
 import io.spillway.policy.FieldType;
 import io.spillway.policy.PolicyField;
+import io.spillway.policy.PolicySchema;
 import java.math.BigDecimal;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -621,6 +623,66 @@ abstract class CentralApiContract {
         .POST(HttpRequest.BodyPublishers.noBody());
     assertThat(api.send(logout).statusCode()).isEqualTo(204);
     assertThat(api.send(HttpRequest.newBuilder(api.uri(path)).header("Cookie", cookie).GET()).statusCode()).isEqualTo(401);
+  }
+
+  @Test
+  void theSessionEndpointAnswersTheCookiesOperatorAndCsrfTokenUntilLogout() throws Exception {
+    String name = unique("returning");
+    String password = "correct horse battery staple";
+    createConsoleOperator(name, "edges:read", password);
+    HttpResponse<String> login = api.json("POST", "/auth/login", null, "{\"username\": \"" + name + "\", \"password\": \"" + password + "\"}");
+    String cookie = login.headers().firstValue("Set-Cookie").orElseThrow().split(";", 2)[0];
+    HttpResponse<String> session = api.send(HttpRequest.newBuilder(api.uri("/auth/session")).header("Cookie", cookie).GET());
+    assertThat(session.statusCode()).as(session.body()).isEqualTo(200);
+    JsonNode answer = ApiClient.parse(session);
+    assertThat(answer.get("operator").asText()).isEqualTo(name);
+    assertThat(answer.get("permissions").toString()).isEqualTo("[\"edges:read\"]");
+    assertThat(answer.get("csrfToken").asText()).isEqualTo(ApiClient.parse(login).get("csrfToken").asText());
+
+    assertThat(api.get("/auth/session", null).statusCode()).as("no cookie").isEqualTo(401);
+    assertThat(api.get("/auth/session", ADMIN_TOKEN).statusCode()).as("a bearer token is not a console session").isEqualTo(401);
+    assertThat(api.send(HttpRequest.newBuilder(api.uri("/auth/session")).header("Cookie", "spillway_session=forged").GET())
+        .statusCode()).isEqualTo(401);
+    api.send(HttpRequest.newBuilder(api.uri("/auth/logout")).header("Cookie", cookie).POST(HttpRequest.BodyPublishers.noBody()));
+    assertThat(api.send(HttpRequest.newBuilder(api.uri("/auth/session")).header("Cookie", cookie).GET()).statusCode())
+        .as("after logout").isEqualTo(401);
+  }
+
+  // ---- the console ----
+
+  @Test
+  void theConsoleIsServedAtTheRootWithItsSecurityHeaders() {
+    HttpResponse<String> page = api.get("/", null);
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.headers().firstValue("Content-Type").map(t -> t.replace(" ", ""))).hasValue("text/html;charset=utf-8");
+    assertThat(page.body()).contains("<script type=\"module\" src=\"/console/app.js\">");
+    assertThat(page.headers().firstValue("Content-Security-Policy")).hasValue(ConsoleApi.CONTENT_SECURITY_POLICY);
+    assertThat(page.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+    assertThat(page.headers().firstValue("X-Frame-Options")).hasValue("DENY");
+
+    HttpResponse<String> script = api.get("/console/app.js", null);
+    assertThat(script.statusCode()).isEqualTo(200);
+    assertThat(script.headers().firstValue("Content-Type").map(t -> t.replace(" ", ""))).hasValue("text/javascript;charset=utf-8");
+    assertThat(script.headers().firstValue("Content-Security-Policy")).hasValue(ConsoleApi.CONTENT_SECURITY_POLICY);
+    assertThat(api.get("/console/console.css", null).headers().firstValue("Content-Type").map(t -> t.replace(" ", "")))
+        .hasValue("text/css;charset=utf-8");
+
+    for (String missing : List.of("/console/nothing.js", "/console/index.html", "/console/..%2Fopenapi.yaml", "/console/logback.xml")) {
+      assertThat(api.get(missing, null).statusCode()).as(missing).isEqualTo(404);
+    }
+    // The API's own answers are as they were: no console headers.
+    HttpResponse<String> edges = api.get("/configuration/edges", ADMIN_TOKEN);
+    assertThat(edges.statusCode()).isEqualTo(200);
+    assertThat(edges.headers().firstValue("Content-Type")).hasValue("application/json");
+    assertThat(edges.headers().firstValue("Content-Security-Policy")).isEmpty();
+  }
+
+  @Test
+  void theOverloadPolicyDescriptionIsTheSharedModulesAndPublic() {
+    HttpResponse<String> described = api.get("/schemas/overload-policy.json", null);
+    assertThat(described.statusCode()).isEqualTo(200);
+    assertThat(described.headers().firstValue("Content-Type")).hasValue("application/json");
+    assertThat(ApiClient.parse(described)).isEqualTo(PolicySchema.describe());
   }
 
   @Test

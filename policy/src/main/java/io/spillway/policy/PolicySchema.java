@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Machine-readable descriptions of the policy, generated from the {@link PolicyField} table and
@@ -14,8 +16,9 @@ import java.util.Map;
  * <ul>
  *   <li>{@link #describe()} — for the console's editor: every field's path, type, default, range,
  *       allowed values, environment variable, section, "Advanced" placement, hint and the exact
- *       messages central gives; the cross-field rules with message templates; and the clamp of the
- *       starting limit.
+ *       messages central gives; the label and hint of each object that holds fields (the two
+ *       sections and the groups inside them); the cross-field rules with message templates; and
+ *       the clamp of the starting limit. Central serves it at {@code /schemas/overload-policy.json}.
  *   <li>{@link #jsonSchema()} — the {@code OverloadPolicy} schema for central's OpenAPI 3.1 file
  *       (JSON Schema draft 2020-12).
  * </ul>
@@ -52,6 +55,14 @@ public final class PolicySchema {
     ArrayNode sections = root.putArray("sections");
     for (String section : List.of("inbound", "outbound")) {
       sections.addObject().put("name", section).put("label", OBJECTS.get(section).label()).put("hint", OBJECTS.get(section).hint());
+    }
+    ArrayNode groups = root.putArray("groups");
+    Set<String> grouped = new LinkedHashSet<>();
+    for (PolicyField field : PolicyField.values()) {
+      grouped.add(field.parentPath());
+    }
+    for (String group : grouped) {
+      groups.addObject().put("path", group).put("label", OBJECTS.get(group).label()).put("hint", OBJECTS.get(group).hint());
     }
     ArrayNode fields = root.putArray("fields");
     for (PolicyField field : PolicyField.values()) {

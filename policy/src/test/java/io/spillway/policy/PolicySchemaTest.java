@@ -94,6 +94,19 @@ class PolicySchemaTest {
   }
 
   @Test
+  void describesEveryObjectThatHoldsFieldsOnceInTableOrder() {
+    JsonNode groups = PolicySchema.describe().get("groups");
+    assertThat(groups.findValuesAsText("path"))
+        .containsExactly("inbound", "inbound.adaptive", "outbound", "outbound.breaker", "outbound.retryBudget");
+    groups.forEach(group -> {
+      assertThat(group.get("label").asText()).isNotBlank();
+      assertThat(group.get("hint").asText()).isNotBlank();
+    });
+    // The sections' entries are the same objects' label and hint.
+    assertThat(groups.get(0).get("hint")).isEqualTo(PolicySchema.describe().get("sections").get(0).get("hint"));
+  }
+
+  @Test
   void ruleTemplatesFilledInAreTheValidatorsMessages() {
     JsonNode rule = PolicySchema.describe().get("rules").get(0);
     String filled = rule.get("message").asText()

@@ -41,7 +41,7 @@ class LauncherTest {
 
     /** Commands the launcher must only ever find among the stand-ins. */
     private static final Set<String> HIDDEN_COMMANDS =
-            Set.of("mvn", "java", "javac", "apt-get", "id", "curl", "h2load", "openssl");
+            Set.of("mvn", "java", "javac", "apt-get", "id", "curl", "h2load", "openssl", "chromium", "chromedriver");
 
     private static final String FAKE_MVN = """
             #!/usr/bin/env bash
@@ -88,6 +88,8 @@ class LauncherTest {
                 curl) command=curl ;;
                 nghttp2-client) command=h2load ;;
                 openssl) command=openssl ;;
+                chromium) command=chromium ;;
+                chromium-driver) command=chromedriver ;;
                 *) continue ;;
               esac
               printf '#!/bin/sh\\n' >"$here/$command"
@@ -312,7 +314,8 @@ class LauncherTest {
         Run run = launch("test");
 
         assertThat(run.exitCode()).isNotZero();
-        assertThat(run.stderr()).contains("curl h2load openssl", "apt-get install curl nghttp2-client openssl");
+        assertThat(run.stderr()).contains("curl h2load openssl chromium chromedriver",
+                "apt-get install curl nghttp2-client openssl chromium chromium-driver");
         assertThat(run.stdout()).isEmpty();
         assertThat(mvnCalls()).isEmpty();
         assertThat(aptGetCalls()).isEmpty();
@@ -343,14 +346,14 @@ class LauncherTest {
         List<String> apt = aptGetCalls();
         assertThat(apt).hasSize(2);
         assertThat(apt.get(0)).startsWith("update");
-        assertThat(apt.get(1)).startsWith("install").contains(" -y ").endsWith(" nghttp2-client openssl");
+        assertThat(apt.get(1)).startsWith("install").contains(" -y ").endsWith(" nghttp2-client openssl chromium chromium-driver");
         assertThat(mvnCalls()).containsExactly("-B verify -pl edge");
     }
 
     @Test
     void testWithEveryClientPresentNeitherUpdatesNorInstalls() throws IOException {
         pretendUserId(0);
-        for (String client : List.of("curl", "h2load", "openssl")) {
+        for (String client : List.of("curl", "h2load", "openssl", "chromium", "chromedriver")) {
             writeExecutable(fakes.resolve("bin/" + client), "#!/bin/sh\n");
         }
 

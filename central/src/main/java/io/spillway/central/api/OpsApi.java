@@ -2,22 +2,26 @@ package io.spillway.central.api;
 
 import io.javalin.http.HandlerType;
 import io.spillway.central.store.Database;
+import io.spillway.policy.PolicySchema;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * The public operational routes: {@code /healthz} (the process answers), {@code /readyz} (the
  * database answers and the migrations ran), {@code /metrics} (Prometheus text) and
- * {@code /openapi.yaml} (the API description). None of them shows a secret.
+ * {@code /openapi.yaml} (the API description) and {@code /schemas/overload-policy.json} (the policy
+ * fields as the console's editor is built from them). None of them shows a secret.
  */
 public final class OpsApi {
 
   private final Database database;
   private final HttpMetrics metrics;
   private final byte[] openApi;
+  private final byte[] overloadPolicySchema = PolicySchema.describeAsString().getBytes(StandardCharsets.UTF_8);
 
   /** The routes over the database and metrics. */
   public OpsApi(Database database, HttpMetrics metrics) {
@@ -48,5 +52,9 @@ public final class OpsApi {
         new Reply(200, new Router.RawBody(metrics.contentType(), metrics.scrape()), Map.of()));
     router.publicRoute(HandlerType.GET, "/openapi.yaml", call ->
         new Reply(200, new Router.RawBody("application/yaml", openApi), Map.of()));
+    // The shared policy module's description of every field (range, default, environment
+    // variable, hint, central's exact messages) and rule: what the console validates with.
+    router.publicRoute(HandlerType.GET, "/schemas/overload-policy.json", call ->
+        new Reply(200, new Router.RawBody("application/json", overloadPolicySchema), Map.of()));
   }
 }

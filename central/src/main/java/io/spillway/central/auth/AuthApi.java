@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code /configuration/operators}, {@code /configuration/tokens} (both {@code admin}) and the
- * console's {@code /auth/login} and {@code /auth/logout}. A token or session secret appears in
+ * console's {@code /auth/login}, {@code /auth/session} and {@code /auth/logout}. A token or session secret appears in
  * exactly one response, the one that creates it, and in no log line.
  */
 public final class AuthApi {
@@ -74,6 +74,7 @@ public final class AuthApi {
     router.route(HandlerType.POST, "/configuration/tokens", Permission.ADMIN, this::createToken);
     router.route(HandlerType.DELETE, "/configuration/tokens/{id}", Permission.ADMIN, this::revokeToken);
     router.publicRoute(HandlerType.POST, "/auth/login", this::login);
+    router.publicRoute(HandlerType.GET, "/auth/session", this::session);
     router.publicRoute(HandlerType.POST, "/auth/logout", this::logout);
   }
 
@@ -183,6 +184,26 @@ public final class AuthApi {
     json.put("csrfToken", csrf);
     json.put("expiresAt", expiresAt.toString());
     return Reply.ok(json).withHeader("Set-Cookie", cookie(session, sessionTtl.toSeconds()));
+  }
+
+  /**
+   * The operator of the request's console session, with the session's CSRF token, so a console
+   * page loaded again finds its session. Only the cookie counts (never a bearer token): the
+   * answer is readable only by pages of central's origin, which the cookie (SameSite=Strict) and
+   * the absence of CORS headers keep to the console.
+   */
+  private Reply session(Call call) {
+    String session = call.cookie(Router.SESSION_COOKIE);
+    Principal principal = session == null || session.isBlank() ? null
+        : store.principalForSession(Secrets.hash(session)).orElse(null);
+    if (principal == null) {
+      throw ApiException.of(401, "no console session: log in");
+    }
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("operator", principal.operator());
+    json.put("permissions", names(principal.permissions()));
+    json.put("csrfToken", principal.csrfToken());
+    return Reply.ok(json);
   }
 
   private Reply logout(Call call) {

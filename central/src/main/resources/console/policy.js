@@ -1,0 +1,228 @@
+// The overload policy as the shared policy module describes it (central serves the description at
+// /schemas/overload-policy.json): fields with their ranges, defaults, environment variables and
+// central's own messages, and the rules between fields. Nothing about a field is written here;
+// everything comes from that description, so the editor checks exactly what central checks.
+
+const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
+
+let described = null;
+
+/** Fetches the description once. */
+export async function loadSchema() {
+  if (described === null) {
+    const response = await fetch('/schemas/overload-policy.json', { credentials: 'same-origin' });
+    if (!response.ok) {
+      throw new Error(`central answered ${response.status} for the policy schema`);
+    }
+    described = await response.json();
+  }
+  return described;
+}
+
+/** A value as central writes it in messages: modes in JSON spelling, numbers as their shortest decimal. */
+export function formatValue(value) {
+  if (typeof value === 'boolean') {
+    return value ? 'on' : 'off';
+  }
+  return String(value);
+}
+
+/** Reads the value at a dotted path of a policy object, or undefined. */
+function readPath(policy, path) {
+  let node = policy;
+  for (const segment of path.split('.')) {
+    if (node === null || typeof node !== 'object' || !(segment in node)) {
+      return undefined;
+    }
+    node = node[segment];
+  }
+  return node === null ? undefined : node;
+}
+
+/**
+ * One edge's view of the policy: the described fields, what each falls back to on this edge (the
+ * variable the edge reported, else the built-in default), and validation with central's rules.
+ */
+export class PolicyModel {
+  /**
+   * @param schema the description from central
+   * @param reportedDefaults the edge's status.reportedDefaults (variable name → text), or null when
+   *     the edge has not reported them
+   */
+  constructor(schema, reportedDefaults) {
+    this.schema = schema;
+    this.fields = schema.fields;
+    this.reported = reportedDefaults;
+    this.byPath = new Map(this.fields.map((field) => [field.path, field]));
+  }
+
+  /** The fields of one section (inbound, outbound), in table order. */
+  sectionFields(section) {
+    return this.fields.filter((field) => field.section === section);
+  }
+
+  /** The label and hint of an object that holds fields (a section or a group such as inbound.adaptive). */
+  group(path) {
+    return (this.schema.groups || []).find((group) => group.path === path) || { path, label: path, hint: '' };
+  }
+
+  /**
+   * What a field takes on this edge when the policy leaves it out.
+   * Answers { value, fromEnvironment, builtIn }.
+   */
+  fallback(field) {
+    const builtIn = field.default;
+    if (field.env && this.reported && this.reported[field.env] !== undefined && this.reported[field.env] !== null) {
+      const read = this.readText(field, String(this.reported[field.env]).trim());
+      if (read.value !== undefined) {
+        return { value: read.value, fromEnvironment: true, builtIn };
+      }
+    }
+    return { value: builtIn, fromEnvironment: false, builtIn };
+  }
+
+  /**
+   * Reads what an operator typed or chose for a field. Answers { value } for a usable value,
+   * { empty: true } for nothing, or { problem } with central's message for that field: the type
+   * message when the text is not a value of the field's type, the range message when it is
+   * outside the range.
+   */
+  readInput(field, text) {
+    const trimmed = text.trim();
+    if (trimmed === '') {
+      return { empty: true };
+    }
+    const read = this.readText(field, trimmed);
+    if (read.problem) {
+      return read;
+    }
+    if (!this.inRange(field, read.value)) {
+      return { problem: field.messages.range };
+    }
+    return read;
+  }
+
+  /** A value of the field's type from text, without the range check. */
+  readText(field, text) {
+    switch (field.type) {
+      case 'enum':
+        return field.allowedValues.includes(text.toLowerCase()) ? { value: text.toLowerCase() } : { problem: field.messages.type };
+      case 'boolean':
+        if (text.toLowerCase() === 'true') {
+          return { value: true };
+        }
+        return text.toLowerCase() === 'false' ? { value: false } : { problem: field.messages.type };
+      case 'integer':
+      case 'number': {
+        if (!JSON_NUMBER.test(text)) {
+          return { problem: field.messages.type };
+        }
+        const number = Number(text);
+        if (!Number.isFinite(number)) {
+          return { problem: field.messages.range };
+        }
+        if (field.type === 'integer' && !Number.isInteger(number)) {
+          return { problem: field.messages.type };
+        }
+        return { value: number === 0 ? 0 : number };
+      }
+      default:
+        return { problem: field.messages.type };
+    }
+  }
+
+  inRange(field, value) {
+    if (field.type !== 'integer' && field.type !== 'number') {
+      return true;
+    }
+    return value >= field.min && value <= field.max;
+  }
+
+  /**
+   * Checks typed values (path → value, only the fields filled in) as central does: every field's
+   * own range, then each rule between two fields on their effective values (a field left out
+   * takes its fallback), skipped when one of its fields already has a problem. A rule's problem is
+   * reported where central reports it: at its lesser field when that is set, else at the greater.
+   * Answers a Map path → [messages]; own problems are passed in as inputProblems (path → message).
+   */
+  validate(values, inputProblems = new Map()) {
+    const problems = new Map();
+    const add = (path, message) => {
+      problems.set(path, [...(problems.get(path) || []), message]);
+    };
+    for (const [path, message] of inputProblems) {
+      add(path, message);
+    }
+    for (const [path, value] of values) {
+      const field = this.byPath.get(path);
+      if (!this.inRange(field, value)) {
+        add(path, field.messages.range);
+      }
+    }
+    for (const rule of this.schema.rules) {
+      if (problems.has(rule.lesser) || problems.has(rule.greater)) {
+        continue;
+      }
+      const lesser = this.effective(rule.lesser, values);
+      const greater = this.effective(rule.greater, values);
+      if (lesser > greater) {
+        const at = values.has(rule.lesser) ? rule.lesser : rule.greater;
+        add(at, rule.message
+          .replace(`{${rule.lesser}}`, formatValue(lesser))
+          .replace(`{${rule.greater}}`, formatValue(greater)));
+      }
+    }
+    return problems;
+  }
+
+  effective(path, values) {
+    return values.has(path) ? values.get(path) : this.fallback(this.byPath.get(path)).value;
+  }
+
+  /** The values a stored policy sets, path → value, in table order. */
+  valuesOf(policy) {
+    const values = new Map();
+    if (!policy) {
+      return values;
+    }
+    for (const field of this.fields) {
+      const value = readPath(policy, field.path);
+      if (value !== undefined) {
+        values.set(field.path, value);
+      }
+    }
+    return values;
+  }
+
+  /** The policy object holding exactly these values (path → value), nested as the API takes it. */
+  policyOf(values) {
+    const policy = {};
+    for (const field of this.fields) {
+      if (!values.has(field.path)) {
+        continue;
+      }
+      const segments = field.path.split('.');
+      let node = policy;
+      for (const segment of segments.slice(0, -1)) {
+        node[segment] = node[segment] || {};
+        node = node[segment];
+      }
+      node[segments[segments.length - 1]] = values.get(field.path);
+    }
+    return policy;
+  }
+
+  /**
+   * The fields a stored policy sets, each with the value it would have without the policy:
+   * [{ field, value, fallback, differs }] in table order.
+   */
+  setFields(policy) {
+    const set = [];
+    for (const [path, value] of this.valuesOf(policy)) {
+      const field = this.byPath.get(path);
+      const fallback = this.fallback(field);
+      set.push({ field, value, fallback, differs: fallback.value !== value });
+    }
+    return set;
+  }
+}

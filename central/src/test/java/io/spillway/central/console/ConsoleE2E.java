@@ -1,0 +1,739 @@
+package io.spillway.central.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.spillway.central.ApiClient;
+import io.spillway.central.CentralProcess;
+import io.spillway.policy.CrossFieldRule;
+import io.spillway.policy.PolicyField;
+import io.spillway.testkit.EdgeProcess;
+import io.spillway.testkit.FreePorts;
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Predicate;
+import java.util.logging.Level;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.interactions.Actions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The console in a real headless Chromium (Debian's /usr/bin/chromium through its
+ * /usr/bin/chromedriver), against the packaged central as a process and a packaged edge connected
+ * to it over ADS: login, the Edges list and its filter, the edge's panel, the overload editor with
+ * central's own messages as you type, Save (checked through the API and on the real edge's
+ * /overload), a 409 from a change made through the API meanwhile, Reset with confirmation, a
+ * read-only operator, registering an edge, the login throttle. The browser runs in another time
+ * zone than UTC, so local times and their UTC titles differ.
+ *
+ * <p>Without chromium or chromedriver the class is skipped, unless the environment variable CI is
+ * set: then it fails. Screenshots go to target/console-screenshots, and to the directory named by
+ * the system property {@code spillway.console.screenshots} when it is set (docs/console is made so).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@ExtendWith(ConsoleE2E.BrowserRequired.class)
+class ConsoleE2E {
+
+  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+  private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+  private static final String TOKEN = "console-e2e-admin-token-0123456789";
+  private static final String MANAGER = "alice";
+  private static final String READER = "victor";
+  private static final String PASSWORD = "console e2e passphrase";
+  private static final String EDGE = "edge-web-1";
+  private static final String IDLE_EDGE = "edge-web-2";
+  private static final String BROWSER_TIME_ZONE = "Asia/Tokyo";
+  private static final Duration WAIT = Duration.ofSeconds(15);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir
+  static Path dir;
+
+  private CentralProcess central;
+  private EdgeProcess edge;
+  private ServerSocket busyPort;
+  private ApiClient api;
+  private String base;
+  private WebDriver driver;
+  private WebDriverWait wait;
+  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  // ---- set-up ----
+
+  /**
+   * Skips the class, with its reason, when the browser or its driver is missing and CI is not set;
+   * under CI the class runs and fails in its set-up.
+   */
+  static final class BrowserRequired implements ExecutionCondition {
+    @Override
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+      if (browserPresent()) {
+        return ConditionEvaluationResult.enabled("Chromium and chromedriver are installed");
+      }
+      return underCi() ? ConditionEvaluationResult.enabled("CI is set: a missing browser fails the test")
+          : ConditionEvaluationResult.disabled("skipped: " + MISSING_BROWSER + "; with CI set this is a failure");
+    }
+  }
+
+  private static final String MISSING_BROWSER = "the console tests need " + CHROMIUM + " and " + CHROMEDRIVER
+      + " (Debian packages chromium and chromium-driver; bin/spillway test installs them when run as root)";
+
+  private static boolean browserPresent() {
+    return Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+  }
+
+  private static boolean underCi() {
+    String ci = System.getenv("CI");
+    return ci != null && !ci.isBlank();
+  }
+
+  @BeforeAll
+  void startCentralAndAnEdge() throws Exception {
+    if (!browserPresent()) {
+      fail("CI is set, so a missing browser is a failure: " + MISSING_BROWSER);
+    }
+    int xdsPort = FreePorts.pick();
+    central = CentralProcess.start(dir, List.of("--data-dir", dir.resolve("data").toString(), "--xds-port", Integer.toString(xdsPort)),
+        Map.of("SPILLWAY_ADMIN_TOKEN", TOKEN));
+    api = new ApiClient(central.port());
+    base = "http://127.0.0.1:" + central.port();
+    createOperator(MANAGER, "edges:manage");
+    createOperator(READER, "edges:read");
+    String credential = call("POST", "/configuration/edges", "{\"id\": \"" + EDGE + "\", \"labels\": {\"env\": \"prod\", \"tier\": \"web\"}}", 201)
+        .path("credential").asText();
+    call("POST", "/configuration/edges", "{\"id\": \"" + IDLE_EDGE + "\", \"labels\": {\"env\": \"staging\", \"tier\": \"web\"}}", 201);
+
+    // The real edge, with deployment defaults of its own, which it reports to central.
+    int adminPort = FreePorts.pick();
+    Path bootstrap = dir.resolve("edge.yaml");
+    Files.writeString(bootstrap, """
+        admin:
+          address: {socket_address: {address: 127.0.0.1, port_value: %d}}
+        node: {id: %s, cluster: edges}
+        dynamic_resources:
+          ads_config:
+            api_type: GRPC
+            transport_api_version: V3
+            grpc_services:
+            - google_grpc: {target_uri: "127.0.0.1:%d", stat_prefix: central}
+              initial_metadata: [{key: authorization, value: "Bearer %s"}]
+          cds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
+          lds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
+        """.formatted(adminPort, EDGE, xdsPort, credential));
+    edge = EdgeProcess.builder().bootstrap(bootstrap).adminPort(adminPort)
+        .environment("HTTP_ADMISSION_CONTINUATION_SHARE", "0.5")
+        .environment("HTTP_ADMISSION_START_SHARE", "0.4")
+        .args("--xds-state-dir", Files.createDirectories(dir.resolve("edge-state")).toString()).start();
+    awaitEdgeStatus(s -> s.path("connected").asBoolean() && s.path("reportedDefaults").has("HTTP_ADMISSION_CONTINUATION_SHARE")
+        && s.path("ackedVersions").has("type.googleapis.com/spillway.policy.v1.OverloadPolicy"));
+
+    // A listener on a port that is taken: central cannot know, the edge cannot bind it and NACKs.
+    busyPort = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+    HttpResponse<String> put = api.send("PUT", "/configuration/resources/listeners/public?edgeId=" + EDGE, TOKEN, "application/yaml", """
+        name: public
+        address: {socket_address: {address: 127.0.0.1, port_value: %d}}
+        filter_chains:
+        - filters:
+          - name: envoy.filters.network.http_connection_manager
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+              stat_prefix: public
+              route_config:
+                virtual_hosts:
+                - name: all
+                  domains: ["*"]
+                  routes: [{match: {prefix: /}, direct_response: {status: 200}}]
+              http_filters:
+              - name: envoy.filters.http.router
+                typed_config: {"@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router}
+        """.formatted(busyPort.getLocalPort()).getBytes(StandardCharsets.UTF_8));
+    assertThat(put.statusCode()).as(put.body()).isEqualTo(201);
+    awaitEdgeStatus(s -> !s.path("lastNack").isNull());
+  }
+
+  @AfterAll
+  void stopEverything() throws Exception {
+    if (edge != null) {
+      edge.close();
+    }
+    if (central != null) {
+      central.close();
+    }
+    if (busyPort != null) {
+      busyPort.close();
+    }
+  }
+
+  @BeforeEach
+  void openABrowser() throws IOException {
+    // The driver and the browser are Debian's, named here: Selenium Manager is never asked to find
+    // (or download) either.
+    ChromeDriverService service = new ChromeDriverService.Builder()
+        .usingDriverExecutable(CHROMEDRIVER.toFile())
+        .usingAnyFreePort()
+        .withEnvironment(Map.of("TZ", BROWSER_TIME_ZONE, "LANG", "en_US.UTF-8"))
+        .withLogFile(Files.createTempFile(dir, "chromedriver-", ".log").toFile())
+        .build();
+    ChromeOptions options = new ChromeOptions();
+    options.setBinary(CHROMIUM.toFile());
+    options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+        "--window-size=1280,800", "--lang=en-US", "--no-first-run", "--no-default-browser-check",
+        "--user-data-dir=" + Files.createTempDirectory(dir, "chromium-profile-"));
+    LoggingPreferences logs = new LoggingPreferences();
+    logs.enable(LogType.BROWSER, Level.ALL);
+    options.setCapability("goog:loggingPrefs", logs);
+    driver = new ChromeDriver(service, options);
+    wait = new WebDriverWait(driver, WAIT);
+    viewport(1280, 800);
+  }
+
+  @AfterEach
+  void closeTheBrowser(TestInfo test) {
+    if (driver == null) {
+      return;
+    }
+    try {
+      // What the page logged: no script error, no Content-Security-Policy or Trusted Types
+      // violation. Refused requests (401, 409, 429) are logged by Chromium too; they are expected.
+      List<String> problems = driver.manage().logs().get(LogType.BROWSER).getAll().stream()
+          .filter(e -> e.getLevel().intValue() >= Level.WARNING.intValue())
+          .map(LogEntry::getMessage)
+          .filter(m -> !m.contains("Failed to load resource: the server responded with a status of"))
+          .toList();
+      assertThat(problems).as("console errors in %s", test.getDisplayName()).isEmpty();
+    } finally {
+      driver.quit();
+    }
+  }
+
+  // ---- the tests ----
+
+  @Test
+  void loginListFilterAndTheBackButton() throws Exception {
+    driver.get(base + "/");
+    WebElement username = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("username")));
+    assertEveryControlHasALabel();
+    username.sendKeys(MANAGER);
+    driver.findElement(By.id("password")).sendKeys("not the password");
+    driver.findElement(By.cssSelector("form.login button[type=submit]")).click();
+    wait.until(ExpectedConditions.textToBe(By.cssSelector(".login-message"), "Wrong username or password."));
+    driver.findElement(By.id("password")).sendKeys(PASSWORD + Keys.ENTER);
+
+    WebElement row = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("tr[data-edge='" + EDGE + "']")));
+    assertThat(driver.getCurrentUrl()).endsWith("#/edges");
+    assertThat(driver.findElement(By.id("who")).getText()).contains("Signed in as " + MANAGER);
+    assertThat(row.findElement(By.cssSelector("[data-label=Labels]")).getText()).contains("env=prod", "tier=web");
+    assertThat(row.findElement(By.cssSelector("[data-label=Connection]")).getText()).isEqualTo("Connected");
+    assertThat(row.findElement(By.cssSelector("[data-label='ACKed versions']")).getText()).contains("overload policy");
+    WebElement idle = driver.findElement(By.cssSelector("tr[data-edge='" + IDLE_EDGE + "']"));
+    assertThat(idle.findElement(By.cssSelector("[data-label=Connection]")).getText()).isEqualTo("Not connected");
+    assertThat(idle.findElement(By.cssSelector("[data-label='Last seen']")).getText()).isEqualTo("never");
+
+    // Last seen in the browser's time zone (Tokyo, UTC+9), the UTC instant in the title.
+    JsonNode status = call("GET", "/configuration/edges/" + EDGE, null, 200).path("status");
+    WebElement seen = row.findElement(By.cssSelector("[data-label='Last seen'] time"));
+    Instant shown = Instant.parse(seen.getAttribute("datetime"));
+    assertThat(shown).isBeforeOrEqualTo(Instant.parse(status.path("lastSeen").asText()));
+    assertThat(seen.getAttribute("title")).isEqualTo(shown.toString() + " (UTC)");
+    assertThat(seen.getText()).isEqualTo(DateTimeFormatter.ofPattern("MMM d, yyyy, hh:mm:ss a", Locale.US)
+        .format(shown.atZone(ZoneId.of(BROWSER_TIME_ZONE))));
+
+    // The last NACK: a red mark; the edge's error opens under it.
+    WebElement nack = row.findElement(By.cssSelector("details.nack"));
+    assertThat(nack.findElement(By.cssSelector("summary")).getText()).contains("NACK of listeners");
+    String error = status.path("lastNack").path("error").asText();
+    assertThat(error).startsWith("the edge failed to apply the update");
+    assertThat(nack.findElement(By.cssSelector("summary")).getAttribute("title")).isEqualTo(error);
+    assertThat(nack.findElement(By.cssSelector(".nack-error")).isDisplayed()).isFalse();
+    assertNoHorizontalScroll();
+    screenshot("edges");
+    nack.findElement(By.cssSelector("summary")).click();
+    assertThat(nack.findElement(By.cssSelector(".nack-error")).getText()).isEqualTo(error);
+    assertNoHorizontalScroll();
+
+    // Filter by label selector; a bad selector shows central's message.
+    WebElement selector = driver.findElement(By.id("selector"));
+    selector.sendKeys("env=prod,tier=web" + Keys.ENTER);
+    wait.until(ExpectedConditions.urlContains("#/edges?selector=env%3Dprod%2Ctier%3Dweb"));
+    wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("tr[data-edge]"), 1));
+    assertThat(driver.findElement(By.cssSelector("tr[data-edge]")).getAttribute("data-edge")).isEqualTo(EDGE);
+    selector = driver.findElement(By.id("selector"));
+    selector.clear();
+    selector.sendKeys("!tier" + Keys.ENTER);
+    wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".edges-body"), "No edge matches this selector."));
+    selector = driver.findElement(By.id("selector"));
+    selector.clear();
+    selector.sendKeys("=x" + Keys.ENTER);
+    String central400 = api.send("GET", "/configuration/edges?selector=%3Dx", TOKEN, null, null).body();
+    wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".status"),
+        "The selector is not valid: " + JSON.readTree(central400).path("error").asText()));
+
+    // Back: the earlier filters, then the whole list; open the edge, back to the list, forward again.
+    driver.navigate().back();
+    wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".edges-body"), "No edge matches this selector."));
+    driver.navigate().back();
+    driver.navigate().back();
+    wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("tr[data-edge]"), 2));
+    assertThat(driver.getCurrentUrl()).endsWith("#/edges");
+    driver.findElement(By.linkText(EDGE)).click();
+    wait.until(ExpectedConditions.urlToBe(base + "/#/edges/" + EDGE));
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(".card.overload")));
+    assertThat(driver.findElement(By.tagName("h1")).getText()).isEqualTo(EDGE);
+    driver.navigate().back();
+    wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("tr[data-edge]"), 2));
+    driver.navigate().forward();
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(".card.overload")));
+
+    // A reload keeps the session (GET /auth/session); logging out ends it.
+    driver.navigate().refresh();
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(".card.overload")));
+    driver.findElement(By.id("logout")).click();
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("username")));
+    driver.navigate().refresh();
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("username")));
+    assertThat(driver.findElements(By.cssSelector(".card.overload"))).isEmpty();
+  }
+
+  @Test
+  void editSaveConflictAndResetOverloadProtection() throws Exception {
+    call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE, "{\"overload\": null}", 200);
+    long revision = policies().path("revisions").path("overload").asLong();
+    logIn(MANAGER);
+    driver.get(base + "/#/edges/" + EDGE);
+    WebElement card = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(".card.overload")));
+    assertThat(card.getText()).contains("Nothing is set on this edge: it runs on its deployment defaults.");
+    assertThat(card.findElement(By.cssSelector("[data-section=inbound]")).getText()).isEqualTo("Shadow deployment default");
+    assertThat(driver.findElement(By.cssSelector(".card.defaults")).getText())
+        .contains("HTTP_ADMISSION_CONTINUATION_SHARE", "0.5", "HTTP_ADMISSION_START_SHARE", "0.4");
+
+    // Keyboard only: Tab to Edit, Enter opens the side panel with the focus inside it.
+    WebElement edit = tabTo(By.xpath("//section[contains(@class,'overload')]//button[normalize-space()='Edit']"));
+    edit.sendKeys(Keys.ENTER);
+    WebElement drawer = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.drawer")));
+    assertThat(drawer.findElement(By.tagName("h2")).getText()).isEqualTo("Edit overload protection");
+    assertThat(activeId()).isEqualTo("field-inbound-mode");
+    assertEveryControlHasALabel();
+    assertThat(new Select(field("inbound.mode")).getOptions()).extracting(WebElement::getText)
+        .containsExactly("Deployment default (shadow)", "Off", "Shadow", "Enforce");
+    assertThat(defaultLine("inbound.maxInFlight")).isEqualTo("Default 256 · HTTP_ADMISSION_MAX_IN_FLIGHT");
+    assertThat(defaultLine("inbound.continuationShare"))
+        .isEqualTo("Default 0.5, from HTTP_ADMISSION_CONTINUATION_SHARE on this edge (built-in 0.85)");
+    assertThat(defaultLine("inbound.adaptive.maxLimit")).isEqualTo("Default 1024 · no environment variable");
+    assertThat(drawer.findElements(By.cssSelector("details.advanced [data-field]"))).extracting(e -> e.getAttribute("data-field"))
+        .containsExactly("inbound.adaptive.tolerance", "inbound.adaptive.smoothing", "inbound.adaptive.lagTargetMillis");
+    assertThat(drawer.findElements(By.cssSelector("fieldset.section > legend"))).extracting(WebElement::getText)
+        .containsExactly("Inbound admission", "Outbound calls");
+
+    // Validation as you type, in central's words (taken from the shared policy module here).
+    field("inbound.maxInFlight").sendKeys("0");
+    assertThat(problem("inbound.maxInFlight")).isEqualTo(PolicyField.INBOUND_MAX_IN_FLIGHT.rangeMessage());
+    field("inbound.maxInFlight").sendKeys(Keys.BACK_SPACE, "2.5");
+    assertThat(problem("inbound.maxInFlight")).isEqualTo(PolicyField.INBOUND_MAX_IN_FLIGHT.typeMessage());
+    field("inbound.maxInFlight").sendKeys(Keys.chord(Keys.CONTROL, "a"), Keys.BACK_SPACE);
+    assertThat(problem("inbound.maxInFlight")).isEmpty();
+    field("inbound.startShare").sendKeys("0.6");
+    assertThat(problem("inbound.startShare"))
+        .as("checked against the continuation share this edge reported")
+        .isEqualTo(CrossFieldRule.START_SHARE_WITHIN_CONTINUATION_SHARE.message(0.6, 0.5));
+    field("outbound.queueTimeoutMillis").sendKeys("600001");
+    assertThat(problem("outbound.queueTimeoutMillis")).isEqualTo(PolicyField.OUTBOUND_QUEUE_TIMEOUT_MILLIS.rangeMessage());
+    scrollTo(field("inbound.continuationShare"));
+    screenshot("editor");
+
+    // Save with problems sends nothing.
+    saveButton().click();
+    wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".editor-status"), "nothing was sent"));
+    assertThat(activeId()).isEqualTo("field-inbound-startShare");
+    assertThat(policies().path("revisions").path("overload").asLong()).isEqualTo(revision);
+
+    // A valid change: inbound Enforce with a larger maximum limit, outbound Shadow; only those are sent.
+    clear("inbound.startShare");
+    clear("outbound.queueTimeoutMillis");
+    new Select(field("inbound.mode")).selectByVisibleText("Enforce");
+    new Select(field("outbound.mode")).selectByVisibleText("Shadow");
+    field("inbound.adaptive.maxLimit").sendKeys("1536");
+    assertThat(drawer.findElements(By.cssSelector(".problem:not([hidden])"))).isEmpty();
+    saveButton().click();
+    wait.until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("dialog.drawer")));
+    JsonNode saved = policies();
+    assertThat(saved.path("overload")).isEqualTo(JSON.readTree(
+        "{\"inbound\": {\"mode\": \"enforce\", \"adaptive\": {\"maxLimit\": 1536}}, \"outbound\": {\"mode\": \"shadow\"}}"));
+    assertThat(saved.path("revisions").path("overload").asLong()).isEqualTo(revision + 1);
+    card = driver.findElement(By.cssSelector(".card.overload"));
+    assertThat(card.findElement(By.cssSelector("[data-section=inbound]")).getText()).isEqualTo("Enforce set here");
+    assertThat(card.findElement(By.cssSelector("[data-section=outbound]")).getText()).isEqualTo("Shadow set here");
+    assertThat(card.findElement(By.cssSelector("tr[data-field='inbound.adaptive.maxLimit']")).getText())
+        .isEqualTo("Maximum limit inbound.adaptive.maxLimit 1536 1024");
+    assertThat(card.getText()).contains("Saved at revision " + (revision + 1))
+        .contains("Also set here, the same as the deployment: outbound.mode.");
+    awaitEdgeAdmissionMode("enforce");
+    screenshot("card");
+
+    // A change through the API while the editor is open: Save answers 409; Reload starts from it.
+    editButton().click();
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.drawer")));
+    assertThat(new Select(field("inbound.mode")).getFirstSelectedOption().getText()).isEqualTo("Enforce");
+    assertThat(field("inbound.adaptive.maxLimit").getAttribute("value")).isEqualTo("1536");
+    call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE,
+        "{\"overload\": {\"inbound\": {\"mode\": \"enforce\"}, \"outbound\": {\"mode\": \"off\"}}}", 200);
+    field("outbound.maxQueue").sendKeys("300");
+    saveButton().click();
+    WebElement conflict = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.drawer .conflict")));
+    assertThat(conflict.getText()).contains("Someone else changed this edge's overload protection",
+        "section overload of edge " + EDGE + " is at revision " + (revision + 2) + ", not the expected " + (revision + 1));
+    assertThat(policies().path("overload").path("outbound").has("maxQueue")).isFalse();
+    conflict.findElement(By.xpath(".//button[normalize-space()='Reload']")).click();
+    wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("dialog.drawer .drawer-head"), "revision " + (revision + 2)));
+    assertThat(new Select(field("outbound.mode")).getFirstSelectedOption().getText()).isEqualTo("Off");
+    assertThat(field("inbound.adaptive.maxLimit").getAttribute("value")).isEmpty();
+    assertThat(field("outbound.maxQueue").getAttribute("value")).isEmpty();
+
+    // Cancel discards; so does Escape.
+    field("outbound.maxQueue").sendKeys("300");
+    drawerButton("Cancel").click();
+    wait.until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("dialog.drawer")));
+    editButton().click();
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.drawer")));
+    assertThat(field("outbound.maxQueue").getAttribute("value")).isEmpty();
+    field("outbound.maxQueue").sendKeys("300", Keys.ESCAPE);
+    wait.until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("dialog.drawer")));
+    assertThat(policies().path("revisions").path("overload").asLong()).isEqualTo(revision + 2);
+
+    // Reset asks first: dismissed, nothing happens; confirmed, "overload": null.
+    driver.findElement(By.xpath("//section[contains(@class,'overload')]//button[normalize-space()='Reset to deployment defaults']")).click();
+    WebElement confirm = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.modal")));
+    assertThat(confirm.getText()).contains("Delete the overload protection set on " + EDGE);
+    confirm.findElement(By.xpath(".//button[normalize-space()='Cancel']")).click();
+    wait.until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("dialog.modal")));
+    assertThat(policies().path("overload").isNull()).isFalse();
+    driver.findElement(By.xpath("//section[contains(@class,'overload')]//button[normalize-space()='Reset to deployment defaults']")).click();
+    confirm = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.modal")));
+    confirm.findElement(By.xpath(".//button[normalize-space()='Reset to deployment defaults']")).click();
+    wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".card.overload"),
+        "Nothing is set on this edge: it runs on its deployment defaults."));
+    assertThat(policies().path("overload").isNull()).isTrue();
+    assertThat(policies().path("revisions").path("overload").asLong()).isEqualTo(revision + 3);
+    assertThat(call("GET", "/configuration/audit?edgeId=" + EDGE + "&section=overload&limit=1", null, 200)
+        .path("entries").get(0).path("operator").asText()).isEqualTo(MANAGER);
+    awaitEdgeAdmissionMode("shadow");
+  }
+
+  @Test
+  void aReadOnlyOperatorSeesTheCardButCannotChangeAnything() throws Exception {
+    call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE,
+        "{\"overload\": {\"inbound\": {\"mode\": \"enforce\", \"adaptive\": {\"maxLimit\": 1536}}, \"outbound\": {\"mode\": \"shadow\"}}}", 200);
+    logIn(READER);
+    assertThat(driver.findElements(By.xpath("//button[normalize-space()='Register edge']"))).isEmpty();
+    driver.findElement(By.linkText(EDGE)).click();
+    WebElement card = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(".card.overload")));
+    assertThat(card.findElement(By.cssSelector("[data-section=inbound]")).getText()).isEqualTo("Enforce set here");
+    assertThat(card.findElement(By.cssSelector("tr[data-field='inbound.adaptive.maxLimit']")).getText()).contains("1536");
+    assertThat(card.getText()).contains("Changing it needs the edges:manage permission.");
+    assertThat(card.findElements(By.tagName("button"))).isEmpty();
+    assertThat(driver.findElements(By.cssSelector(".card.manage"))).isEmpty();
+    assertThat(driver.findElements(By.tagName("button"))).extracting(WebElement::getText).containsExactly("Log out");
+    assertThat(driver.findElement(By.cssSelector(".card.resources")).isDisplayed()).isTrue();
+  }
+
+  @Test
+  void theEdgesResourcesAndTheAuditLogAreShownToAReader() throws Exception {
+    call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE, "{\"overload\": {\"inbound\": {\"adaptive\": {\"maxLimit\": 2001}}}}", 200);
+    call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE, "{\"overload\": {\"inbound\": {\"adaptive\": {\"maxLimit\": 2002}}}}", 200);
+    logIn(READER);
+    driver.findElement(By.linkText(EDGE)).click();
+
+    // What central sends the edge, read-only: the listener it could not bind, with its JSON.
+    WebElement resources = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(".card.resources")));
+    WebElement listener = resources.findElement(By.cssSelector("li[data-resource='listeners/public']"));
+    assertThat(listener.findElement(By.tagName("summary")).getText()).startsWith("public this edge · revision 1 · ").endsWith(" by admin");
+    listener.findElement(By.tagName("summary")).click();
+    assertThat(JSON.readTree(listener.findElement(By.cssSelector("pre.json")).getText()).path("address").path("socket_address")
+        .path("port_value").asInt()).isEqualTo(busyPort.getLocalPort());
+    assertThat(resources.findElements(By.tagName("button"))).isEmpty();
+
+    // The audit log of this edge, newest first; filters go into the URL, so Back returns to them.
+    driver.findElement(By.linkText("Audit log of this edge")).click();
+    wait.until(ExpectedConditions.urlToBe(base + "/#/audit?edgeId=" + EDGE));
+    WebElement newest = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("tr[data-audit]")));
+    JsonNode entry = call("GET", "/configuration/audit?edgeId=" + EDGE + "&limit=1", null, 200).path("entries").get(0);
+    assertThat(newest.getAttribute("data-audit")).isEqualTo(entry.path("id").asText());
+    assertThat(newest.findElement(By.cssSelector("[data-label=Operator]")).getText()).isEqualTo("admin");
+    assertThat(newest.findElement(By.cssSelector("[data-label=Section]")).getText()).isEqualTo("overload");
+    newest.findElement(By.cssSelector("details.change summary")).click();
+    List<WebElement> beforeAfter = newest.findElements(By.cssSelector("pre.json"));
+    assertThat(JSON.readTree(beforeAfter.get(0).getText())).isEqualTo(JSON.readTree("{\"inbound\": {\"adaptive\": {\"maxLimit\": 2001}}}"));
+    assertThat(JSON.readTree(beforeAfter.get(1).getText())).isEqualTo(JSON.readTree("{\"inbound\": {\"adaptive\": {\"maxLimit\": 2002}}}"));
+    assertEveryControlHasALabel();
+    screenshot("audit");
+
+    driver.findElement(By.id("audit-operator")).sendKeys("nobody" + Keys.ENTER);
+    wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".audit-body"), "No change matches."));
+    assertThat(driver.getCurrentUrl()).isEqualTo(base + "/#/audit?edgeId=" + EDGE + "&operator=nobody");
+    driver.findElement(By.id("audit-since")).sendKeys("yesterday" + Keys.ENTER);
+    wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".status"),
+        "since must be an ISO-8601 instant such as 2030-01-01T00:00:00Z"));
+    driver.navigate().back();
+    driver.navigate().back();
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("tr[data-audit='" + entry.path("id").asText() + "']")));
+    assertThat(driver.findElement(By.cssSelector("a[data-view=audit]")).getAttribute("aria-current")).isEqualTo("page");
+  }
+
+  @Test
+  void registerRelabelNewCredentialAndDeregister() throws Exception {
+    logIn(MANAGER);
+    driver.findElement(By.xpath("//button[normalize-space()='Register edge']")).click();
+    WebElement dialog = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.modal")));
+    assertEveryControlHasALabel();
+    dialog.findElement(By.id("register-id")).sendKeys("edge-new");
+    dialog.findElement(By.id("register-labels")).sendKeys("env=prod, tier=api" + Keys.ENTER);
+    String credential = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("credential"))).getAttribute("value");
+    assertThat(credential).startsWith("spe_");
+    assertThat(dialog.getText()).contains("shown only now");
+    dialog.findElement(By.xpath(".//button[normalize-space()='Copy']")).click();
+    wait.until(ExpectedConditions.textMatches(By.cssSelector(".credential .status"), java.util.regex.Pattern.compile("Copied\\.|Selected: .*")));
+    dialog.findElement(By.xpath(".//button[normalize-space()='Done']")).click();
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("tr[data-edge='edge-new']")));
+    assertThat(call("GET", "/configuration/edges/edge-new", null, 200).path("labels"))
+        .isEqualTo(JSON.readTree("{\"env\": \"prod\", \"tier\": \"api\"}"));
+
+    driver.findElement(By.linkText("edge-new")).click();
+    WebElement relabel = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("relabel")));
+    assertThat(relabel.getAttribute("value")).isEqualTo("env=prod, tier=api");
+    relabel.clear();
+    relabel.sendKeys("env=staging" + Keys.ENTER);
+    wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".card.manage"), "Labels replaced."));
+    assertThat(call("GET", "/configuration/edges/edge-new", null, 200).path("labels")).isEqualTo(JSON.readTree("{\"env\": \"staging\"}"));
+
+    driver.findElement(By.xpath("//button[normalize-space()='Replace credential']")).click();
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.modal")))
+        .findElement(By.xpath(".//button[normalize-space()='Replace credential']")).click();
+    WebElement replaced = wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("credential")));
+    assertThat(replaced.getAttribute("value")).startsWith("spe_").isNotEqualTo(credential);
+    driver.findElement(By.xpath("//dialog//button[normalize-space()='Done']")).click();
+
+    driver.findElement(By.xpath("//button[normalize-space()='Deregister']")).click();
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.modal")))
+        .findElement(By.xpath(".//button[normalize-space()='Deregister']")).click();
+    wait.until(ExpectedConditions.urlToBe(base + "/#/edges"));
+    wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("tr[data-edge]"), 2));
+    assertThat(api.send("GET", "/configuration/edges/edge-new", TOKEN, null, null).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void aThrottledLoginShowsHowLongToWait() {
+    driver.get(base + "/");
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("username"))).sendKeys("mallory");
+    // Five failures are allowed for a username; past them each attempt is refused for a while.
+    for (int attempt = 0; attempt < 12; attempt++) {
+      WebElement submit = driver.findElement(By.cssSelector("form.login button[type=submit]"));
+      wait.until(ExpectedConditions.elementToBeClickable(submit));
+      driver.findElement(By.id("password")).sendKeys("guess number " + attempt);
+      submit.click();
+      wait.until(d -> !d.findElement(By.cssSelector(".login-message")).getText().isEmpty());
+      if (driver.findElement(By.cssSelector(".login-message")).getText().startsWith("Too many failed logins")) {
+        break;
+      }
+    }
+    assertThat(driver.findElement(By.cssSelector(".login-message")).getText()).matches("Too many failed logins\\. Try again in \\d+ s\\.");
+    assertThat(driver.findElement(By.cssSelector("form.login button[type=submit]")).isEnabled()).isFalse();
+  }
+
+  @Test
+  void aNarrowWindowShowsTheListAsBlocksWithoutSidewaysScrolling() throws Exception {
+    logIn(MANAGER);
+    viewport(420, 800);
+    wait.until(d -> !d.findElement(By.cssSelector("table.edges thead")).isDisplayed());
+    assertNoHorizontalScroll();
+    screenshot("edges-narrow");
+    driver.findElement(By.linkText(EDGE)).click();
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(".card.overload")));
+    assertNoHorizontalScroll();
+    editButton().click();
+    WebElement drawer = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.drawer")));
+    assertThat(drawer.getSize().getWidth()).isLessThanOrEqualTo(420);
+    assertThat(saveButton().isDisplayed()).isTrue();
+  }
+
+  // ---- helpers ----
+
+  /** Sizes the window so that the page itself (the viewport) is width × height. */
+  private void viewport(int width, int height) {
+    driver.manage().window().setSize(new Dimension(width, height));
+    List<?> inner = (List<?>) ((JavascriptExecutor) driver).executeScript("return [window.innerWidth, window.innerHeight];");
+    int extraWidth = width - ((Number) inner.get(0)).intValue();
+    int extraHeight = height - ((Number) inner.get(1)).intValue();
+    if (extraWidth != 0 || extraHeight != 0) {
+      driver.manage().window().setSize(new Dimension(width + extraWidth, height + extraHeight));
+    }
+  }
+
+  private void scrollTo(WebElement element) {
+    ((JavascriptExecutor) driver).executeScript("arguments[0].scrollIntoView({block: 'center'});", element);
+  }
+
+  private void createOperator(String name, String permission) throws Exception {
+    call("POST", "/configuration/operators", "{\"name\": \"" + name + "\", \"permissions\": [\"" + permission
+        + "\"], \"password\": \"" + PASSWORD + "\"}", 201);
+  }
+
+  /** One API call with the admin token, expecting a status; answers the JSON body (or null). */
+  private JsonNode call(String method, String path, String body, int expected) throws Exception {
+    HttpResponse<String> response = api.send(method, path, TOKEN, body == null ? null : "application/json",
+        body == null ? null : body.getBytes(StandardCharsets.UTF_8));
+    assertThat(response.statusCode()).as(method + " " + path + ": " + response.body()).isEqualTo(expected);
+    return response.body().isEmpty() ? null : JSON.readTree(response.body());
+  }
+
+  private JsonNode policies() throws Exception {
+    return call("GET", "/configuration/edges/policies?edgeId=" + EDGE, null, 200);
+  }
+
+  private void awaitEdgeStatus(Predicate<JsonNode> condition) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    JsonNode status;
+    while (!condition.test(status = call("GET", "/configuration/edges/" + EDGE, null, 200).path("status"))) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("edge status never matched: " + status + "\n" + edge.logTail());
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  /** Waits until the real edge's /overload shows this inbound admission mode. */
+  private void awaitEdgeAdmissionMode(String mode) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    String seen;
+    while (true) {
+      HttpResponse<String> overload = http.send(HttpRequest.newBuilder(edge.adminUri("/overload")).build(), HttpResponse.BodyHandlers.ofString());
+      seen = JSON.readTree(overload.body()).path("admission").path("mode").asText();
+      if (seen.equals(mode)) {
+        return;
+      }
+      assertThat(System.nanoTime()).as("the edge's admission mode becomes %s (still %s)", mode, seen).isLessThan(deadline);
+      Thread.sleep(50);
+    }
+  }
+
+  private void logIn(String operator) {
+    driver.get(base + "/");
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("username"))).sendKeys(operator);
+    driver.findElement(By.id("password")).sendKeys(PASSWORD + Keys.ENTER);
+    wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("tr[data-edge]")));
+  }
+
+  private WebElement field(String path) {
+    return driver.findElement(By.id("field-" + path.replace('.', '-')));
+  }
+
+  private void clear(String path) {
+    field(path).sendKeys(Keys.chord(Keys.CONTROL, "a"), Keys.BACK_SPACE);
+  }
+
+  private String problem(String path) {
+    WebElement problem = driver.findElement(By.id("field-" + path.replace('.', '-') + "-problem"));
+    return problem.isDisplayed() ? problem.getText() : "";
+  }
+
+  private String defaultLine(String path) {
+    return driver.findElement(By.id("field-" + path.replace('.', '-') + "-default")).getText();
+  }
+
+  private WebElement saveButton() {
+    return drawerButton("Save overload protection");
+  }
+
+  private WebElement drawerButton(String text) {
+    return driver.findElement(By.xpath("//dialog[contains(@class,'drawer')]//button[normalize-space()='" + text + "']"));
+  }
+
+  private WebElement editButton() {
+    return wait.until(ExpectedConditions.elementToBeClickable(
+        By.xpath("//section[contains(@class,'overload')]//button[normalize-space()='Edit']")));
+  }
+
+  private String activeId() {
+    return driver.switchTo().activeElement().getAttribute("id");
+  }
+
+  /** Presses Tab from the top of the page until the element has the focus; fails after 60 presses. */
+  private WebElement tabTo(By locator) {
+    WebElement target = wait.until(ExpectedConditions.visibilityOfElementLocated(locator));
+    ((JavascriptExecutor) driver).executeScript("document.activeElement.blur()");
+    for (int i = 0; i < 60; i++) {
+      new Actions(driver).sendKeys(Keys.TAB).perform();
+      if (driver.switchTo().activeElement().equals(target)) {
+        return target;
+      }
+    }
+    throw new AssertionError("Tab never reached " + locator);
+  }
+
+  /** Every visible input and select has a <label> of its own. */
+  private void assertEveryControlHasALabel() {
+    Object unlabelled = ((JavascriptExecutor) driver).executeScript(
+        "return [...document.querySelectorAll('input, select')].filter(e => e.type !== 'hidden' && e.labels.length === 0)"
+            + ".map(e => e.id || e.name || e.outerHTML.slice(0, 60));");
+    assertThat((List<?>) unlabelled).as("inputs without a label").isEmpty();
+  }
+
+  private void assertNoHorizontalScroll() {
+    Object widths = ((JavascriptExecutor) driver).executeScript(
+        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];");
+    List<?> both = (List<?>) widths;
+    assertThat(((Number) both.get(0)).intValue()).as("page width vs window width").isLessThanOrEqualTo(((Number) both.get(1)).intValue());
+  }
+
+  private void screenshot(String name) throws IOException {
+    File shot = ((org.openqa.selenium.TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
+    Path target = Path.of("target", "console-screenshots");
+    Files.createDirectories(target);
+    Files.copy(shot.toPath(), target.resolve(name + ".png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    String docs = System.getProperty("spillway.console.screenshots");
+    if (docs != null && !docs.isBlank()) {
+      Files.createDirectories(Path.of(docs));
+      Files.copy(shot.toPath(), Path.of(docs, name + ".png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+}
