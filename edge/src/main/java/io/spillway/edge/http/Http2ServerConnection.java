@@ -231,9 +231,6 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
       } else {
         armIdleTimer();
       }
-    } else if (idleTimer != null) {
-      idleTimer.cancel(false);
-      idleTimer = null;
     }
   }
 
@@ -241,17 +238,31 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
     return codec.connection().numActiveStreams();
   }
 
+  /**
+   * Arms the idle timer for the idle period that started at {@link #idleSince}, unless one is
+   * pending already. Streams opening and closing never cancel it: when it fires it checks whether
+   * the connection really has been idle long enough, and re-arms for the rest if it is idle now.
+   */
   private void armIdleTimer() {
-    long nanos = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_IDLE,
-        hcm.config().idleTimeout()).toNanos();
+    long nanos = idleNanos();
     if (nanos > 0 && idleTimer == null) {
-      idleTimer = ctx.executor().schedule(this::onIdle, nanos, TimeUnit.NANOSECONDS);
+      idleTimer = ctx.executor().schedule(this::onIdle, Math.max(1, idleSince + nanos - System.nanoTime()),
+          TimeUnit.NANOSECONDS);
     }
+  }
+
+  private long idleNanos() {
+    return hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_IDLE,
+        hcm.config().idleTimeout()).toNanos();
   }
 
   private void onIdle() {
     idleTimer = null;
-    if (activeStreams() == 0 && ctx.channel().isActive()) {
+    if (activeStreams() != 0 || !ctx.channel().isActive()) {
+      return; // busy again: the last stream to close arms the timer anew
+    }
+    long nanos = idleNanos();
+    if (nanos > 0 && System.nanoTime() - idleSince >= nanos) {
       hcm.stats().downstreamCxIdleTimeout.inc();
       goAway();
     } else {
