@@ -284,7 +284,8 @@ class ConsoleE2E {
     WebElement nack = row.findElement(By.cssSelector("details.nack"));
     assertThat(nack.findElement(By.cssSelector("summary")).getText()).contains("NACK of listeners");
     String error = status.path("lastNack").path("error").asText();
-    assertThat(error).startsWith("the edge failed to apply the update");
+    // The edge names the listener and why it could not start it.
+    assertThat(error).contains("listener \"public\"").contains("cannot start on 127.0.0.1:" + busyPort.getLocalPort());
     assertThat(nack.findElement(By.cssSelector("summary")).getAttribute("title")).isEqualTo(error);
     assertThat(nack.findElement(By.cssSelector(".nack-error")).isDisplayed()).isFalse();
     assertNoHorizontalScroll();

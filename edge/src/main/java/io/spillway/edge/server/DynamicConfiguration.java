@@ -223,7 +223,8 @@ final class DynamicConfiguration implements XdsConfigSink {
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           throw new ConfigException("listener \"" + lc.name() + "\"", "interrupted while starting");
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
+          // Netty rethrows a failed bind's IOException (address in use) unchecked-style: catch it too.
           throw new ConfigException("listener \"" + lc.name() + "\"", "cannot start on " + lc.address() + ": "
               + e.getMessage());
         }
