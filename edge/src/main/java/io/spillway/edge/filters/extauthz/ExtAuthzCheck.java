@@ -16,6 +16,7 @@ import io.spillway.edge.http.message.HopByHop;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.upstream.Cluster;
+import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.StreamCallbacks.PoolFailure;
 import io.spillway.edge.upstream.UpstreamCall;
 import io.spillway.edge.upstream.Worker;
@@ -58,6 +59,8 @@ final class ExtAuthzCheck implements UpstreamCall.Listener {
   private final Worker worker;
   private final RequestHeaders downstreamRequest;
   private final boolean head;
+  /** The client connection's share of the auth cluster's slots, as for the router's tries. */
+  private final ConnectionShare share;
 
   private Cluster cluster;
   private UpstreamCall call;
@@ -68,7 +71,8 @@ final class ExtAuthzCheck implements UpstreamCall.Listener {
   private CompositeByteBuf body;
 
   ExtAuthzCheck(ExtAuthzFactory filter, Verdict request, FilterContext context, Worker worker,
-      RequestHeaders downstreamRequest) {
+      RequestHeaders downstreamRequest, ConnectionShare share) {
+    this.share = share;
     this.filter = filter;
     this.request = request;
     this.context = context;
@@ -86,7 +90,7 @@ final class ExtAuthzCheck implements UpstreamCall.Listener {
       return;
     }
     PeerGuard guard = context.guards() == null ? null : context.guards().guard(config.cluster());
-    call = new UpstreamCall(cluster, guard, worker, this);
+    call = new UpstreamCall(cluster, guard, worker, this, share);
     long timeoutNanos = config.timeout().toNanos();
     if (timeoutNanos > 0) {
       timer = worker.loop().schedule(this::onTimeout, timeoutNanos, TimeUnit.NANOSECONDS);

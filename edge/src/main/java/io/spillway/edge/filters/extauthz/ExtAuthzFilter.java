@@ -41,7 +41,7 @@ final class ExtAuthzFilter implements StreamFilter, ExtAuthzCheck.Verdict {
 
   @Override
   public FilterHeadersStatus decodeHeaders(RequestHeaders headers, boolean endStream) {
-    check = new ExtAuthzCheck(factory, this, factory.context(), decoder.worker(), headers);
+    check = new ExtAuthzCheck(factory, this, factory.context(), decoder.worker(), headers, decoder.connectionShare());
     inStart = true;
     try {
       check.start();
