@@ -3,7 +3,6 @@ package io.spillway.edge.http;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -16,14 +15,13 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2ResetFrame;
-import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.http.message.Http2Fields;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
-import java.util.Map;
 
 /**
  * The last handler of one downstream HTTP/2 stream (a child channel of the multiplexer): reads the
@@ -74,7 +72,7 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter
       if (request == null) {
         onRequestHeaders(frame);
       } else {
-        request.onRequestTrailers(fields(frame.headers()));
+        request.onRequestTrailers(Http2Fields.fromFrame(frame.headers()));
       }
     } else if (msg instanceof Http2DataFrame data) {
       if (request == null) {
@@ -104,7 +102,7 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter
     CharSequence path = h.path();
     String method = h.method() == null ? "" : h.method().toString();
     String scheme = h.scheme() == null ? (hcm.tls() ? "https" : "http") : h.scheme().toString();
-    HttpHeaders fields = fields(h);
+    HttpHeaders fields = Http2Fields.fromFrame(h);
     fields.remove(HttpHeaderNames.HOST);
     if (path == null || path.isEmpty() || path.charAt(0) != '/') {
       hcm.stats().downstreamRqNonRelativePath.inc();
@@ -114,34 +112,6 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter
     }
     request.onRequestHeaders(new RequestHeaders(method, scheme, authority == null ? "" : authority.toString(),
         path.toString(), fields), frame.isEndStream());
-  }
-
-  /** The regular fields of a HEADERS frame; cookie crumbs joined with "; " (RFC 9113 §8.2.3). */
-  private static HttpHeaders fields(Http2Headers h) {
-    HttpHeaders out = DefaultHttpHeadersFactory.headersFactory().withValidation(false).newHeaders();
-    StringBuilder cookie = null;
-    for (Map.Entry<CharSequence, CharSequence> e : h) {
-      CharSequence name = e.getKey();
-      if (name.length() > 0 && name.charAt(0) == ':') {
-        continue;
-      }
-      if (AsciiString.contentEquals(name, HttpHeaderNames.COOKIE)) {
-        cookie = cookie == null ? new StringBuilder(e.getValue()) : cookie.append("; ").append(e.getValue());
-        continue;
-      }
-      out.add(name, e.getValue());
-    }
-    if (cookie != null) {
-      out.set(HttpHeaderNames.COOKIE, cookie.toString());
-    }
-    return out;
-  }
-
-  /** A response head or trailers as HEADERS: names lower-cased, connection-specific fields dropped (§8.2.2). */
-  private static Http2Headers frameHeaders(HttpHeaders fields) {
-    Http2Headers out = new DefaultHttp2Headers(false, fields.size() + 1);
-    HttpConversionUtil.toHttp2Headers(fields, out);
-    return out;
   }
 
   @Override
@@ -213,7 +183,7 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter
 
   @Override
   public void sendHeaders(ResponseHeaders response, boolean endStream) {
-    Http2Headers out = frameHeaders(response.headers());
+    Http2Headers out = Http2Fields.toFrame(response.headers(), 1);
     out.status(AsciiString.of(Integer.toString(response.status())));
     if (endStream) {
       ctx.writeAndFlush(new DefaultHttp2HeadersFrame(out, true), ctx.voidPromise());
@@ -240,7 +210,7 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter
 
   @Override
   public void sendTrailers(HttpHeaders trailers) {
-    ctx.writeAndFlush(new DefaultHttp2HeadersFrame(frameHeaders(trailers), true), ctx.voidPromise());
+    ctx.writeAndFlush(new DefaultHttp2HeadersFrame(Http2Fields.toFrame(trailers, 0), true), ctx.voidPromise());
   }
 
   @Override

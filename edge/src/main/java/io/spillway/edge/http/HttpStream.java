@@ -3,7 +3,6 @@ package io.spillway.edge.http;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -14,6 +13,7 @@ import io.spillway.edge.http.filter.DownstreamWatermarkCallbacks;
 import io.spillway.edge.http.filter.EncoderFilterCallbacks;
 import io.spillway.edge.http.filter.ResponseFlag;
 import io.spillway.edge.http.filter.StreamInfo;
+import io.spillway.edge.http.message.Http2Fields;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.overload.OverloadState;
@@ -339,7 +339,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
       return;
     }
     byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-    HttpHeaders h = DefaultHttpHeadersFactory.headersFactory().withValidation(false).newHeaders();
+    HttpHeaders h = Http2Fields.newFields();
     if (bytes.length > 0) {
       h.set(HttpHeaderNames.CONTENT_TYPE, "text/plain");
     }

@@ -13,7 +13,6 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameTypes;
 import io.netty.handler.codec.http2.Http2Stream;
-import io.netty.util.ReferenceCountUtil;
 import io.spillway.edge.config.Http2Options;
 
 /**

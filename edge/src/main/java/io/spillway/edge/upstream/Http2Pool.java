@@ -10,7 +10,6 @@ import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.util.ReferenceCountUtil;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 

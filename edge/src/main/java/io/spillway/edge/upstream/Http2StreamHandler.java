@@ -3,11 +3,9 @@ package io.spillway.edge.upstream;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
-import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
@@ -15,12 +13,11 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2ResetFrame;
-import io.netty.handler.codec.http2.HttpConversionUtil;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.http.message.Http2Fields;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
-import java.util.Map;
 
 /**
  * One upstream HTTP/2 stream, the only handler of its stream channel: writes the request as
@@ -71,9 +68,8 @@ final class Http2StreamHandler extends ChannelInboundHandlerAdapter implements U
     HttpHeaders fields = request.headers();
     fields.remove(HttpHeaderNames.HOST);
     fields.remove(HttpHeaderNames.TRANSFER_ENCODING);
-    Http2Headers out = new DefaultHttp2Headers(false, fields.size() + 4);
+    Http2Headers out = Http2Fields.toFrame(fields, 4);
     out.method(request.method()).scheme(UPSTREAM_SCHEME).authority(request.authority()).path(request.pathAndQuery());
-    HttpConversionUtil.toHttp2Headers(fields, out);
     if (endStream) {
       ctx.writeAndFlush(new DefaultHttp2HeadersFrame(out, true), ctx.voidPromise());
     } else {
@@ -99,9 +95,7 @@ final class Http2StreamHandler extends ChannelInboundHandlerAdapter implements U
     if (reset) {
       return;
     }
-    Http2Headers out = new DefaultHttp2Headers(false, trailers.size());
-    HttpConversionUtil.toHttp2Headers(trailers, out);
-    ctx.writeAndFlush(new DefaultHttp2HeadersFrame(out, true), ctx.voidPromise());
+    ctx.writeAndFlush(new DefaultHttp2HeadersFrame(Http2Fields.toFrame(trailers, 0), true), ctx.voidPromise());
   }
 
   @Override
@@ -152,12 +146,12 @@ final class Http2StreamHandler extends ChannelInboundHandlerAdapter implements U
           responseDone = true;
           listener = null;
         }
-        l.onResponseHeaders(new ResponseHeaders(code, fields(h)), frame.isEndStream());
+        l.onResponseHeaders(new ResponseHeaders(code, Http2Fields.fromFrame(h)), frame.isEndStream());
         return;
       }
       responseDone = true;
       listener = null;
-      l.onResponseTrailers(fields(h));
+      l.onResponseTrailers(Http2Fields.fromFrame(h));
       return;
     }
     if (msg instanceof Http2DataFrame data) {
@@ -169,18 +163,6 @@ final class Http2StreamHandler extends ChannelInboundHandlerAdapter implements U
       return;
     }
     ReferenceCountUtil.release(msg);
-  }
-
-  /** The regular fields of a HEADERS frame, in the neutral model's map. */
-  private static HttpHeaders fields(Http2Headers h) {
-    HttpHeaders out = DefaultHttpHeadersFactory.headersFactory().withValidation(false).newHeaders();
-    for (Map.Entry<CharSequence, CharSequence> e : h) {
-      CharSequence name = e.getKey();
-      if (name.length() == 0 || name.charAt(0) != ':') {
-        out.add(name, e.getValue());
-      }
-    }
-    return out;
   }
 
   @Override
