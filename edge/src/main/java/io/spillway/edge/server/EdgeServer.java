@@ -33,7 +33,6 @@ import io.spillway.edge.upstream.Worker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -211,7 +210,11 @@ public final class EdgeServer implements AdminContext {
         }
       });
     }
-    startResetHighMemoryStreams(root.scope("overload").scope(OverloadNames.RESET_HIGH_MEMORY_STREAM));
+    if (overload.actionHandle(OverloadNames.RESET_HIGH_MEMORY_STREAM).isConfigured()) {
+      HighMemoryStreamResets.start(overload, config.overload().minimumAccountToTrackPowerOfTwo().orElseThrow(),
+          options.concurrency(), listeners,
+          root.scope("overload").scope(OverloadNames.RESET_HIGH_MEMORY_STREAM).counter("count"));
+    }
     overload.start((delay, task) -> control.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS));
     ready = true;
     log.info("edge ready: {} workers on {}, {} listeners, {} clusters", options.concurrency(), transport,
@@ -466,52 +469,6 @@ public final class EdgeServer implements AdminContext {
         shrinkCount.inc();
       }
     }, every, every, TimeUnit.MILLISECONDS);
-  }
-
-  /** Envoy's per-worker cap on the streams one state change may reset. */
-  private static final int MAX_RESETS_PER_WORKER = 50;
-  /** Envoy's number of power-of-two memory classes. */
-  private static final int MEMORY_CLASSES = 8;
-
-  /**
-   * reset_high_memory_stream, as Envoy does it: on each change of the action's state s > 0, the
-   * top {@code min(floor(s × 8) + 1, 8)} of the 8 power-of-two memory classes starting at
-   * 2^{@code minimum_account_to_track_power_of_two} bytes are cleared — every HTTP/2 stream whose
-   * buffered bytes reach the lowest cleared class is reset, at most 50 per worker per change.
-   */
-  /**
-   * The smallest buffered size that gets a stream reset at action state {@code state}: the lowest of
-   * the {@code min(floor(state × 8) + 1, 8)} top memory classes, class i holding
-   * [2^(minPower+i), 2^(minPower+i+1)) and the last everything above.
-   */
-  static long resetThresholdBytes(double state, int minPower) {
-    int classesToClear = Math.min((int) Math.floor(state * MEMORY_CLASSES) + 1, MEMORY_CLASSES);
-    return 1L << Math.min(62, minPower + MEMORY_CLASSES - classesToClear);
-  }
-
-  private void startResetHighMemoryStreams(Scope stats) {
-    ActionIndex reset = overload.actionHandle(OverloadNames.RESET_HIGH_MEMORY_STREAM);
-    if (!reset.isConfigured()) {
-      return;
-    }
-    int minPower = config.overload().minimumAccountToTrackPowerOfTwo().orElseThrow();
-    var resets = stats.counter("count");
-    double[] last = {0};
-    overload.addStateListener(state -> {
-      double s = state.actionState(reset);
-      if (s == last[0]) {
-        return;
-      }
-      last[0] = s;
-      if (s <= 0) {
-        return;
-      }
-      long threshold = resetThresholdBytes(s, minPower);
-      int[] budget = new int[options.concurrency()];
-      java.util.Arrays.fill(budget, MAX_RESETS_PER_WORKER);
-      var event = new io.spillway.edge.http.DownstreamEvents.ResetHighMemory(threshold, budget, resets);
-      listeners.forEach(l -> l.signalConnections(event));
-    });
   }
 
   private void registerServerStats(Scope root) {

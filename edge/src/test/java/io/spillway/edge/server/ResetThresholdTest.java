@@ -9,19 +9,19 @@ class ResetThresholdTest {
 
   @Test
   void justAboveTheScalingThresholdOnlyTheLastClassIsCleared() {
-    assertThat(EdgeServer.resetThresholdBytes(0.01, 20)).isEqualTo(128L << 20); // >= 128 MiB
+    assertThat(HighMemoryStreamResets.resetThresholdBytes(0.01, 20)).isEqualTo(128L << 20); // >= 128 MiB
   }
 
   @Test
   void eachGradationClearsOneMoreClass() {
-    assertThat(EdgeServer.resetThresholdBytes(0.125, 20)).isEqualTo(64L << 20);
-    assertThat(EdgeServer.resetThresholdBytes(0.25, 20)).isEqualTo(32L << 20);
-    assertThat(EdgeServer.resetThresholdBytes(0.874, 20)).isEqualTo(2L << 20);
+    assertThat(HighMemoryStreamResets.resetThresholdBytes(0.125, 20)).isEqualTo(64L << 20);
+    assertThat(HighMemoryStreamResets.resetThresholdBytes(0.25, 20)).isEqualTo(32L << 20);
+    assertThat(HighMemoryStreamResets.resetThresholdBytes(0.874, 20)).isEqualTo(2L << 20);
   }
 
   @Test
   void saturatedEveryTrackedStreamIsEligible() {
-    assertThat(EdgeServer.resetThresholdBytes(0.875, 20)).isEqualTo(1L << 20);
-    assertThat(EdgeServer.resetThresholdBytes(1.0, 20)).isEqualTo(1L << 20);
+    assertThat(HighMemoryStreamResets.resetThresholdBytes(0.875, 20)).isEqualTo(1L << 20);
+    assertThat(HighMemoryStreamResets.resetThresholdBytes(1.0, 20)).isEqualTo(1L << 20);
   }
 }
