@@ -1,22 +1,22 @@
 package io.spillway.edge.http;
 
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http2.DefaultHttp2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
-import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.ReferenceCountUtil;
 import io.spillway.edge.config.OverloadConfig;
+import io.spillway.edge.http2.EdgeHttp2ConnectionHandler;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Connection-level life of a downstream HTTP/2 connection, after the multiplexer: the idle timeout
+ * Connection-level life of a downstream HTTP/2 connection, after the codec: the idle timeout
  * (no open streams), the maximum connection duration, graceful drain — GOAWAY, then close once
  * the open streams finish or the drain timeout passes (RFC 9113 §6.8) — and Envoy's premature
  * reset protection.
@@ -48,24 +48,24 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
   static final long PREMATURE_RESET_TOTAL_STREAM_COUNT = 500;
 
   private final HttpConnectionManager hcm;
-  private final Http2FrameCodec codec;
+  private final EdgeHttp2ConnectionHandler codec;
+  private final Http2ServerStreams streams;
   private ChannelHandlerContext ctx;
   private ScheduledFuture<?> idleTimer;
   private boolean goingAway;
   private long idleSince = System.nanoTime();
   private final long openedAt = System.nanoTime();
   private ScheduledFuture<?> maxDurationTimer;
-  /** Open stream channels, kept only when reduce_timeouts scales stream idle timers (event loop only). */
-  private final java.util.Set<io.netty.channel.Channel> streams = new java.util.HashSet<>();
   private Http2Connection.PropertyKey openedAtKey;
   private long closedStreams;
   private long prematureResets;
   private boolean tooManyPrematureResets;
   private final Runnable afterStreamClosed = this::afterStreamClosed;
 
-  Http2ServerConnection(HttpConnectionManager hcm, Http2FrameCodec codec) {
+  Http2ServerConnection(HttpConnectionManager hcm, EdgeHttp2ConnectionHandler codec, Http2ServerStreams streams) {
     this.hcm = hcm;
     this.codec = codec;
+    this.streams = streams;
   }
 
   @Override
@@ -107,19 +107,15 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
       }
       return;
     }
-    if (evt instanceof DownstreamEvents.ResetHighMemory) {
-      for (io.netty.channel.Channel stream : new java.util.ArrayList<>(streams)) {
-        stream.pipeline().fireUserEventTriggered(evt);
-      }
+    if (evt instanceof DownstreamEvents.ResetHighMemory r) {
+      streams.onResetHighMemory(r);
       return;
     }
     if (evt instanceof DownstreamEvents.RescaleTimers) {
       if (maxDurationTimer != null && !goingAway) {
         scheduleMaxDuration();
       }
-      for (io.netty.channel.Channel stream : new java.util.ArrayList<>(streams)) {
-        stream.pipeline().fireUserEventTriggered(evt);
-      }
+      streams.rescaleTimers();
       if (idleTimer != null) {
         idleTimer.cancel(false);
         idleTimer = null;
@@ -142,7 +138,7 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    // Connection-level frames the codec passes up (SETTINGS acks, PING, GOAWAY): nothing to do.
+    // The codec passes nothing up: its frames go to the stream listener.
     ReferenceCountUtil.release(msg);
   }
 
@@ -210,13 +206,6 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
     });
   }
 
-
-  /** Remembers an open stream channel until it closes (it is told when reduce_timeouts changes). */
-  void track(io.netty.channel.Channel stream) {
-    streams.add(stream);
-    stream.closeFuture().addListener(f -> streams.remove(stream));
-  }
-
   /** After a stream closed (run later: the codec's stream count is updated after its callbacks). */
   private void afterStreamClosed() {
     checkPrematureResets();
@@ -276,7 +265,12 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
       return;
     }
     goingAway = true;
-    ctx.writeAndFlush(new DefaultHttp2GoAwayFrame(Http2Error.NO_ERROR));
+    ChannelHandlerContext codecCtx = ctx.pipeline().context(codec);
+    if (codecCtx != null) {
+      codec.goAway(codecCtx, codec.connection().remote().lastStreamCreated(), Http2Error.NO_ERROR.code(),
+          Unpooled.EMPTY_BUFFER, codecCtx.newPromise());
+      ctx.flush();
+    }
     if (activeStreams() == 0) {
       ctx.close();
       return;

@@ -3,15 +3,11 @@ package io.spillway.edge.http;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpResponseEncoder;
-import io.netty.handler.codec.http2.Http2FrameCodec;
-import io.netty.handler.codec.http2.Http2MultiplexHandler;
-import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.spillway.edge.http2.EdgeHttp2ConnectionHandler;
 import io.spillway.edge.http2.Http2CodecFactory;
-import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 
@@ -57,31 +53,22 @@ public final class HttpPipelines {
   }
 
   /**
-   * HTTP/2: flood limits and frame codec (SETTINGS, windows and limits from the connection
-   * manager's {@code http2_protocol_options}, see {@link Http2CodecFactory}) → stream multiplexer
-   * (one child channel and {@link Http2StreamServerHandler} per stream, all sharing the
-   * connection's {@link ConnectionShare}) → connection handler (idle, drain, premature resets).
+   * HTTP/2: flood limits → codec (frames, SETTINGS, windows and limits from the connection
+   * manager's {@code http2_protocol_options}, see {@link Http2CodecFactory}; its frames go to
+   * {@link Http2ServerStreams}, one {@link Http2ServerStream} per stream, all sharing the
+   * connection's {@link io.spillway.edge.upstream.ConnectionShare}) → connection handler (idle,
+   * drain, premature resets).
    */
   public static void configureHttp2(ChannelPipeline p, HttpConnectionManager hcm, Worker worker) {
-    Http2FrameCodec codec = hcm.http2Codecs().newCodec();
     Channel parent = p.channel();
     String remote = parent.remoteAddress() instanceof InetSocketAddress isa
         ? isa.getAddress().getHostAddress() : "127.0.0.1";
+    Http2ServerStreams streams = new Http2ServerStreams(hcm, worker, remote, new StreamDeadlines(parent.eventLoop()),
+        hcm.overload().tracksStreams());
+    EdgeHttp2ConnectionHandler codec = hcm.http2Codecs().newServerCodec(streams);
     hcm.http2Codecs().addTo(p, "h2-codec", codec);
-    Http2ServerConnection connection = new Http2ServerConnection(hcm, codec);
-    boolean trackStreams = hcm.overload().tracksStreams();
-    StreamDeadlines deadlines = new StreamDeadlines(parent.eventLoop());
-    ConnectionShare share = new ConnectionShare();
-    p.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
-      @Override
-      protected void initChannel(Http2StreamChannel ch) {
-        ch.pipeline().addLast("h2-stream", new Http2StreamServerHandler(hcm, worker, remote, deadlines, share));
-        if (trackStreams) {
-          connection.track(ch); // only when timer re-scaling or high-memory resets must reach the streams
-        }
-      }
-    }));
-    p.addLast("h2-connection", connection);
+    streams.attach(codec, p.context(codec));
+    p.addLast("h2-connection", new Http2ServerConnection(hcm, codec, streams));
   }
 
   /** Tells the HTTP/1 connection handler that bytes arrived (starts the request-header timer). */

@@ -1,19 +1,24 @@
 package io.spillway.edge.http2;
 
 import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
+import io.netty.handler.codec.http2.Http2ConnectionHandler;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2FrameListener;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.spillway.edge.config.Http2Options;
 import java.time.Duration;
 
 /**
  * Builds the HTTP/2 codec of one side of the edge from its {@code http2_protocol_options}: one
- * factory per connection manager or cluster, one codec per connection. A codec is Netty's frame
- * codec (SETTINGS from the options) preceded by {@link Http2ProtocolConstraints}:
+ * factory per connection manager or cluster, one codec per connection: Netty's connection handler
+ * downstream ({@link EdgeHttp2ConnectionHandler}, frames to one listener) and its frame codec
+ * upstream (a child channel per stream), with SETTINGS from the options, preceded by
+ * {@link Http2ProtocolConstraints}:
  *
  * <pre>
  *   … → h2-constraints (Envoy's flood limits) → &lt;codec&gt; (frames, flow control, error codes) → …
@@ -87,13 +92,41 @@ public final class Http2CodecFactory {
    * Adds {@code codec} (from {@link #newCodec()}) as {@code codecName} at the end of
    * {@code pipeline}, preceded by its constraints handler {@code h2-constraints}.
    */
-  public void addTo(ChannelPipeline pipeline, String codecName, Http2FrameCodec codec) {
+  public void addTo(ChannelPipeline pipeline, String codecName, Http2ConnectionHandler codec) {
     pipeline.addLast("h2-constraints", new Http2ProtocolConstraints(codec, options, maxContinuations, stats));
     pipeline.addLast(codecName, codec);
   }
 
-  /** A codec for one new connection. */
+  /** A downstream codec for one new connection; frames go to {@code listener}. */
+  public EdgeHttp2ConnectionHandler newServerCodec(Http2FrameListener listener) {
+    if (!server) {
+      throw new IllegalStateException("an upstream factory builds frame codecs");
+    }
+    ServerBuilder builder = new ServerBuilder(errors());
+    builder.frameListener(listener);
+    builder.initialSettings(settings());
+    return builder.build();
+  }
+
+  /** An upstream codec for one new connection. */
   public Http2FrameCodec newCodec() {
+    if (server) {
+      throw new IllegalStateException("a downstream factory builds connection handlers");
+    }
+    Builder builder = new Builder(errors());
+    builder.initialSettings(settings())
+        .validateHeaders(true)
+        .encoderEnforceMaxQueuedControlFrames(0)
+        .decoderEnforceMaxConsecutiveEmptyDataFrames(0);
+    return builder.build();
+  }
+
+  private CodecErrors errors() {
+    return new CodecErrors(options.streamErrorOnInvalidHttpMessage(), options.initialConnectionWindowSize().orElse(0),
+        stats);
+  }
+
+  private Http2Settings settings() {
     Http2Settings settings = Http2Settings.defaultSettings().initialWindowSize(streamWindow);
     if (options.hpackTableSize() != Http2Options.DEFAULT_HPACK_TABLE_SIZE) {
       settings.headerTableSize(options.hpackTableSize());
@@ -106,39 +139,68 @@ public final class Http2CodecFactory {
     } else {
       settings.pushEnabled(false);
     }
-    Builder builder = new Builder(server, options.streamErrorOnInvalidHttpMessage(),
-        options.initialConnectionWindowSize().orElse(0), stats);
-    builder.initialSettings(settings)
-        .validateHeaders(true)
-        .encoderEnforceMaxQueuedControlFrames(0)
-        .decoderEnforceMaxConsecutiveEmptyDataFrames(0);
-    if (server) {
-      builder.decoderEnforceMaxRstFramesPerWindow(0, 0);
-    }
-    if (gracefulShutdownMillis > 0) {
-      builder.gracefulShutdownTimeoutMillis(gracefulShutdownMillis);
-    }
-    return builder.build();
+    return settings;
   }
 
-  /** Netty's builder, building an {@link EdgeHttp2FrameCodec}. */
-  private static final class Builder extends Http2FrameCodecBuilder {
-    private final boolean streamErrorOnInvalidHttpMessage;
-    private final int connectionWindow;
-    private final Http2CodecStats stats;
+  /**
+   * Netty's builder, building an {@link EdgeHttp2ConnectionHandler}. Netty's empty-DATA,
+   * queued-control-frame and received-RST_STREAM limits are off (see the class comment).
+   */
+  private final class ServerBuilder
+      extends AbstractHttp2ConnectionHandlerBuilder<EdgeHttp2ConnectionHandler, ServerBuilder> {
+    private final CodecErrors errors;
 
-    Builder(boolean server, boolean streamErrorOnInvalidHttpMessage, int connectionWindow, Http2CodecStats stats) {
-      server(server);
-      this.streamErrorOnInvalidHttpMessage = streamErrorOnInvalidHttpMessage;
-      this.connectionWindow = connectionWindow;
-      this.stats = stats;
+    ServerBuilder(CodecErrors errors) {
+      this.errors = errors;
+      server(true);
+      validateHeaders(true);
+      encoderEnforceMaxQueuedControlFrames(0);
+      decoderEnforceMaxConsecutiveEmptyDataFrames(0);
+      decoderEnforceMaxRstFramesPerWindow(0, 0);
+      if (gracefulShutdownMillis > 0) {
+        gracefulShutdownTimeoutMillis(gracefulShutdownMillis);
+      }
+    }
+
+    @Override
+    protected EdgeHttp2ConnectionHandler build() {
+      return super.build();
+    }
+
+    @Override
+    protected EdgeHttp2ConnectionHandler build(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder,
+        Http2Settings initialSettings) {
+      EdgeHttp2ConnectionHandler handler = new EdgeHttp2ConnectionHandler(decoder, encoder, initialSettings,
+          decoupleCloseAndGoAway(), flushPreface(), errors);
+      handler.gracefulShutdownTimeoutMillis(gracefulShutdownTimeoutMillis());
+      return handler;
+    }
+
+    @Override
+    protected ServerBuilder frameListener(Http2FrameListener listener) {
+      return super.frameListener(listener);
+    }
+
+    @Override
+    protected ServerBuilder initialSettings(Http2Settings settings) {
+      return super.initialSettings(settings);
+    }
+  }
+
+  /** Netty's builder, building an {@link EdgeHttp2FrameCodec} (upstream). */
+  private static final class Builder extends Http2FrameCodecBuilder {
+    private final CodecErrors errors;
+
+    Builder(CodecErrors errors) {
+      server(false);
+      this.errors = errors;
     }
 
     @Override
     protected Http2FrameCodec build(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder,
         Http2Settings initialSettings) {
       EdgeHttp2FrameCodec codec = new EdgeHttp2FrameCodec(encoder, decoder, initialSettings, decoupleCloseAndGoAway(),
-          flushPreface(), streamErrorOnInvalidHttpMessage, connectionWindow, stats);
+          flushPreface(), errors);
       codec.gracefulShutdownTimeoutMillis(gracefulShutdownTimeoutMillis());
       return codec;
     }

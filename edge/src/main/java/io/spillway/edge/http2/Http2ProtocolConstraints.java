@@ -10,7 +10,7 @@ import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
-import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2ConnectionHandler;
 import io.netty.handler.codec.http2.Http2FrameTypes;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.spillway.edge.config.Http2Options;
@@ -47,7 +47,7 @@ final class Http2ProtocolConstraints extends ChannelDuplexHandler {
   private static final int END_HEADERS = 0x4;
   private static final int PADDED = 0x8;
 
-  private final Http2FrameCodec codec;
+  private final Http2ConnectionHandler codec;
   private final Http2Connection connection;
   private final Http2Options limits;
   private final int maxContinuations;
@@ -72,7 +72,7 @@ final class Http2ProtocolConstraints extends ChannelDuplexHandler {
   /**
    * @param maxContinuations CONTINUATION frames allowed after one HEADERS frame
    */
-  Http2ProtocolConstraints(Http2FrameCodec codec, Http2Options limits, int maxContinuations, Http2CodecStats stats) {
+  Http2ProtocolConstraints(Http2ConnectionHandler codec, Http2Options limits, int maxContinuations, Http2CodecStats stats) {
     this.codec = codec;
     this.connection = codec.connection();
     this.limits = limits;

@@ -9,17 +9,14 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersEncoder;
-import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
-import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
-import io.netty.handler.codec.http2.Http2FrameCodec;
+import io.netty.handler.codec.http2.Http2FrameAdapter;
 import io.netty.handler.codec.http2.Http2FrameTypes;
-import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.util.ReferenceCountUtil;
 import io.spillway.edge.config.Http2Options;
 import io.spillway.edge.stats.StatsStore;
@@ -42,7 +39,9 @@ class Http2ProtocolConstraintsTest {
 
   private final StatsStore store = new StatsStore();
   private final Http2CodecStats stats = new Http2CodecStats(store.rootScope().scope("http2"));
-  private final List<Object> received = new ArrayList<>();
+  /** The streams whose HEADERS the codec decoded, in order. */
+  private final List<Integer> received = new ArrayList<>();
+  private EdgeHttp2ConnectionHandler codec;
 
   private static Http2Options limits(int maxOutbound, int maxControl) {
     Http2Options d = Http2Options.DOWNSTREAM_DEFAULTS;
@@ -51,7 +50,7 @@ class Http2ProtocolConstraintsTest {
         d.maxInboundPriorityFramesPerStream(), d.maxInboundWindowUpdateFramesPerDataFrameSent(), false);
   }
 
-  /** A server codec with its constraints; frames it decodes land in {@link #received}. */
+  /** A server codec with its constraints; the streams of HEADERS it decodes land in {@link #received}. */
   private EmbeddedChannel server(Http2Options options, boolean stuckSocket) {
     EmbeddedChannel ch = new EmbeddedChannel();
     if (stuckSocket) {
@@ -59,14 +58,15 @@ class Http2ProtocolConstraintsTest {
     }
     Http2CodecFactory factory = Http2CodecFactory.downstream(options, HEADER_LIST, 1024 * 1024,
         Duration.ofSeconds(5), stats);
-    Http2FrameCodec codec = factory.newCodec();
+    codec = factory.newServerCodec(new Http2FrameAdapter() {
+      @Override
+      public void onHeadersRead(ChannelHandlerContext ctx, int streamId, Http2Headers headers, int streamDependency,
+          short weight, boolean exclusive, int padding, boolean endOfStream) {
+        received.add(streamId); // the decoder calls this form for every HEADERS frame
+      }
+    });
     factory.addTo(ch.pipeline(), "h2-codec", codec);
     ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-      @Override
-      public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        received.add(msg);
-      }
-
       @Override
       public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         ReferenceCountUtil.release(evt);
@@ -202,10 +202,11 @@ class Http2ProtocolConstraintsTest {
   void anAnsweredStreamAndTheDataSentRaiseTheAllowances() {
     EmbeddedChannel ch = server(Http2Options.DOWNSTREAM_DEFAULTS, false);
     ch.writeInbound(Unpooled.wrappedBuffer(concat(preface(), headers(1, true))));
-    Http2HeadersFrame request = (Http2HeadersFrame) received.stream()
-        .filter(m -> m instanceof Http2HeadersFrame).findFirst().orElseThrow();
-    ch.writeOutbound(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status("200")).stream(request.stream()));
-    ch.writeOutbound(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(new byte[10]), true).stream(request.stream()));
+    assertThat(received).containsExactly(1);
+    ChannelHandlerContext codecCtx = ch.pipeline().context(codec);
+    codec.encoder().writeHeaders(codecCtx, 1, new DefaultHttp2Headers().status("200"), 0, false, codecCtx.newPromise());
+    codec.encoder().writeData(codecCtx, 1, Unpooled.wrappedBuffer(new byte[10]), 0, true, codecCtx.newPromise());
+    ch.flush();
     written(ch);
 
     // One stream opened (response headers sent) and one DATA frame sent: 5 + 2 × (1 + 10 × 1) = 27.
@@ -263,10 +264,10 @@ class Http2ProtocolConstraintsTest {
     ch.writeInbound(Unpooled.wrappedBuffer(concat(preface(), headers(1, false),
         RawHttp2.encodeFrame(Http2FrameTypes.RST_STREAM, 0, 1, new byte[] {0, 0, 0, 8}))));
     ch.writeInbound(Unpooled.wrappedBuffer(headers(3, false)));
-    Http2HeadersFrame request = (Http2HeadersFrame) received.stream()
-        .filter(m -> m instanceof Http2HeadersFrame h && h.stream().id() == 3).findFirst().orElseThrow();
-    ch.writeOutbound(new DefaultHttp2ResetFrame(Http2Error.CANCEL)
-        .stream(request.stream()));
+    assertThat(received).containsExactly(1, 3);
+    ChannelHandlerContext codecCtx = ch.pipeline().context(codec);
+    codec.resetStream(codecCtx, 3, Http2Error.CANCEL.code(), codecCtx.newPromise());
+    ch.flush();
 
     assertThat(stats.rxReset.value()).isEqualTo(1);
     assertThat(stats.txReset.value()).isEqualTo(1);

@@ -1,0 +1,296 @@
+package io.spillway.edge.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.util.AsciiString;
+import io.spillway.edge.http.message.Http2Fields;
+import io.spillway.edge.http.message.RequestHeaders;
+import io.spillway.edge.http.message.ResponseHeaders;
+import io.spillway.edge.upstream.ConnectionShare;
+import io.spillway.edge.upstream.Worker;
+
+/**
+ * One downstream HTTP/2 stream: its HEADERS and DATA frames, as {@link Http2ServerStreams} hands
+ * them over, go straight into one {@link HttpStream}, and its response is written with the
+ * connection's encoder — no HTTP/1 message and no channel in between. Requests follow RFC 9113
+ * §8.3.1 (the pseudo-header fields; {@code :authority}, else {@code host}) and §8.2.3 (cookie
+ * crumbs joined for the filter chain); responses lose connection-specific fields (§8.2.2).
+ *
+ * <p>Flow control (§5.2): request body bytes are returned to the peer's window as they are
+ * handed on, except while the stream's reading is paused by back-pressure; those are returned
+ * when reading resumes, so a paused stream gets no WINDOW_UPDATE. An aborted response is
+ * RST_STREAM(INTERNAL_ERROR), a response that ends before the request is followed by
+ * RST_STREAM(NO_ERROR) (§8.1).
+ */
+final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
+  private static final AsciiString STATUS_CONTINUE = HttpResponseStatus.CONTINUE.codeAsText();
+
+  private final Http2ServerStreams connection;
+  private final Http2Stream stream;
+  private HttpStream request;
+  private boolean reset;
+  private boolean paused;
+  /** Request body bytes handed on while paused, not yet returned to the peer's window. */
+  private int unconsumed;
+  /** Response body bytes written and not yet taken by the socket (only when high-memory resets need it). */
+  private long queuedResponseBytes;
+  private long deadline;
+
+  Http2ServerStream(Http2ServerStreams connection, Http2Stream stream) {
+    this.connection = connection;
+    this.stream = stream;
+  }
+
+  // --- frames in -----------------------------------------------------------------------------
+
+  void onHeaders(Http2Headers h, boolean endStream) {
+    if (request != null) {
+      request.onRequestTrailers(Http2Fields.fromFrame(h));
+      return;
+    }
+    HttpConnectionManager hcm = connection.hcm();
+    OverloadHooks overload = hcm.overload();
+    var state = overload.manager().state();
+    if (overload.http2GoAwayAndClose().shouldShed(state, worker().random())) {
+      // http2_server_go_away_and_close_on_dispatch wins over the plain GOAWAY point.
+      connection.closeConnection();
+      return;
+    }
+    if (overload.http2GoAway().shouldShed(state, worker().random())) {
+      disableKeepAlive(); // GOAWAY; this stream is still served
+    }
+    request = new HttpStream(hcm, this);
+    CharSequence authority = h.authority() != null ? h.authority() : h.get(HttpHeaderNames.HOST);
+    CharSequence path = h.path();
+    String method = h.method() == null ? "" : h.method().toString();
+    String scheme = h.scheme() == null ? (hcm.tls() ? "https" : "http") : h.scheme().toString();
+    HttpHeaders fields = Http2Fields.fromFrame(h);
+    fields.remove(HttpHeaderNames.HOST);
+    if (path == null || path.isEmpty() || path.charAt(0) != '/') {
+      hcm.stats().downstreamRqNonRelativePath.inc();
+      request.onInvalidRequest(new RequestHeaders(method, scheme, "", "/", fields), endStream,
+          "invalid request target");
+      return;
+    }
+    request.onRequestHeaders(new RequestHeaders(method, scheme, authority == null ? "" : authority.toString(),
+        path.toString(), fields), endStream);
+  }
+
+  /** A DATA frame (the codec still owns {@code data}); returns the bytes to give back to the peer's window now. */
+  int onData(ByteBuf data, int padding, boolean endStream) {
+    int flowControlled = data.readableBytes() + padding;
+    if (request == null) {
+      return flowControlled;
+    }
+    request.onRequestData(data.retain(), endStream);
+    if (paused && !endStream) {
+      unconsumed += flowControlled;
+      return 0;
+    }
+    return flowControlled;
+  }
+
+  void onPeerReset() {
+    reset = true;
+    if (request != null) {
+      request.onDownstreamReset();
+    }
+  }
+
+  void onClosed() {
+    connection.deadlines().disarm(this);
+    if (request != null && !request.isFinished()) {
+      request.onDownstreamReset();
+    }
+  }
+
+  void onWritabilityChanged(boolean writable) {
+    if (request != null) {
+      request.onDownstreamWritability(writable);
+    }
+  }
+
+  void onResetHighMemory(DownstreamEvents.ResetHighMemory r) {
+    int slot = worker().index();
+    if (request != null && !reset && r.budget()[slot] > 0
+        && request.heldRequestBytes() + queuedResponseBytes >= r.thresholdBytes()) {
+      r.budget()[slot]--;
+      r.resets().inc();
+      request.resetForMemory();
+    }
+  }
+
+  void rescaleTimers() {
+    if (request != null) {
+      request.rescaleTimers();
+    }
+  }
+
+  // --- Downstream ----------------------------------------------------------------------------
+
+  @Override
+  public Worker worker() {
+    return connection.worker();
+  }
+
+  @Override
+  public boolean isHttp2() {
+    return true;
+  }
+
+  @Override
+  public ConnectionShare connectionShare() {
+    return connection.share();
+  }
+
+  @Override
+  public String remoteAddress() {
+    return connection.remoteAddress();
+  }
+
+  /** Whether the stream can take no more frames: reset, or closed both ways. */
+  private boolean closed() {
+    return reset || stream.state() == Http2Stream.State.CLOSED;
+  }
+
+  @Override
+  public void sendHeaders(ResponseHeaders response, boolean endStream) {
+    if (closed()) {
+      return;
+    }
+    Http2Headers out = Http2Fields.toFrame(response.headers(), 1);
+    out.status(AsciiString.of(Integer.toString(response.status())));
+    connection.encoder().writeHeaders(connection.ctx(), stream.id(), out, 0, endStream, connection.quietPromise());
+    if (endStream) {
+      connection.flushSoon();
+    }
+  }
+
+  @Override
+  public void send100Continue() {
+    if (closed()) {
+      return;
+    }
+    Http2Headers out = new DefaultHttp2Headers(false, 1);
+    out.status(STATUS_CONTINUE);
+    connection.encoder().writeHeaders(connection.ctx(), stream.id(), out, 0, false, connection.quietPromise());
+    connection.flushSoon();
+  }
+
+  @Override
+  public void sendData(ByteBuf data, boolean endStream) {
+    if (closed()) {
+      data.release();
+      return;
+    }
+    var ctx = connection.ctx();
+    if (connection.tracksResponseBytes()) {
+      int bytes = data.readableBytes();
+      queuedResponseBytes += bytes;
+      ChannelFuture written = connection.encoder().writeData(ctx, stream.id(), data, 0, endStream, ctx.newPromise());
+      written.addListener(new Written(bytes));
+    } else {
+      connection.encoder().writeData(ctx, stream.id(), data, 0, endStream, connection.quietPromise());
+    }
+    if (endStream) {
+      connection.flushSoon();
+    }
+  }
+
+  @Override
+  public void sendTrailers(HttpHeaders trailers) {
+    if (closed()) {
+      return;
+    }
+    connection.encoder().writeHeaders(connection.ctx(), stream.id(), Http2Fields.toFrame(trailers, 0), 0, true,
+        connection.quietPromise());
+    connection.flushSoon();
+  }
+
+  @Override
+  public void flush() {
+    connection.flushSoon();
+  }
+
+  @Override
+  public boolean isWritable() {
+    return connection.isWritable(stream);
+  }
+
+  @Override
+  public void pauseReading(boolean paused) {
+    this.paused = paused;
+    if (!paused && unconsumed > 0) {
+      int bytes = unconsumed;
+      unconsumed = 0;
+      connection.consume(stream, bytes);
+    }
+  }
+
+  @Override
+  public void disableKeepAlive() {
+    connection.drain();
+  }
+
+  @Override
+  public void resetStream() {
+    if (!reset) {
+      reset = true;
+      connection.hcm().stats().downstreamRqTxReset.inc();
+      connection.reset(stream, Http2Error.INTERNAL_ERROR);
+    }
+  }
+
+  @Override
+  public void armTimer(long deadlineNanos) {
+    connection.deadlines().arm(this, deadlineNanos);
+  }
+
+  @Override
+  public long deadline() {
+    return deadline;
+  }
+
+  @Override
+  public void setDeadline(long deadlineNanos) {
+    deadline = deadlineNanos;
+  }
+
+  @Override
+  public void onDeadline() {
+    if (request != null) {
+      request.onTimer();
+    }
+  }
+
+  @Override
+  public void requestFinished(HttpStream r, boolean requestBodyComplete) {
+    connection.deadlines().disarm(this);
+    if (!requestBodyComplete && !reset) {
+      reset = true;
+      connection.reset(stream, Http2Error.NO_ERROR);
+    }
+  }
+
+  /** Takes written response bytes off {@link #queuedResponseBytes} once the socket has them. */
+  private final class Written implements ChannelFutureListener {
+    private final int bytes;
+
+    Written(int bytes) {
+      this.bytes = bytes;
+    }
+
+    @Override
+    public void operationComplete(ChannelFuture future) {
+      queuedResponseBytes -= bytes;
+    }
+  }
+}
