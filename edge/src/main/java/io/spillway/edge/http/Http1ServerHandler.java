@@ -21,7 +21,6 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import io.spillway.edge.config.OverloadConfig;
 import io.spillway.edge.http.message.HopByHop;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
@@ -30,7 +29,6 @@ import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The last handler of an HTTP/1.1 downstream connection: turns decoded messages into
@@ -39,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * persistence — {@code Connection: close} when the client, a drain or the connection's age asks
  * for it (RFC 9112 §9.6) — and its idle and request-header timeouts.
  */
-final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements Downstream {
+final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements Downstream, Http1ConnectionTimer.Owner {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http1ServerHandler.class);
 
   private static final int PAUSE_BACKPRESSURE = 1;
@@ -58,18 +56,11 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   private boolean keepAlive = true;
   private boolean closing;
   private int pauseReasons;
-  /**
-   * One timer per connection serves the connection's idle and request-header deadlines and the
-   * deadlines of the request in flight. It is moved only when something needs it earlier, so a
-   * keep-alive connection's requests normally cost no timer operation at all.
-   */
-  private ScheduledFuture<?> timer;
-  private long timerAt;
-  private long idleDeadline;
-  private long headersDeadline;
-  private long idleSince = System.nanoTime();
+  private Http1ConnectionTimer timer;
   private final long openedAt = System.nanoTime();
-  private java.util.concurrent.ScheduledFuture<?> maxDurationTimer;
+  private ScheduledFuture<?> maxDurationTimer;
+  private boolean skipEmptyLast;
+  private boolean currentHead;
 
   Http1ServerHandler(HttpConnectionManager hcm, Worker worker, Http1RequestValidator validator) {
     this.hcm = hcm;
@@ -84,7 +75,8 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
         ? isa.getAddress().getHostAddress() : "127.0.0.1";
     hcm.stats().downstreamCxHttp1Total.inc();
     hcm.stats().downstreamCxHttp1Active.inc();
-    startIdle();
+    timer = new Http1ConnectionTimer(hcm, ctx.executor(), this);
+    timer.startIdle();
     scheduleMaxDuration();
   }
 
@@ -123,8 +115,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
         ctx.close();
         return;
       }
-      idleDeadline = 0;
-      headersDeadline = 0;
+      timer.onRequest();
       keepAlive = HttpUtil.isKeepAlive(req);
       boolean noBody = !HttpUtil.isTransferEncodingChunked(req) && HttpUtil.getContentLength(req, 0L) == 0L;
       current = new HttpStream(hcm, this);
@@ -178,9 +169,6 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
     }
   }
 
-  private boolean skipEmptyLast;
-  private boolean currentHead;
-
   /**
    * The request as the filter chain sees it: Host as the authority, connection-specific fields
    * removed (RFC 9110 §7.6.1). {@link Http1RequestConformance} has already made an absolute-form
@@ -204,12 +192,8 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
 
   /** Bytes arrived: if no request is in flight, the request-header timer starts now. */
   void onBytes() {
-    if (current == null && headersDeadline == 0) {
-      long nanos = hcm.config().requestHeadersTimeout().toNanos();
-      if (nanos > 0) {
-        headersDeadline = System.nanoTime() + nanos;
-        armTimer(headersDeadline);
-      }
+    if (current == null) {
+      timer.onBytesWhileIdle();
     }
   }
 
@@ -225,7 +209,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       return;
     }
     if (evt instanceof DownstreamEvents.CloseIdle close) {
-      if (current == null && !closing && System.nanoTime() - idleSince >= close.idleNanos()) {
+      if (current == null && !closing && System.nanoTime() - timer.idleSince() >= close.idleNanos()) {
         hcm.stats().downstreamCxOverloadCloseIdle.inc();
         closing = true;
         ctx.close();
@@ -238,13 +222,8 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       }
       if (current != null) {
         current.rescaleTimers();
-      } else if (idleDeadline != 0 && !closing) {
-        long nanos = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_IDLE,
-            hcm.config().idleTimeout()).toNanos();
-        if (nanos > 0) {
-          idleDeadline = idleSince + nanos;
-          armTimer(idleDeadline); // earlier: re-armed; later: the earlier timer re-arms on firing
-        }
+      } else if (!closing) {
+        timer.rescaleIdle();
       }
       return;
     }
@@ -267,10 +246,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     closing = true;
-    if (timer != null) {
-      timer.cancel(false);
-      timer = null;
-    }
+    timer.stop();
     hcm.stats().downstreamCxHttp1Active.dec();
     HttpStream r = current;
     current = null;
@@ -425,7 +401,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       pause(PAUSE_PIPELINING, false);
     }
     if (current == null) {
-      startIdle();
+      timer.startIdle();
     }
   }
 
@@ -439,56 +415,35 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
     }
   }
 
-  private void startIdle() {
-    idleSince = System.nanoTime();
-    long nanos = hcm.overload().scaled(OverloadConfig.TimerType.HTTP_DOWNSTREAM_CONNECTION_IDLE,
-        hcm.config().idleTimeout()).toNanos();
-    if (nanos > 0) {
-      idleDeadline = System.nanoTime() + nanos;
-      armTimer(idleDeadline);
+  @Override
+  public void armTimer(long deadlineNanos) {
+    if (!closing) {
+      timer.arm(deadlineNanos);
     }
   }
 
   @Override
-  public void armTimer(long deadlineNanos) {
-    if (closing) {
-      return;
+  public boolean onStreamTimer() {
+    HttpStream r = current;
+    if (closing || r == null || r.isFinished()) {
+      return closing;
     }
-    if (timer != null) {
-      if (timerAt - deadlineNanos <= 0) {
-        return; // fires earlier; whoever still needs a deadline re-arms then
-      }
-      timer.cancel(false);
-    }
-    timerAt = deadlineNanos;
-    timer = ctx.executor().schedule(this::onTimer, Math.max(1, deadlineNanos - System.nanoTime()),
-        TimeUnit.NANOSECONDS);
+    r.onTimer(); // acts on its own expired deadlines, or re-arms for them
+    return true;
   }
 
-  private void onTimer() {
-    timer = null;
-    if (closing) {
-      return;
-    }
-    HttpStream r = current;
-    if (r != null && !r.isFinished()) {
-      r.onTimer(); // acts on its own expired deadlines, or re-arms for them
-      return;
-    }
-    long now = System.nanoTime();
-    if (headersDeadline != 0 && now - headersDeadline >= 0) {
-      hcm.stats().downstreamRqHeaderTimeout.inc();
-      closing = true;
-      ctx.close();
-    } else if (idleDeadline != 0 && now - idleDeadline >= 0) {
-      hcm.stats().downstreamCxIdleTimeout.inc();
-      closing = true;
-      ctx.close();
-    } else if (headersDeadline != 0 || idleDeadline != 0) {
-      long next = headersDeadline == 0 ? idleDeadline
-          : idleDeadline == 0 ? headersDeadline : Math.min(headersDeadline, idleDeadline);
-      armTimer(next);
-    }
+  @Override
+  public void onRequestHeadersTimeout() {
+    hcm.stats().downstreamRqHeaderTimeout.inc();
+    closing = true;
+    ctx.close();
+  }
+
+  @Override
+  public void onIdleTimeout() {
+    hcm.stats().downstreamCxIdleTimeout.inc();
+    closing = true;
+    ctx.close();
   }
 
   /** (Re)arms max_connection_duration from when the connection opened, scaled by reduce_timeouts now. */

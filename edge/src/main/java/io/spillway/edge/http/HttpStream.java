@@ -2,7 +2,6 @@ package io.spillway.edge.http;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.CompositeByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
@@ -13,14 +12,11 @@ import io.spillway.edge.http.filter.DownstreamWatermarkCallbacks;
 import io.spillway.edge.http.filter.EncoderFilterCallbacks;
 import io.spillway.edge.http.filter.ResponseFlag;
 import io.spillway.edge.http.filter.StreamInfo;
-import io.spillway.edge.http.message.Http2Fields;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
-import io.spillway.edge.overload.OverloadState;
 import io.spillway.edge.router.RouteEntry;
 import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -86,20 +82,16 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
 
   /** The request head arrived; {@code endStream} when it has no body. */
   void onRequestHeaders(RequestHeaders headers, boolean endStream) {
-    this.request = headers;
-    this.requestComplete = endStream;
-    stats.downstreamRqTotal.inc();
-    stats.downstreamRqActive.inc();
-    (downstream.isHttp2() ? stats.downstreamRqHttp2Total : stats.downstreamRqHttp1Total).inc();
-    if (!checkRequest(headers)) {
+    started(headers, endStream);
+    RequestChecks refusal = RequestChecks.refusal(headers, config);
+    if (refusal != null) {
+      if (refusal.tooLarge()) {
+        stats.downstreamRqTooLarge.inc();
+      }
+      sendLocalReply(refusal.status(), refusal.detail(), ResponseFlag.DPE);
       return;
     }
-    OverloadHooks overload = hcm.overload();
-    OverloadState overloadState = overload.manager().state();
-    // Shed points in the order a request meets them: decoded headers, then the filter check.
-    if (overloadState.isSaturated(overload.stopAcceptingRequests())
-        || overload.decodeHeaders().shouldShed(overloadState, worker().random())
-        || overload.filterCheck().shouldShed(overloadState, worker().random())) {
+    if (hcm.overload().shedsNewRequest(worker().random())) {
       stats.downstreamRqOverloadClose.inc();
       sendLocalReply(503, "envoy overloaded", ResponseFlag.OM, config.appendLocalOverload()
           ? h -> h.set(X_LOCAL_OVERLOADED, "true") : null);
@@ -130,31 +122,16 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
 
   /** A request the codec refuses before any filter ({@code status}: 400 or 403), counted as a request. */
   void onRefusedRequest(RequestHeaders headers, boolean endStream, int status, String detail) {
+    started(headers, endStream);
+    sendLocalReply(status, detail, ResponseFlag.DPE);
+  }
+
+  private void started(RequestHeaders headers, boolean endStream) {
     this.request = headers;
     this.requestComplete = endStream;
     stats.downstreamRqTotal.inc();
     stats.downstreamRqActive.inc();
     (downstream.isHttp2() ? stats.downstreamRqHttp2Total : stats.downstreamRqHttp1Total).inc();
-    sendLocalReply(status, detail, ResponseFlag.DPE);
-  }
-
-  /** What the connection manager itself refuses before any filter (400/403/431). */
-  private boolean checkRequest(RequestHeaders headers) {
-    int count = headers.headers().size() + (headers.authority().isEmpty() ? 0 : 1); // Host counts too
-    if (count > config.maxRequestHeadersCount()) {
-      stats.downstreamRqTooLarge.inc();
-      sendLocalReply(431, "Request Header Fields Too Large", ResponseFlag.DPE);
-      return false;
-    }
-    if (headers.method().equals("CONNECT")) {
-      sendLocalReply(400, "CONNECT is not supported", ResponseFlag.DPE);
-      return false;
-    }
-    if (headers.authority().isEmpty()) {
-      sendLocalReply(400, "missing host header", ResponseFlag.DPE);
-      return false;
-    }
-    return true;
   }
 
   /** A request body part arrived; the stream owns it. */
@@ -338,21 +315,9 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
       resetStream(null);
       return;
     }
-    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-    HttpHeaders h = Http2Fields.newFields();
-    if (bytes.length > 0) {
-      h.set(HttpHeaderNames.CONTENT_TYPE, "text/plain");
-    }
-    h.setInt(HttpHeaderNames.CONTENT_LENGTH, bytes.length);
-    if (flag == ResponseFlag.DPE && !downstream.isHttp2()) {
-      // A request that broke the protocol's limits ends its HTTP/1 connection, as in Envoy.
-      h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-    }
-    if (modifyHeaders != null) {
-      modifyHeaders.accept(h);
-    }
-    boolean withBody = bytes.length > 0 && (request == null || !request.isHead());
-    encodeLocalReply(new ResponseHeaders(code, h), withBody ? Unpooled.wrappedBuffer(bytes) : null);
+    LocalReply reply = LocalReply.of(code, text, flag, downstream.isHttp2(), request != null && request.isHead(),
+        modifyHeaders);
+    encodeLocalReply(reply.headers(), reply.body());
   }
 
   @Override
@@ -444,14 +409,9 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     resetStream(null);
   }
 
-  /**
-   * disable_http_keepalive: with the action's state as probability (1 when saturated), this
-   * response ends its connection.
-   */
+  /** disable_http_keepalive: this response may end its connection. */
   private void maybeDisableKeepAlive() {
-    OverloadHooks overload = hcm.overload();
-    double p = overload.manager().state().actionState(overload.disableKeepalive());
-    if (p > 0 && (p >= 1 || worker().random().nextDouble() < p)) {
+    if (hcm.overload().closesConnection(worker().random())) {
       stats.downstreamCxOverloadDisableKeepalive.inc();
       downstream.disableKeepAlive();
     }

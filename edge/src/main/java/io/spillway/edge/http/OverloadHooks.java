@@ -3,8 +3,10 @@ package io.spillway.edge.http;
 import io.spillway.edge.overload.ActionIndex;
 import io.spillway.edge.overload.LoadShedPoint;
 import io.spillway.edge.overload.OverloadManager;
+import io.spillway.edge.overload.OverloadState;
 import io.spillway.edge.overload.ScaledTimeouts;
 import io.spillway.edge.config.OverloadNames;
+import java.util.random.RandomGenerator;
 
 /**
  * What a connection manager reads from the overload manager, resolved once by name: the published
@@ -38,6 +40,26 @@ public record OverloadHooks(
     LoadShedPoint http2GoAway,
     LoadShedPoint http2GoAwayAndClose,
     ActionIndex resetHighMemoryStreams) {
+
+  /**
+   * Whether a new request is refused with 503 before any filter: stop_accepting_requests
+   * saturated, or one of the shed points in the order a request meets them (decoded headers, then
+   * the filter check).
+   */
+  public boolean shedsNewRequest(RandomGenerator random) {
+    OverloadState state = manager.state();
+    return state.isSaturated(stopAcceptingRequests) || decodeHeaders.shouldShed(state, random)
+        || filterCheck.shouldShed(state, random);
+  }
+
+  /**
+   * disable_http_keepalive: with the action's state as probability (1 when saturated), whether
+   * this response ends its connection.
+   */
+  public boolean closesConnection(RandomGenerator random) {
+    double p = manager.state().actionState(disableKeepalive);
+    return p > 0 && (p >= 1 || random.nextDouble() < p);
+  }
 
   /** Whether an HTTP/2 connection must keep track of its streams (to tell them of timer or reset events). */
   public boolean tracksStreams() {
