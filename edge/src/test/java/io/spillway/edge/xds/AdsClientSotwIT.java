@@ -263,11 +263,34 @@ class AdsClientSotwIT extends AdsClientIT {
   }
 
   @Test
+  void byDefaultThePolicyIsAskedForOnceAResponseAdvertisesIt() throws Exception {
+    server = ScriptedAdsServer.start();
+    client = XdsFixtures.client(XdsFixtures.config(XdsClientConfig.Variant.SOTW, LONG, Optional.empty(), server.port())
+        .withPolicySubscription(XdsClientConfig.PolicySubscription.ADVERTISED), sink, stats);
+    client.start();
+
+    server.awaitSotw(0, r -> is(r, CDS));
+    server.send(sotw(CDS, "c1", "n1", staticCluster("local", 9)));
+    server.awaitSotw(0, r -> ack(r, CDS, "c1", "n1"));
+    server.awaitSotw(0, r -> is(r, LDS));
+    // A server that does not say it serves the policy is not asked for it.
+    assertThat(server.sotwRequests()).noneMatch(r -> is(r.request(), POLICY));
+
+    server.send(sotw(LDS, "l1", "n2").toBuilder().setControlPlane(io.envoyproxy.envoy.config.core.v3.ControlPlane
+        .newBuilder().setIdentifier("spillway-central " + POLICY)).build());
+    server.awaitSotw(0, r -> ack(r, LDS, "l1", "n2"));
+    DiscoveryRequest policy = server.awaitSotw(0, r -> is(r, POLICY));
+    assertThat(policy.getResponseNonce()).isEmpty();
+    client.ready().get(10, java.util.concurrent.TimeUnit.SECONDS);
+  }
+
+  @Test
   void theNodeGoesOnlyOnTheFirstRequestWhenSoConfigured() throws Exception {
     server = ScriptedAdsServer.start();
     XdsClientConfig base = XdsFixtures.config(XdsClientConfig.Variant.SOTW, LONG, Optional.empty(), server.port());
     XdsClientConfig firstOnly = new XdsClientConfig(base.servers(), base.variant(), base.node(), true,
-        base.initialFetchTimeout(), base.backoffBase(), base.backoffCap(), base.stateDirectory());
+        base.initialFetchTimeout(), base.backoffBase(), base.backoffCap(), base.stateDirectory(),
+        base.policySubscription());
     client = XdsFixtures.client(firstOnly, sink, stats);
     client.start();
 
