@@ -418,6 +418,15 @@ abstract class ResourcesApiContract {
     var assignment = store.effectiveFor(edge).orElseThrow().endpoints().get("svc");
     assertThat(assignment.getEndpoints(0).getLbEndpointsList()).hasSize(2);
     assertThat(assignment.getEndpoints(0).getLbEndpoints(0).getLoadBalancingWeight().getValue()).isEqualTo(3);
+    // the locality is weighted (1 by default), as proxyless gRPC clients need; localityWeight sets it
+    assertThat(assignment.getEndpoints(0).getLoadBalancingWeight().getValue()).isEqualTo(1);
+    assertStatus(api.json("POST", base + "?" + edge(edge), ADMIN_TOKEN,
+        "{\"address\": \"10.0.0.2\", \"port\": 8080, \"localityWeight\": 4}"), 201);
+    assignment = store.effectiveFor(edge).orElseThrow().endpoints().get("svc");
+    assertThat(assignment.getEndpoints(0).getLoadBalancingWeight().getValue()).isEqualTo(4);
+    assertThat(assignment.getEndpoints(0).getLbEndpoints(1).getLoadBalancingWeight().getValue()).isEqualTo(5);
+    assertStatus(api.json("POST", base + "?" + edge(edge), ADMIN_TOKEN,
+        "{\"address\": \"10.0.0.2\", \"port\": 8080, \"localityWeight\": 0}"), 400);
     // the translator's rules hold: EDS endpoints are IP addresses
     HttpResponse<String> name = api.json("POST", base + "?" + edge(edge), ADMIN_TOKEN, "{\"address\": \"backend.example\", \"port\": 80}");
     assertStatus(name, 400);
@@ -433,7 +442,7 @@ abstract class ResourcesApiContract {
     assignment = store.effectiveFor(edge).orElseThrow().endpoints().get("svc");
     assertThat(assignment.getEndpoints(0).getLbEndpointsList()).extracting(e -> e.getEndpoint().getAddress().getSocketAddress().getAddress())
         .containsExactly("10.0.0.2");
-    assertThat(audit("edgeId=" + edge + "&section=resources/endpoints/svc")).hasSize(4);
+    assertThat(audit("edgeId=" + edge + "&section=resources/endpoints/svc")).hasSize(5);
     // IPv6: [address]:port in the path, URL-encoded
     assertStatus(api.json("POST", base + "?" + edge(edge), ADMIN_TOKEN, "{\"address\": \"2001:db8::7\", \"port\": 8080}"), 201);
     assertStatus(api.send("DELETE", base + "/%5B2001%3Adb8%3A%3A7%5D%3A8080?" + edge(edge), ADMIN_TOKEN, null, null), 200);
