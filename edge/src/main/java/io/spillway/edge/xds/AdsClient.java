@@ -537,7 +537,7 @@ public final class AdsClient implements AutoCloseable {
       for (int i = 0; i < response.getResourcesCount(); i++) {
         Decoded decoded = ResourceDecoder.decodeSotw(type, response.getResources(i), i);
         if (!seen.add(decoded.name())) {
-          throw new DecodeException("resource " + decoded.name() + " appears twice in the response");
+          throw new DecodeException(type.kind() + " \"" + decoded.name() + "\" appears twice in the response");
         }
         if (state.named() && !state.names.contains(decoded.name())) {
           continue; // not subscribed to (any more)
@@ -587,7 +587,7 @@ public final class AdsClient implements AutoCloseable {
         io.envoyproxy.envoy.service.discovery.v3.Resource resource = response.getResources(i);
         Decoded decoded = ResourceDecoder.decodeDelta(type, resource, i);
         if (!seen.add(decoded.name())) {
-          throw new DecodeException("resource " + decoded.name() + " appears twice in the response");
+          throw new DecodeException(type.kind() + " \"" + decoded.name() + "\" appears twice in the response");
         }
         if (state.named() && !state.names.contains(decoded.name())) {
           continue;

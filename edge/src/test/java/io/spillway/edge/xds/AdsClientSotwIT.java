@@ -15,6 +15,7 @@ import static io.spillway.edge.xds.XdsFixtures.staticCluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.Any;
+import io.envoyproxy.envoy.config.listener.v3.Listener;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryRequest;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryResponse;
 import io.envoyproxy.envoy.service.discovery.v3.Resource;
@@ -181,8 +182,19 @@ class AdsClientSotwIT extends AdsClientIT {
     server.send(DiscoveryResponse.newBuilder().setTypeUrl(LDS).setVersionInfo("l3").setNonce("n6")
         .addResources(Any.pack(routes("oops", "x"))).build());
     DiscoveryRequest wrongType = server.awaitSotw(requests, r -> is(r, LDS) && r.getResponseNonce().equals("n6"));
-    assertThat(wrongType.getErrorDetail().getMessage()).startsWith("resources[0] is a " + RDS);
+    assertThat(wrongType.getErrorDetail().getMessage()).startsWith("listener at resources[0] is a " + RDS);
     assertThat(wrongType.getVersionInfo()).isEqualTo("l1");
+
+    // One that cannot be parsed is named by its type and, read from what parsed, its name.
+    com.google.protobuf.ByteString broken = Listener.newBuilder().setName("broken").build().toByteString()
+        .concat(com.google.protobuf.ByteString.copyFrom(new byte[] {0}));
+    server.send(DiscoveryResponse.newBuilder().setTypeUrl(LDS).setVersionInfo("l3").setNonce("n6b")
+        .addResources(Any.newBuilder().setTypeUrl(LDS).setValue(broken)).build());
+    DiscoveryRequest unparsable = server.awaitSotw(requests, r -> is(r, LDS) && r.getResponseNonce().equals("n6b"));
+    assertThat(unparsable.getErrorDetail().getMessage()).startsWith("listener \"broken\" (resources[0]) cannot be "
+        + "decoded as " + LDS + ": ");
+    assertThat(client.status().types().get(XdsResourceType.LISTENER).lastNackMessage())
+        .hasValueSatisfying(m -> assertThat(m).startsWith("listener \"broken\""));
 
     server.send(sotw(LDS, "l4", "n7", listener("ingress", 10000, "routes-a"), listener("good", 10002, null)));
     server.awaitSotw(requests, r -> ack(r, LDS, "l4", "n7"));
