@@ -199,7 +199,19 @@ abstract class ResourcesApiContract {
     assertThat(error(maglev)).isEqualTo("cluster \"backend\".lb_policy: MAGLEV is not supported");
     HttpResponse<String> unknownField = put("clusters", "backend", edge(edge), Fixtures.cluster("backend") + "no_such_field: 1\n");
     assertStatus(unknownField, 400);
-    assertThat(error(unknownField)).contains("no_such_field");
+    assertThat(error(unknownField)).startsWith("cluster \"backend\".").contains("no_such_field");
+    // refused while it is parsed, it is named like the translator names it
+    HttpResponse<String> unknownType = put("listeners", "ingress", edge(edge), """
+        name: ingress
+        address: {socket_address: {address: 127.0.0.1, port_value: 10009}}
+        filter_chains:
+        - filters:
+          - name: acme
+            typed_config: {"@type": type.googleapis.com/acme.Filter}
+        """);
+    assertStatus(unknownType, 400);
+    assertThat(error(unknownType)).isEqualTo("listener \"ingress\".filter_chains[0].filters[0].typed_config: "
+        + "unknown @type \"type.googleapis.com/acme.Filter\" (not an extension Spillway supports)");
     HttpResponse<String> wrongName = put("clusters", "other", edge(edge), Fixtures.cluster("backend"));
     assertStatus(wrongName, 400);
     assertThat(error(wrongName)).isEqualTo("cluster \"backend\".name: must be the name in the path, \"other\"");
