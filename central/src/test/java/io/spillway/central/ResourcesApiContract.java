@@ -199,7 +199,19 @@ abstract class ResourcesApiContract {
     assertThat(error(maglev)).isEqualTo("cluster \"backend\".lb_policy: MAGLEV is not supported");
     HttpResponse<String> unknownField = put("clusters", "backend", edge(edge), Fixtures.cluster("backend") + "no_such_field: 1\n");
     assertStatus(unknownField, 400);
-    assertThat(error(unknownField)).contains("no_such_field");
+    assertThat(error(unknownField)).startsWith("cluster \"backend\".").contains("no_such_field");
+    // refused while it is parsed, it is named like the translator names it
+    HttpResponse<String> unknownType = put("listeners", "ingress", edge(edge), """
+        name: ingress
+        address: {socket_address: {address: 127.0.0.1, port_value: 10009}}
+        filter_chains:
+        - filters:
+          - name: acme
+            typed_config: {"@type": type.googleapis.com/acme.Filter}
+        """);
+    assertStatus(unknownType, 400);
+    assertThat(error(unknownType)).isEqualTo("listener \"ingress\".filter_chains[0].filters[0].typed_config: "
+        + "unknown @type \"type.googleapis.com/acme.Filter\" (not an extension Spillway supports)");
     HttpResponse<String> wrongName = put("clusters", "other", edge(edge), Fixtures.cluster("backend"));
     assertStatus(wrongName, 400);
     assertThat(error(wrongName)).isEqualTo("cluster \"backend\".name: must be the name in the path, \"other\"");
@@ -418,6 +430,15 @@ abstract class ResourcesApiContract {
     var assignment = store.effectiveFor(edge).orElseThrow().endpoints().get("svc");
     assertThat(assignment.getEndpoints(0).getLbEndpointsList()).hasSize(2);
     assertThat(assignment.getEndpoints(0).getLbEndpoints(0).getLoadBalancingWeight().getValue()).isEqualTo(3);
+    // the locality is weighted (1 by default), as proxyless gRPC clients need; localityWeight sets it
+    assertThat(assignment.getEndpoints(0).getLoadBalancingWeight().getValue()).isEqualTo(1);
+    assertStatus(api.json("POST", base + "?" + edge(edge), ADMIN_TOKEN,
+        "{\"address\": \"10.0.0.2\", \"port\": 8080, \"localityWeight\": 4}"), 201);
+    assignment = store.effectiveFor(edge).orElseThrow().endpoints().get("svc");
+    assertThat(assignment.getEndpoints(0).getLoadBalancingWeight().getValue()).isEqualTo(4);
+    assertThat(assignment.getEndpoints(0).getLbEndpoints(1).getLoadBalancingWeight().getValue()).isEqualTo(5);
+    assertStatus(api.json("POST", base + "?" + edge(edge), ADMIN_TOKEN,
+        "{\"address\": \"10.0.0.2\", \"port\": 8080, \"localityWeight\": 0}"), 400);
     // the translator's rules hold: EDS endpoints are IP addresses
     HttpResponse<String> name = api.json("POST", base + "?" + edge(edge), ADMIN_TOKEN, "{\"address\": \"backend.example\", \"port\": 80}");
     assertStatus(name, 400);
@@ -433,7 +454,7 @@ abstract class ResourcesApiContract {
     assignment = store.effectiveFor(edge).orElseThrow().endpoints().get("svc");
     assertThat(assignment.getEndpoints(0).getLbEndpointsList()).extracting(e -> e.getEndpoint().getAddress().getSocketAddress().getAddress())
         .containsExactly("10.0.0.2");
-    assertThat(audit("edgeId=" + edge + "&section=resources/endpoints/svc")).hasSize(4);
+    assertThat(audit("edgeId=" + edge + "&section=resources/endpoints/svc")).hasSize(5);
     // IPv6: [address]:port in the path, URL-encoded
     assertStatus(api.json("POST", base + "?" + edge(edge), ADMIN_TOKEN, "{\"address\": \"2001:db8::7\", \"port\": 8080}"), 201);
     assertStatus(api.send("DELETE", base + "/%5B2001%3Adb8%3A%3A7%5D%3A8080?" + edge(edge), ADMIN_TOKEN, null, null), 200);

@@ -26,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * the cluster), for one edge or a selector like the resource API. Each call is one atomic
  * read-modify-write under the store's change lock, so two tools adding different addresses at
  * once both land; registering an address again only updates its weight.
+ *
+ * <p>The locality the address goes into always carries a {@code load_balancing_weight} (1 unless
+ * the body gives {@code localityWeight}): Envoy does without one, but proxyless gRPC clients
+ * (grpc-java's xDS) skip a locality that has none and find no usable endpoint.
  */
 public final class EndpointsApi {
 
@@ -51,7 +55,8 @@ public final class EndpointsApi {
     boolean dryRun = ResourceCalls.dryRun(call);
     JsonNode body = call.jsonBody();
     if (!body.isObject()) {
-      throw ApiException.of(400, "the request body must be a JSON object {\"address\", \"port\", \"weight\"?}");
+      throw ApiException.of(400,
+          "the request body must be a JSON object {\"address\", \"port\", \"weight\"?, \"localityWeight\"?}");
     }
     JsonNode addressNode = body.get("address");
     if (addressNode == null || !addressNode.isTextual() || addressNode.asText().isBlank() || addressNode.asText().length() > 255) {
@@ -60,8 +65,9 @@ public final class EndpointsApi {
     String address = addressNode.asText();
     int port = whole(body.get("port"), "port", 1, 65_535, -1);
     int weight = whole(body.get("weight"), "weight", 1, Integer.MAX_VALUE, 0);
+    int localityWeight = whole(body.get("localityWeight"), "localityWeight", 1, Integer.MAX_VALUE, 0);
     ResourceStore.Done done = ResourceCalls.done(store.change(ResourceType.ENDPOINTS, target, cluster,
-        current -> withEndpoint((ClusterLoadAssignment) current, cluster, address, port, weight),
+        current -> withEndpoint((ClusterLoadAssignment) current, cluster, address, port, weight, localityWeight),
         expected, dryRun, call.principal().operator()), ResourceType.ENDPOINTS, target, cluster, expected);
     if (done.changed() && !dryRun) {
       log.info("endpoint {}:{} of cluster {} registered for {} by {}", ResourceCalls.loggable(address), port, cluster,
@@ -112,11 +118,14 @@ public final class EndpointsApi {
 
   /**
    * The assignment with the address registered: its weight updated when it is there, otherwise
-   * added to the first locality (created, with the assignment, when absent).
+   * added to the first locality (created, with the assignment, when absent). The address's
+   * locality is given {@code localityWeight}, or 1 when it has no weight yet.
    *
    * @param weight the load-balancing weight, or 0 for none (keeps a registered address's weight)
+   * @param localityWeight the locality's load-balancing weight, or 0 to keep the one it has (1 if none)
    */
-  static ClusterLoadAssignment withEndpoint(ClusterLoadAssignment current, String cluster, String address, int port, int weight) {
+  static ClusterLoadAssignment withEndpoint(ClusterLoadAssignment current, String cluster, String address, int port,
+      int weight, int localityWeight) {
     ClusterLoadAssignment.Builder assignment = current == null
         ? ClusterLoadAssignment.newBuilder().setClusterName(cluster) : current.toBuilder();
     for (LocalityLbEndpoints.Builder locality : assignment.getEndpointsBuilderList()) {
@@ -125,6 +134,7 @@ public final class EndpointsApi {
           if (weight > 0) {
             lb.setLoadBalancingWeight(UInt32Value.of(weight));
           }
+          weigh(locality, localityWeight);
           return assignment.build();
         }
       }
@@ -137,8 +147,17 @@ public final class EndpointsApi {
     if (assignment.getEndpointsCount() == 0) {
       assignment.addEndpoints(LocalityLbEndpoints.newBuilder());
     }
-    assignment.getEndpointsBuilder(0).addLbEndpoints(lb);
+    weigh(assignment.getEndpointsBuilder(0).addLbEndpoints(lb), localityWeight);
     return assignment.build();
+  }
+
+  /** Sets the locality's weight to {@code weight}, or to 1 when it is 0 and the locality has none. */
+  private static void weigh(LocalityLbEndpoints.Builder locality, int weight) {
+    if (weight > 0) {
+      locality.setLoadBalancingWeight(UInt32Value.of(weight));
+    } else if (!locality.hasLoadBalancingWeight() || locality.getLoadBalancingWeight().getValue() == 0) {
+      locality.setLoadBalancingWeight(UInt32Value.of(1));
+    }
   }
 
   /** The assignment without the address, or null when it is not registered there. */

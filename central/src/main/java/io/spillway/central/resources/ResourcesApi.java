@@ -110,7 +110,10 @@ public final class ResourcesApi {
       resource = codec.parse(text(body.bytes()), body.mediaType().equals("application/json")
           ? BootstrapLoader.Format.JSON : BootstrapLoader.Format.YAML, type);
     } catch (ConfigException e) {
-      throw ApiException.of(400, e.getMessage());
+      // Named like the translator's messages: the resource first, then the field.
+      String resourceName = singular(type) + " \"" + name + "\"";
+      throw ApiException.of(400, e.path().isEmpty() ? resourceName + ": " + e.rule()
+          : resourceName + "." + e.path() + ": " + e.rule());
     }
     String bodyName = type.nameOf(resource);
     if (!bodyName.isEmpty() && !bodyName.equals(name)) {

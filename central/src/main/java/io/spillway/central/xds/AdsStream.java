@@ -83,6 +83,17 @@ abstract class AdsStream {
   private boolean detached;
   private long nonces;
 
+  /**
+   * The {@code control_plane} of every response. Its identifier names the overload policy's type
+   * URL as a word, which is how an edge learns that this server serves that type: an edge asks a
+   * server for the policy only after seeing it, so a server that knows only Envoy's types is never
+   * asked for a type it would end the stream over.
+   */
+  static final io.envoyproxy.envoy.config.core.v3.ControlPlane CONTROL_PLANE =
+      io.envoyproxy.envoy.config.core.v3.ControlPlane.newBuilder()
+          .setIdentifier("spillway-central " + XdsType.OVERLOAD_POLICY.typeUrl())
+          .build();
+
   /** The name that subscribes to every resource of a type. */
   static final String WILDCARD = "*";
 

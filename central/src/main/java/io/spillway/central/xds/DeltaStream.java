@@ -94,6 +94,7 @@ final class DeltaStream extends AdsStream implements StreamObserver<DeltaDiscove
   String send(TypeState state, TypeResources current, String nonce) {
     Map<String, String> desired = desired(state);
     DeltaDiscoveryResponse.Builder response = DeltaDiscoveryResponse.newBuilder()
+        .setControlPlane(CONTROL_PLANE)
         .setTypeUrl(state.type.typeUrl())
         .setSystemVersionInfo(current.version())
         .setNonce(nonce);

@@ -71,6 +71,7 @@ final class SotwStream extends AdsStream implements StreamObserver<DiscoveryRequ
   @Override
   String send(TypeState state, TypeResources current, String nonce) {
     DiscoveryResponse.Builder response = DiscoveryResponse.newBuilder()
+        .setControlPlane(CONTROL_PLANE)
         .setTypeUrl(state.type.typeUrl())
         .setVersionInfo(current.version())
         .setNonce(nonce);

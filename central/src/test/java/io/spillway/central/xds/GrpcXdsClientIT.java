@@ -52,6 +52,7 @@ class GrpcXdsClientIT {
   private TestCentral central;
   private final CountingServer first = new CountingServer();
   private final CountingServer second = new CountingServer();
+  private final CountingServer registered = new CountingServer();
   private ManagedChannel channel;
 
   /** A health server on loopback that counts the calls it receives and notes when the first came. */
@@ -94,6 +95,7 @@ class GrpcXdsClientIT {
     String credential = central.register(EDGE);
     first.start();
     second.start();
+    registered.start();
     // grpc-xds reads its bootstrap once per JVM; the content goes in this system property.
     System.setProperty("io.grpc.xds.bootstrapConfig", """
         {"xds_servers": [{"server_uri": "127.0.0.1:%d",
@@ -110,6 +112,7 @@ class GrpcXdsClientIT {
     }
     first.stop();
     second.stop();
+    registered.stop();
     if (central != null) {
       central.close();
     }
@@ -130,8 +133,53 @@ class GrpcXdsClientIT {
   }
 
   private HealthCheckResponse check() {
+    return check(channel);
+  }
+
+  private static HealthCheckResponse check(ManagedChannel channel) {
     return HealthGrpc.newBlockingStub(channel).withWaitForReady().withDeadlineAfter(WAIT.toMillis(), TimeUnit.MILLISECONDS)
         .check(HealthCheckRequest.getDefaultInstance());
+  }
+
+  /** An API listener {@code target} routing everything to the EDS cluster {@code cluster} through RDS {@code route}. */
+  private void serveTarget(String target, String route, String cluster) {
+    put("clusters", cluster, """
+        {"name": "%s", "type": "EDS", "connect_timeout": "1s",
+         "eds_cluster_config": {"eds_config": {"ads": {}, "resource_api_version": "V3"}}}
+        """.formatted(cluster));
+    put("routes", route, """
+        {"name": "%s",
+         "virtual_hosts": [{"name": "%s", "domains": ["%s"],
+                            "routes": [{"match": {"prefix": "/"}, "route": {"cluster": "%s"}}]}]}
+        """.formatted(route, target, target, cluster));
+    put("listeners", target, """
+        {"name": "%s",
+         "api_listener": {"api_listener": {
+           "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+           "stat_prefix": "%s",
+           "rds": {"route_config_name": "%s", "config_source": {"ads": {}, "resource_api_version": "V3"}},
+           "http_filters": [{"name": "envoy.filters.http.router",
+                             "typed_config": {"@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}]}}}
+        """.formatted(target, target, route));
+  }
+
+  @Test
+  void grpcXdsClientReachesEndpointsRegisteredThroughTheEndpointsApi() throws Exception {
+    // A deploy tool registers the backend with the endpoints API, not a whole ClusterLoadAssignment:
+    // the locality it lands in must carry a load_balancing_weight, or grpc-java skips it
+    // (UNAVAILABLE: No usable endpoint).
+    serveTarget("registered", "registered-route", "registered-cluster");
+    HttpResponse<String> added = central.send("POST", "/configuration/clusters/registered-cluster/endpoints?edgeId=" + EDGE,
+        "{\"address\": \"127.0.0.1\", \"port\": " + registered.port() + "}");
+    assertThat(added.statusCode()).as("POST endpoints: %s", added.body()).isEqualTo(201);
+
+    ManagedChannel registeredChannel = Grpc.newChannelBuilder("xds:///registered", InsecureChannelCredentials.create()).build();
+    try {
+      assertThat(check(registeredChannel).getStatus()).isEqualTo(HealthCheckResponse.ServingStatus.SERVING);
+      assertThat(registered.calls.get()).isEqualTo(1);
+    } finally {
+      registeredChannel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
   }
 
   @Test

@@ -89,7 +89,7 @@ public final class DynamicResourcesTranslator {
     Duration initialFetchTimeout = cdsTimeout.compareTo(ldsTimeout) >= 0 ? cdsTimeout : ldsTimeout;
     return Optional.of(new XdsClientConfig(servers, variant, node(bootstrap.getNode()),
         source.getSetNodeOnFirstMessageOnly(), initialFetchTimeout, XdsClientConfig.DEFAULT_BACKOFF_BASE,
-        XdsClientConfig.DEFAULT_BACKOFF_CAP, stateDirectory, true));
+        XdsClientConfig.DEFAULT_BACKOFF_CAP, stateDirectory, XdsClientConfig.PolicySubscription.ADVERTISED));
   }
 
   /** The node identity as sent on the stream: the bootstrap's id, cluster, metadata and locality, our user agent. */

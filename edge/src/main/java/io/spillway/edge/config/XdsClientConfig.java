@@ -22,9 +22,9 @@ import java.util.Optional;
  * @param backoffBase first reconnect delay bound (default 250 ms)
  * @param backoffCap largest reconnect delay bound (default 5 s)
  * @param stateDirectory where the last-known-good state is written, if anywhere
- * @param subscribeOverloadPolicy whether to subscribe to {@code spillway.policy.v1.OverloadPolicy};
- *     central serves it, a generic xDS server does not (java-control-plane even ends the stream
- *     when asked for a type it does not know), so turn it off for those
+ * @param policySubscription when to subscribe to {@code spillway.policy.v1.OverloadPolicy}: central
+ *     serves it, a generic xDS server does not (java-control-plane even ends the stream when asked
+ *     for a type it does not know), so by default only once the server has said it serves the type
  */
 public record XdsClientConfig(
     List<XdsServer> servers,
@@ -35,7 +35,7 @@ public record XdsClientConfig(
     Duration backoffBase,
     Duration backoffCap,
     Optional<Path> stateDirectory,
-    boolean subscribeOverloadPolicy) {
+    PolicySubscription policySubscription) {
 
   /** Envoy's default {@code initial_fetch_timeout}. */
   public static final Duration DEFAULT_INITIAL_FETCH_TIMEOUT = Duration.ofSeconds(15);
@@ -50,6 +50,19 @@ public record XdsClientConfig(
     SOTW,
     /** Incremental: responses carry changed and removed resources only. */
     DELTA
+  }
+
+  /** When the client subscribes to the overload policy type on a stream. */
+  public enum PolicySubscription {
+    /**
+     * Once a response on the stream carries a {@code control_plane.identifier} that names the
+     * policy's type URL (central's do); a server that does not, is never asked for it.
+     */
+    ADVERTISED,
+    /** From the start of every stream, whatever the server (for a server known to serve it). */
+    ALWAYS,
+    /** Never: the policy comes from the policy file and the environment only. */
+    NEVER
   }
 
   /**
@@ -149,43 +162,49 @@ public record XdsClientConfig(
       throw new IllegalArgumentException("backoffCap must be at least backoffBase");
     }
     Objects.requireNonNull(stateDirectory, "stateDirectory");
+    Objects.requireNonNull(policySubscription, "policySubscription");
   }
 
-  /** A config that subscribes to the overload policy too. */
+  /** A config that subscribes to the overload policy when the server advertises it. */
   public XdsClientConfig(List<XdsServer> servers, Variant variant, Node node, boolean setNodeOnFirstMessageOnly,
       Duration initialFetchTimeout, Duration backoffBase, Duration backoffCap, Optional<Path> stateDirectory) {
     this(servers, variant, node, setNodeOnFirstMessageOnly, initialFetchTimeout, backoffBase, backoffCap,
-        stateDirectory, true);
+        stateDirectory, PolicySubscription.ADVERTISED);
   }
 
   /** The same config writing its last-known-good state to {@code directory}. */
   public XdsClientConfig withStateDirectory(Path directory) {
     return new XdsClientConfig(servers, variant, node, setNodeOnFirstMessageOnly, initialFetchTimeout,
-        backoffBase, backoffCap, Optional.of(directory), subscribeOverloadPolicy);
+        backoffBase, backoffCap, Optional.of(directory), policySubscription);
   }
 
   /** The same config with another node identity (command-line overrides, reported metadata). */
   public XdsClientConfig withNode(Node newNode) {
     return new XdsClientConfig(servers, variant, newNode, setNodeOnFirstMessageOnly, initialFetchTimeout,
-        backoffBase, backoffCap, stateDirectory, subscribeOverloadPolicy);
+        backoffBase, backoffCap, stateDirectory, policySubscription);
   }
 
   /** The same config with other reconnect delay bounds. */
   public XdsClientConfig withBackoff(Duration base, Duration cap) {
     return new XdsClientConfig(servers, variant, node, setNodeOnFirstMessageOnly, initialFetchTimeout,
-        base, cap, stateDirectory, subscribeOverloadPolicy);
+        base, cap, stateDirectory, policySubscription);
   }
 
   /** The same config with another initial fetch timeout. */
   public XdsClientConfig withInitialFetchTimeout(Duration timeout) {
     return new XdsClientConfig(servers, variant, node, setNodeOnFirstMessageOnly, timeout,
-        backoffBase, backoffCap, stateDirectory, subscribeOverloadPolicy);
+        backoffBase, backoffCap, stateDirectory, policySubscription);
   }
 
-  /** The same config without the overload policy subscription (for a generic xDS server). */
+  /** The same config without the overload policy subscription (the policy comes from elsewhere). */
   public XdsClientConfig withoutOverloadPolicy() {
+    return withPolicySubscription(PolicySubscription.NEVER);
+  }
+
+  /** The same config subscribing to the overload policy as {@code subscription} says. */
+  public XdsClientConfig withPolicySubscription(PolicySubscription subscription) {
     return new XdsClientConfig(servers, variant, node, setNodeOnFirstMessageOnly, initialFetchTimeout,
-        backoffBase, backoffCap, stateDirectory, false);
+        backoffBase, backoffCap, stateDirectory, subscription);
   }
 
   private static void requirePositive(Duration d, String name) {

@@ -67,11 +67,12 @@ public final class EdgeMain implements Callable<Integer> {
           + "cannot be reached at start-up.")
   Path xdsStateDir;
 
-  @Option(names = "--xds-overload-policy", paramLabel = "BOOL", defaultValue = "true", arity = "1",
-      description = "Subscribe to the spillway.policy.v1.OverloadPolicy resource on the ADS stream (default true); "
-          + "false for an xDS server that knows only Envoy's types (java-control-plane closes the stream on an "
-          + "unknown type).")
-  boolean xdsOverloadPolicy;
+  @Option(names = "--xds-overload-policy", paramLabel = "auto|true|false", defaultValue = "auto", arity = "1",
+      description = "When to subscribe to the spillway.policy.v1.OverloadPolicy resource on the ADS stream: auto "
+          + "(default) once the server advertises the type in its responses' control_plane identifier, as central "
+          + "does; true from the start, for a server known to serve it; false never (the policy then comes from "
+          + "--overload-policy and the environment).")
+  String xdsOverloadPolicy;
 
   private io.spillway.policy.DeploymentDefaults deploymentDefaults;
 
@@ -105,6 +106,16 @@ public final class EdgeMain implements Callable<Integer> {
       err.println("error: --transport: must be auto, epoll, io_uring or nio, not '" + transport + "'");
       return 2;
     }
+    XdsClientConfig.PolicySubscription policySubscription = switch (xdsOverloadPolicy.toLowerCase(java.util.Locale.ROOT)) {
+      case "auto" -> XdsClientConfig.PolicySubscription.ADVERTISED;
+      case "true" -> XdsClientConfig.PolicySubscription.ALWAYS;
+      case "false" -> XdsClientConfig.PolicySubscription.NEVER;
+      default -> null;
+    };
+    if (policySubscription == null) {
+      err.println("error: --xds-overload-policy: must be auto, true or false, not '" + xdsOverloadPolicy + "'");
+      return 2;
+    }
     if (concurrency != null && concurrency < 1) {
       err.println("error: --concurrency: must be at least 1");
       return 2;
@@ -119,9 +130,10 @@ public final class EdgeMain implements Callable<Integer> {
       return 1;
     }
     config = withNodeOverrides(config);
-    if (!xdsOverloadPolicy && config.xds().isPresent()) {
+    if (config.xds().isPresent() && policySubscription != XdsClientConfig.PolicySubscription.ADVERTISED) {
+      XdsClientConfig.PolicySubscription subscription = policySubscription;
       config = new EdgeConfig(config.node(), config.admin(), config.listeners(), config.clusters(), config.overload(),
-          config.xds().map(io.spillway.edge.config.XdsClientConfig::withoutOverloadPolicy));
+          config.xds().map(xds -> xds.withPolicySubscription(subscription)));
     }
     io.spillway.policy.EffectivePolicy policy;
     try {

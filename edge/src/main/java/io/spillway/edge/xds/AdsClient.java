@@ -51,8 +51,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Order.</b> On the first round the client subscribes to clusters (wildcard), then, once they
  * are accepted, to the endpoints of the EDS clusters (by name), then to listeners (wildcard), then
- * to the route configurations the listeners' HTTP connection managers name; the overload policy
- * (wildcard) from the start. Later streams subscribe to everything at once, with the versions held.
+ * to the route configurations the listeners' HTTP connection managers name. The overload policy
+ * (wildcard) is subscribed to once a response's {@code control_plane.identifier} names its type
+ * (or from the start, or never, as configured), so a server that knows only Envoy's types is never
+ * asked for it. Later streams subscribe to everything at once, with the versions held.
  * When the clusters or listeners change the set of endpoint or route names needed, the subscription
  * follows.
  *
@@ -378,7 +380,11 @@ public final class AdsClient implements AutoCloseable {
     TypeState routes = types.get(XdsResourceType.ROUTE);
     return switch (type) {
       case CLUSTER -> true;
-      case OVERLOAD_POLICY -> config.subscribeOverloadPolicy();
+      case OVERLOAD_POLICY -> switch (config.policySubscription()) {
+        case ALWAYS -> true;
+        case NEVER -> false;
+        case ADVERTISED -> stream != null && stream.servesPolicy;
+      };
       case ENDPOINT -> !endpoints.names.isEmpty() && (!firstRound || clusters.accepted());
       case LISTENER -> !firstRound || (clusters.accepted() && (endpoints.names.isEmpty() || endpoints.accepted()));
       case ROUTE -> !routes.names.isEmpty() && (!firstRound || listeners.accepted());
@@ -474,7 +480,44 @@ public final class AdsClient implements AutoCloseable {
     return state;
   }
 
+  /**
+   * Notes whether the server serves the overload policy: a response whose
+   * {@code control_plane.identifier} has the policy's type URL as one of its words says so, and the
+   * policy subscription (by default held back, since a server that does not know the type may end
+   * the stream) goes out.
+   */
+  private void noteControlPlane(io.envoyproxy.envoy.config.core.v3.ControlPlane controlPlane) {
+    if (stream.servesPolicy || !advertisesPolicy(controlPlane.getIdentifier())) {
+      return;
+    }
+    stream.servesPolicy = true;
+    if (config.policySubscription() == XdsClientConfig.PolicySubscription.ADVERTISED) {
+      log.info("xDS: {} serves the overload policy; subscribing to it", stream.server.address());
+      subscribeWhatIsDue();
+    }
+  }
+
+  /** Whether a control plane identifier names the overload policy's type URL as one of its words. */
+  static boolean advertisesPolicy(String identifier) {
+    String typeUrl = XdsResourceType.OVERLOAD_POLICY.typeUrl();
+    int at = identifier.indexOf(typeUrl);
+    while (at >= 0) {
+      int end = at + typeUrl.length();
+      if ((at == 0 || isSeparator(identifier.charAt(at - 1)))
+          && (end == identifier.length() || isSeparator(identifier.charAt(end)))) {
+        return true;
+      }
+      at = identifier.indexOf(typeUrl, at + 1);
+    }
+    return false;
+  }
+
+  private static boolean isSeparator(char c) {
+    return Character.isWhitespace(c) || c == ',' || c == ';';
+  }
+
   private void onSotwResponse(DiscoveryResponse response) {
+    noteControlPlane(response.getControlPlane());
     TypeState state = responseState(response.getTypeUrl(), response.getNonce(), error -> stream.send(
         DiscoveryRequest.newBuilder().setTypeUrl(response.getTypeUrl()).setResponseNonce(response.getNonce())
             .setErrorDetail(error)));
@@ -494,7 +537,7 @@ public final class AdsClient implements AutoCloseable {
       for (int i = 0; i < response.getResourcesCount(); i++) {
         Decoded decoded = ResourceDecoder.decodeSotw(type, response.getResources(i), i);
         if (!seen.add(decoded.name())) {
-          throw new DecodeException("resource " + decoded.name() + " appears twice in the response");
+          throw new DecodeException(type.kind() + " \"" + decoded.name() + "\" appears twice in the response");
         }
         if (state.named() && !state.names.contains(decoded.name())) {
           continue; // not subscribed to (any more)
@@ -524,6 +567,7 @@ public final class AdsClient implements AutoCloseable {
   }
 
   private void onDeltaResponse(DeltaDiscoveryResponse response) {
+    noteControlPlane(response.getControlPlane());
     TypeState state = responseState(response.getTypeUrl(), response.getNonce(), error -> stream.send(
         DeltaDiscoveryRequest.newBuilder().setTypeUrl(response.getTypeUrl()).setResponseNonce(response.getNonce())
             .setErrorDetail(error)));
@@ -543,7 +587,7 @@ public final class AdsClient implements AutoCloseable {
         io.envoyproxy.envoy.service.discovery.v3.Resource resource = response.getResources(i);
         Decoded decoded = ResourceDecoder.decodeDelta(type, resource, i);
         if (!seen.add(decoded.name())) {
-          throw new DecodeException("resource " + decoded.name() + " appears twice in the response");
+          throw new DecodeException(type.kind() + " \"" + decoded.name() + "\" appears twice in the response");
         }
         if (state.named() && !state.names.contains(decoded.name())) {
           continue;
@@ -805,6 +849,8 @@ public final class AdsClient implements AutoCloseable {
     boolean nodeSent;
     boolean ready;
     boolean answered;
+    /** A response on this stream advertised the overload policy type. */
+    boolean servesPolicy;
 
     Stream(XdsServer server) {
       this.server = server;

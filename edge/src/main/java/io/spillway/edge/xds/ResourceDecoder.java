@@ -45,51 +45,77 @@ final class ResourceDecoder {
 
   /**
    * Decodes one State-of-the-World resource: a bare resource of {@code type} or one wrapped in an
-   * {@code envoy.service.discovery.v3.Resource}.
+   * {@code envoy.service.discovery.v3.Resource}. A problem names the resource by its type and name
+   * when the name can be read ({@code listener "ingress" (resources[2]) cannot be decoded ...}),
+   * otherwise by its position ({@code listener at resources[2] ...}).
    *
    * @param index its position in the response, for the error message
    */
   static Decoded decodeSotw(XdsResourceType type, Any any, int index) throws DecodeException {
+    String at = "resources[" + index + "]";
     String name = "";
     Any body = any;
     if (any.getTypeUrl().equals(RESOURCE_WRAPPER_URL)) {
-      Resource wrapper = unpack(any, Resource.class, "resources[" + index + "]");
-      name = wrapper.getName();
-      body = wrapper.getResource();
+      try {
+        Resource wrapper = any.unpack(Resource.class);
+        name = wrapper.getName();
+        body = wrapper.getResource();
+      } catch (InvalidProtocolBufferException e) {
+        throw new DecodeException(type.kind() + " at " + at + " cannot be decoded as "
+            + Resource.getDescriptor().getFullName() + ": " + e.getMessage());
+      }
     }
-    return decode(type, name, body, "resources[" + index + "]");
+    return decode(type, name, body, at);
   }
 
   /** Decodes one Delta resource; its name is the wrapper's. */
   static Decoded decodeDelta(XdsResourceType type, Resource resource, int index) throws DecodeException {
     String at = "resources[" + index + "]";
-    if (!resource.hasResource()) {
-      throw new DecodeException(at + " (" + resource.getName() + ") has no resource body");
-    }
     if (resource.getName().isEmpty()) {
-      throw new DecodeException(at + " has no name");
+      throw new DecodeException(type.kind() + " at " + at + " has no name");
+    }
+    if (!resource.hasResource()) {
+      throw new DecodeException(where(type, resource.getName(), at) + " has no resource body");
     }
     return decode(type, resource.getName(), resource.getResource(), at);
   }
 
   /** Decodes a resource read back from the last-known-good file. */
   static Message decodeStored(XdsResourceType type, String name, Any any) throws DecodeException {
-    return decode(type, name, any, name).message();
+    return decode(type, name, any, "the last-known-good state").message();
   }
 
   private static Decoded decode(XdsResourceType type, String name, Any body, String at) throws DecodeException {
     if (!body.getTypeUrl().equals(type.typeUrl())) {
-      throw new DecodeException(at + " is a " + body.getTypeUrl() + " in a " + type.typeUrl() + " response");
+      throw new DecodeException(where(type, name, at) + " is a " + body.getTypeUrl() + " in a " + type.typeUrl()
+          + " response");
     }
-    Message message = unpack(body, messageClass(type), at);
+    Message message;
+    try {
+      message = body.unpack(messageClass(type));
+    } catch (InvalidProtocolBufferException e) {
+      // What was read before the problem often holds the name.
+      String partialName = name;
+      if (partialName.isEmpty() && e.getUnfinishedMessage() instanceof Message partial) {
+        String own = ownName(partial);
+        partialName = own == null ? "" : own;
+      }
+      throw new DecodeException(where(type, partialName, at) + " cannot be decoded as " + body.getTypeUrl() + ": "
+          + e.getMessage());
+    }
     String ownName = ownName(message);
     if (name.isEmpty()) {
       name = ownName != null ? ownName : DEFAULT_POLICY_NAME;
     }
     if (name.isEmpty()) {
-      throw new DecodeException(at + " has no name");
+      throw new DecodeException(type.kind() + " at " + at + " has no name");
     }
     return new Decoded(name, message, body);
+  }
+
+  /** {@code listener "ingress" (resources[2])}, or {@code listener at resources[2]} without a name. */
+  private static String where(XdsResourceType type, String name, String at) {
+    return name.isEmpty() ? type.kind() + " at " + at : type.kind() + " \"" + name + "\" (" + at + ")";
   }
 
   static Class<? extends Message> messageClass(XdsResourceType type) {
@@ -111,14 +137,6 @@ final class ResourceDecoder {
       case RouteConfiguration r -> r.getName();
       default -> null;
     };
-  }
-
-  private static <T extends Message> T unpack(Any any, Class<T> type, String at) throws DecodeException {
-    try {
-      return any.unpack(type);
-    } catch (InvalidProtocolBufferException e) {
-      throw new DecodeException(at + " cannot be decoded as " + any.getTypeUrl() + ": " + e.getMessage());
-    }
   }
 
   /**

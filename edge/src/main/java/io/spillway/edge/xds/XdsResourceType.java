@@ -2,18 +2,29 @@ package io.spillway.edge.xds;
 
 /** The resource types an edge subscribes to on its ADS stream, in subscription order. */
 public enum XdsResourceType {
-  CLUSTER("type.googleapis.com/envoy.config.cluster.v3.Cluster", "cds"),
-  ENDPOINT("type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment", "eds"),
-  LISTENER("type.googleapis.com/envoy.config.listener.v3.Listener", "lds"),
-  ROUTE("type.googleapis.com/envoy.config.route.v3.RouteConfiguration", "rds"),
-  OVERLOAD_POLICY("type.googleapis.com/spillway.policy.v1.OverloadPolicy", "policy");
+  CLUSTER("type.googleapis.com/envoy.config.cluster.v3.Cluster", "cds", "cluster"),
+  ENDPOINT("type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment", "eds", "cluster_load_assignment"),
+  LISTENER("type.googleapis.com/envoy.config.listener.v3.Listener", "lds", "listener"),
+  ROUTE("type.googleapis.com/envoy.config.route.v3.RouteConfiguration", "rds", "route_configuration"),
+  OVERLOAD_POLICY("type.googleapis.com/spillway.policy.v1.OverloadPolicy", "policy", "overload_policy");
 
   private final String typeUrl;
   private final String shortName;
+  private final String kind;
 
-  XdsResourceType(String typeUrl, String shortName) {
+  XdsResourceType(String typeUrl, String shortName, String kind) {
     this.typeUrl = typeUrl;
     this.shortName = shortName;
+    this.kind = kind;
+  }
+
+  /**
+   * What one resource of the type is called in error messages, as the translator calls it
+   * ({@code listener "ingress".address: ...}): cluster, cluster_load_assignment, listener,
+   * route_configuration, overload_policy.
+   */
+  public String kind() {
+    return kind;
   }
 
   public String typeUrl() {

@@ -33,6 +33,7 @@ class AdsClientJavaControlPlaneIT {
 
   private final SimpleCache<String> cache = new SimpleCache<>(node -> node.getId());
   private final List<DiscoveryRequest> requests = new CopyOnWriteArrayList<>();
+  private final List<String> streamEvents = new CopyOnWriteArrayList<>();
   private final StatsStore stats = new StatsStore();
   private final RecordingSink sink = new RecordingSink();
   private Server server;
@@ -40,7 +41,7 @@ class AdsClientJavaControlPlaneIT {
 
   @BeforeEach
   void startServer() throws Exception {
-    server = JavaControlPlane.start(cache, requests);
+    server = JavaControlPlane.start(cache, requests, streamEvents);
   }
 
   @AfterEach
@@ -102,5 +103,57 @@ class AdsClientJavaControlPlaneIT {
     cache.setSnapshot("edge-1", snapshot("4", endpoints("web", 9091), listener("ingress", 10000, "routes-a")));
     awaitRequest(r -> r.getTypeUrl().equals(LDS) && r.getVersionInfo().equals("4") && !r.hasErrorDetail());
     assertThat(client.status().types().get(XdsResourceType.LISTENER).acceptedVersion()).contains("4");
+  }
+
+  /** The client as the edge builds it from a bootstrap with only {@code dynamic_resources}. */
+  private XdsClientConfig defaults() {
+    return XdsFixtures.config(XdsClientConfig.Variant.SOTW, Duration.ofSeconds(30), Optional.empty(), server.getPort())
+        .withPolicySubscription(XdsClientConfig.PolicySubscription.ADVERTISED);
+  }
+
+  @Test
+  void withTheDefaultsOneStreamStaysUpAndANackReachesTheServer() throws Exception {
+    cache.setSnapshot("edge-1", snapshot("1", endpoints("web", 8081), listener("ingress", 10000, "routes-a")));
+    client = XdsFixtures.client(defaults(), sink, stats);
+    client.start();
+    client.ready().get(30, TimeUnit.SECONDS);
+
+    // Ten seconds (the reconnect back-off here is 20 to 200 ms: a stream the server ended would
+    // have been replaced many times over).
+    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (System.nanoTime() < until) {
+      assertThat(streamEvents).hasSize(1);
+      Thread.sleep(100);
+    }
+    assertThat(streamEvents).hasSize(1).allMatch(e -> e.startsWith("open "));
+    assertThat(client.status().connected()).isTrue();
+    assertThat(XdsFixtures.stat(stats, "control_plane.connected_state")).isEqualTo(1);
+    assertThat(XdsFixtures.stat(stats, "cluster_manager.cds.update_failure")).isZero();
+    assertThat(requests).noneMatch(r -> r.getTypeUrl().equals(XdsFixtures.POLICY));
+
+    // A listener the edge refuses is NACKed on that same stream, and the server sees why.
+    sink.refuse(name -> name.equals("bad"));
+    cache.setSnapshot("edge-1", snapshot("2", endpoints("web", 8081), listener("ingress", 10000, "routes-a"),
+        listener("bad", 10001, null)));
+    DiscoveryRequest nack = awaitRequest(r -> r.getTypeUrl().equals(LDS) && r.hasErrorDetail());
+    assertThat(nack.getErrorDetail().getMessage()).isEqualTo("lds[\"bad\"].name: refused by the test sink");
+    assertThat(nack.getVersionInfo()).isEqualTo("1");
+    assertThat(streamEvents).hasSize(1);
+  }
+
+  @Test
+  void askedForThePolicyTypeJavaControlPlaneEndsTheStream() throws Exception {
+    // Why the policy waits for the server to advertise it: asked from the start, this server ends
+    // every stream, and the client keeps reconnecting.
+    cache.setSnapshot("edge-1", snapshot("1", endpoints("web", 8081), listener("ingress", 10000, "routes-a")));
+    client = XdsFixtures.client(defaults().withPolicySubscription(XdsClientConfig.PolicySubscription.ALWAYS),
+        sink, stats);
+    client.start();
+    long deadline = System.nanoTime() + ScriptedAdsServer.WAIT.toNanos();
+    while (streamEvents.stream().filter(e -> e.startsWith("open ")).count() < 3 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(streamEvents.stream().filter(e -> e.startsWith("open ")).count()).isGreaterThanOrEqualTo(3);
+    assertThat(XdsFixtures.stat(stats, "xds.policy.update_failure")).isGreaterThanOrEqualTo(2);
   }
 }

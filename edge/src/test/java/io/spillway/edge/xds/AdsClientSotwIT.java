@@ -15,6 +15,7 @@ import static io.spillway.edge.xds.XdsFixtures.staticCluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.Any;
+import io.envoyproxy.envoy.config.listener.v3.Listener;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryRequest;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryResponse;
 import io.envoyproxy.envoy.service.discovery.v3.Resource;
@@ -181,8 +182,19 @@ class AdsClientSotwIT extends AdsClientIT {
     server.send(DiscoveryResponse.newBuilder().setTypeUrl(LDS).setVersionInfo("l3").setNonce("n6")
         .addResources(Any.pack(routes("oops", "x"))).build());
     DiscoveryRequest wrongType = server.awaitSotw(requests, r -> is(r, LDS) && r.getResponseNonce().equals("n6"));
-    assertThat(wrongType.getErrorDetail().getMessage()).startsWith("resources[0] is a " + RDS);
+    assertThat(wrongType.getErrorDetail().getMessage()).startsWith("listener at resources[0] is a " + RDS);
     assertThat(wrongType.getVersionInfo()).isEqualTo("l1");
+
+    // One that cannot be parsed is named by its type and, read from what parsed, its name.
+    com.google.protobuf.ByteString broken = Listener.newBuilder().setName("broken").build().toByteString()
+        .concat(com.google.protobuf.ByteString.copyFrom(new byte[] {0}));
+    server.send(DiscoveryResponse.newBuilder().setTypeUrl(LDS).setVersionInfo("l3").setNonce("n6b")
+        .addResources(Any.newBuilder().setTypeUrl(LDS).setValue(broken)).build());
+    DiscoveryRequest unparsable = server.awaitSotw(requests, r -> is(r, LDS) && r.getResponseNonce().equals("n6b"));
+    assertThat(unparsable.getErrorDetail().getMessage()).startsWith("listener \"broken\" (resources[0]) cannot be "
+        + "decoded as " + LDS + ": ");
+    assertThat(client.status().types().get(XdsResourceType.LISTENER).lastNackMessage())
+        .hasValueSatisfying(m -> assertThat(m).startsWith("listener \"broken\""));
 
     server.send(sotw(LDS, "l4", "n7", listener("ingress", 10000, "routes-a"), listener("good", 10002, null)));
     server.awaitSotw(requests, r -> ack(r, LDS, "l4", "n7"));
@@ -263,11 +275,34 @@ class AdsClientSotwIT extends AdsClientIT {
   }
 
   @Test
+  void byDefaultThePolicyIsAskedForOnceAResponseAdvertisesIt() throws Exception {
+    server = ScriptedAdsServer.start();
+    client = XdsFixtures.client(XdsFixtures.config(XdsClientConfig.Variant.SOTW, LONG, Optional.empty(), server.port())
+        .withPolicySubscription(XdsClientConfig.PolicySubscription.ADVERTISED), sink, stats);
+    client.start();
+
+    server.awaitSotw(0, r -> is(r, CDS));
+    server.send(sotw(CDS, "c1", "n1", staticCluster("local", 9)));
+    server.awaitSotw(0, r -> ack(r, CDS, "c1", "n1"));
+    server.awaitSotw(0, r -> is(r, LDS));
+    // A server that does not say it serves the policy is not asked for it.
+    assertThat(server.sotwRequests()).noneMatch(r -> is(r.request(), POLICY));
+
+    server.send(sotw(LDS, "l1", "n2").toBuilder().setControlPlane(io.envoyproxy.envoy.config.core.v3.ControlPlane
+        .newBuilder().setIdentifier("spillway-central " + POLICY)).build());
+    server.awaitSotw(0, r -> ack(r, LDS, "l1", "n2"));
+    DiscoveryRequest policy = server.awaitSotw(0, r -> is(r, POLICY));
+    assertThat(policy.getResponseNonce()).isEmpty();
+    client.ready().get(10, java.util.concurrent.TimeUnit.SECONDS);
+  }
+
+  @Test
   void theNodeGoesOnlyOnTheFirstRequestWhenSoConfigured() throws Exception {
     server = ScriptedAdsServer.start();
     XdsClientConfig base = XdsFixtures.config(XdsClientConfig.Variant.SOTW, LONG, Optional.empty(), server.port());
     XdsClientConfig firstOnly = new XdsClientConfig(base.servers(), base.variant(), base.node(), true,
-        base.initialFetchTimeout(), base.backoffBase(), base.backoffCap(), base.stateDirectory());
+        base.initialFetchTimeout(), base.backoffBase(), base.backoffCap(), base.stateDirectory(),
+        base.policySubscription());
     client = XdsFixtures.client(firstOnly, sink, stats);
     client.start();
 

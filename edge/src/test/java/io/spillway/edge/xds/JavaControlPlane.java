@@ -18,7 +18,32 @@ public final class JavaControlPlane {
 
   /** Serves {@code cache}; every request a client sends is added to {@code requests}. */
   public static Server start(SimpleCache<String> cache, List<DiscoveryRequest> requests) throws IOException {
+    return start(cache, requests, new java.util.concurrent.CopyOnWriteArrayList<>());
+  }
+
+  /**
+   * Serves {@code cache}; every request a client sends is added to {@code requests}, and every
+   * stream's opening and end to {@code streamEvents} ({@code "open <id>"}, {@code "close <id>"},
+   * {@code "error <id> <message>"}).
+   */
+  public static Server start(SimpleCache<String> cache, List<DiscoveryRequest> requests, List<String> streamEvents)
+      throws IOException {
     DiscoveryServerCallbacks callbacks = new DiscoveryServerCallbacks() {
+      @Override
+      public void onStreamOpen(long streamId, String typeUrl) {
+        streamEvents.add("open " + streamId);
+      }
+
+      @Override
+      public void onStreamClose(long streamId, String typeUrl) {
+        streamEvents.add("close " + streamId);
+      }
+
+      @Override
+      public void onStreamCloseWithError(long streamId, String typeUrl, Throwable error) {
+        streamEvents.add("error " + streamId + " " + error.getMessage());
+      }
+
       @Override
       public void onV3StreamRequest(long streamId, DiscoveryRequest request) {
         requests.add(request);

@@ -50,7 +50,7 @@ final class XdsFixtures {
             List.of(new XdsClientConfig.Header("authorization", "Bearer test-token"))))
         .toList();
     return new XdsClientConfig(servers, variant, DynamicResourcesTranslator.node(NODE), false, initialFetchTimeout,
-        Duration.ofMillis(20), Duration.ofMillis(200), dir, true);
+        Duration.ofMillis(20), Duration.ofMillis(200), dir, XdsClientConfig.PolicySubscription.ALWAYS);
   }
 
   static AdsClient client(XdsClientConfig config, XdsConfigSink sink, StatsStore stats) {
