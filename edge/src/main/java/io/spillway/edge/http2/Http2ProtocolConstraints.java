@@ -1,6 +1,7 @@
 package io.spillway.edge.http2;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -33,7 +34,10 @@ import io.spillway.edge.config.Http2Options;
  *   <li>Outbound: frames written and not yet taken by the socket, all types against
  *       {@code max_outbound_frames} and PING/SETTINGS/RST_STREAM against
  *       {@code max_outbound_control_frames}. A breach means the peer is not reading: GOAWAY
- *       ENHANCE_YOUR_CALM is written and the connection closed at once, without waiting for it.</li>
+ *       ENHANCE_YOUR_CALM is written and the connection closed at once, without waiting for it.
+ *       Frames are counted as they are written and taken off per flush: each flush that follows
+ *       new frames writes an empty buffer behind them, whose promise completes once the socket
+ *       has taken everything before it (one promise per flush, not one per write).</li>
  * </ul>
  *
  * <p>Each breach is counted once in its {@code http2.*} stat; RST_STREAM frames are counted in
@@ -66,8 +70,9 @@ final class Http2ProtocolConstraints extends ChannelDuplexHandler {
 
   private int queuedFrames;
   private int queuedControlFrames;
-  private final ChannelFutureListener oneFrameSent = f -> sent(1, 0);
-  private final ChannelFutureListener oneControlFrameSent = f -> sent(1, 1);
+  /** Frames written since the last flush: the batch the next flush's marker takes off when sent. */
+  private int unflushedFrames;
+  private int unflushedControlFrames;
 
   /**
    * @param maxContinuations CONTINUATION frames allowed after one HEADERS frame
@@ -223,11 +228,11 @@ final class Http2ProtocolConstraints extends ChannelDuplexHandler {
     }
     queuedFrames += frames;
     queuedControlFrames += control;
-    ChannelFutureListener whenSent = frames == 1 ? (control == 0 ? oneFrameSent : oneControlFrameSent)
-        : sentListener(frames, control);
-    ctx.write(msg, promise.unvoid().addListener(whenSent));
+    unflushedFrames += frames;
+    unflushedControlFrames += control;
+    ctx.write(msg, promise);
     if (queuedFrames > limits.maxOutboundFrames() || queuedControlFrames > limits.maxOutboundControlFrames()) {
-      ctx.flush(); // what the socket takes now is no longer queued
+      flush(ctx); // what the socket takes now is no longer queued
       if (queuedFrames > limits.maxOutboundFrames()) {
         stats.outboundFlood.inc();
         closeFlooded(ctx, "more than " + limits.maxOutboundFrames() + " frames waiting for the socket");
@@ -238,8 +243,17 @@ final class Http2ProtocolConstraints extends ChannelDuplexHandler {
     }
   }
 
-  private ChannelFutureListener sentListener(int frames, int control) {
-    return f -> sent(frames, control);
+  @Override
+  public void flush(ChannelHandlerContext ctx) {
+    if (unflushedFrames > 0 && !failed) {
+      int frames = unflushedFrames;
+      int control = unflushedControlFrames;
+      unflushedFrames = 0;
+      unflushedControlFrames = 0;
+      // Completes when the socket has taken every frame written before it (the buffer is FIFO).
+      ctx.write(Unpooled.EMPTY_BUFFER, ctx.newPromise().addListener((ChannelFutureListener) f -> sent(frames, control)));
+    }
+    ctx.flush();
   }
 
   private void sent(int frames, int control) {
