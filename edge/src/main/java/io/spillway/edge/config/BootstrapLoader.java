@@ -49,6 +49,13 @@ public final class BootstrapLoader {
     }
   }
 
+  private static final JsonMapper JSON_MAPPER = JsonMapper.builder()
+      .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+      .build();
+
   private BootstrapLoader() {}
 
   /** Reads {@code file}, choosing the format by its extension. */
@@ -109,13 +116,7 @@ public final class BootstrapLoader {
     try {
       return switch (format) {
         case YAML -> YamlTreeReader.read(text);
-        case JSON -> JsonMapper.builder()
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
-            .build()
-            .readTree(text);
+        case JSON -> JSON_MAPPER.readTree(text);
       };
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();

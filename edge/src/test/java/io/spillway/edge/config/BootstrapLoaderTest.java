@@ -234,7 +234,7 @@ class BootstrapLoaderTest {
   @Test
   void rejectsDuplicateKeysInsteadOfKeepingTheLastOne() {
     BootstrapYaml.minimal().top("static_resources: {listeners: []}\n")
-        .rejects("invalid YAML at line 2, column 17: Duplicate field 'static_resources'");
+        .rejects("invalid YAML at line 2, column 1: duplicate key 'static_resources' (first at line 1)");
     assertThatThrownBy(() -> BootstrapLoader.parse("{\"node\": {}, \"node\": {}}", Format.JSON))
         .hasMessageStartingWith("invalid JSON at line 1, column 20: Duplicate field 'node'");
   }
