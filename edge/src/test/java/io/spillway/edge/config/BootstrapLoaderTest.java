@@ -240,9 +240,7 @@ class BootstrapLoaderTest {
   }
 
   @Test
-  void rejectsAListWhereAnObjectBelongsAndTheReverse() {
-    assertThatThrownBy(() -> BootstrapLoader.parse("static_resources: {listeners: {}}", Format.YAML))
-        .hasMessage("static_resources.listeners: expected a list, got an object");
+  void rejectsAListWhereAnObjectBelongs() {
     assertThatThrownBy(() -> BootstrapLoader.parse("node: [a]", Format.YAML))
         .hasMessage("node: expected an object (envoy.config.core.v3.Node), got a list");
   }
