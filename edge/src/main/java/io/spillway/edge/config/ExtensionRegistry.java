@@ -252,8 +252,9 @@ public final class ExtensionRegistry {
    * The extension an entry with a {@code name} and a {@code typed_config} selects, as Envoy's
    * factory lookup selects it: by the type of the typed_config when it has one (the name is then
    * only a label). Without one — or with {@code typed_config: {}}, which names no type either —
-   * Envoy before 1.22 looked the name up, and files written for it rely on that; current Envoy
-   * refuses. Spillway looks the name up for the extensions whose default config is complete
+   * older Envoy releases looked the name up, and files written for them rely on that; current
+   * Envoy refuses unless {@code envoy.reloadable_features.no_extension_lookup_by_name} is false.
+   * Spillway looks the name up for the extensions whose default config is complete
    * ({@link Extension#nameSuffices()}: the router, the TLS and HTTP inspectors) and asks for the
    * typed_config of the others.
    *
