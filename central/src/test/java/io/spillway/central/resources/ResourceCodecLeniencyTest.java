@@ -37,7 +37,7 @@ class ResourceCodecLeniencyTest {
   }
 
   @Test
-  void aListenerWhoseConnectionManagerIsATypedStructValidatesAndPrints() throws Exception {
+  void aListenerWhoseConnectionManagerIsATypedStructValidatesAndIsStoredUnwrapped() throws Exception {
     String listener = """
         name: ingress
         address: {socket_address: {address: 0.0.0.0, port_value: 10000}}
@@ -61,7 +61,10 @@ class ResourceCodecLeniencyTest {
     byType.computeIfAbsent(ResourceType.LISTENERS, t -> new TreeMap<>()).put("ingress", parsed);
 
     assertThat(validator.check(new ResourceSet(byType), ResourceType.LISTENERS, "ingress")).isEmpty();
-    assertThat(codec.print(parsed)).contains("udpa.type.v1.TypedStruct").contains("\"codec_type\":\"AUTO\"");
+    // Stored as the message the TypedStruct wrapped, so edges receive a plain connection manager.
+    assertThat(codec.print(parsed)).doesNotContain("TypedStruct")
+        .contains("\"@type\":\"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3"
+            + ".HttpConnectionManager\"");
   }
 
   @Test

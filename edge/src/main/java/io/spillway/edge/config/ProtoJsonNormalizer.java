@@ -24,10 +24,13 @@ import java.util.stream.Collectors;
 
 /**
  * Walks a bootstrap's JSON tree alongside the proto descriptors before protobuf's JSON parser sees
- * it, for two reasons. It accepts what Envoy's loader accepts and protobuf-java's does not: a
+ * it, for two reasons. It accepts what Envoy's loader accepts (protobuf's C++ JSON parser in its
+ * legacy mode, with case-insensitive enums) and protobuf-java's does not: a
  * {@code google.protobuf.Duration} written as {@code {seconds: 0, nanos: 250000000}} is rewritten
  * to {@code "0.250s"}; a scalar where a string belongs becomes that string; a bool field takes YAML's
- * {@code yes}/{@code no}/{@code on}/{@code off}. And it reports what
+ * {@code yes}/{@code no}/{@code on}/{@code off}; an enum name in any ASCII case becomes the declared
+ * name; one value where a list belongs becomes a list of it, and lists inside a list are spliced;
+ * a TypedStruct becomes the message its {@code type_url} names. And it reports what
  * protobuf would reject with the path of the field, which protobuf's messages lack: unknown fields,
  * wrong JSON kinds, unknown enum names, out-of-range numbers, a field given twice (snake_case and
  * lowerCamelCase), two members of one oneof, an unknown {@code @type}.
@@ -344,13 +347,14 @@ final class ProtoJsonNormalizer {
    * a Struct, with the type it is written for. Envoy chooses the extension by that inner
    * {@code type_url} (which, unlike an Any's, needs no host part) and reads the Struct as that type
    * with its JSON leniencies, so here the value is checked as that type, field by field, under
-   * {@code value}. The Any is left a TypedStruct; {@link ExtensionRegistry} unwraps it.
+   * {@code value}, and the Any is rewritten to hold that message itself: what is stored, dumped
+   * and sent on over xDS is the plain message. ({@link ExtensionRegistry} unwraps a TypedStruct
+   * that arrives as a proto, from another control plane.)
    */
   private void typedStruct(ObjectNode object, FieldPath path) throws ConfigException {
     Descriptor wrapper = com.github.xds.type.v3.TypedStruct.getDescriptor();
     JsonNode typeUrlNode = null;
     JsonNode value = null;
-    String valueKey = null;
     List<String> names = new ArrayList<>();
     object.fieldNames().forEachRemaining(names::add);
     for (String name : names) {
@@ -371,7 +375,6 @@ final class ProtoJsonNormalizer {
           throw new ConfigException(path.field("value"), "set twice");
         }
         value = object.get(name);
-        valueKey = name;
       }
     }
     FieldPath typeUrlPath = path.field("type_url");
@@ -390,15 +393,21 @@ final class ProtoJsonNormalizer {
     if (type == null) {
       throw new ConfigException(typeUrlPath, registry.unknownTypeRule(inner));
     }
-    if (value == null || value.isNull()) {
-      return;
-    }
     FieldPath valuePath = path.field("value");
-    ObjectNode struct = requireObject(value, "google.protobuf.Struct", valuePath);
-    if (!type.getFullName().startsWith("google.protobuf.")) {
+    ObjectNode struct = value == null || value.isNull() ? JsonNodeFactory.instance.objectNode()
+        : requireObject(value, "google.protobuf.Struct", valuePath);
+    boolean wellKnown = type.getFullName().startsWith("google.protobuf.");
+    if (!wellKnown) {
       fields(struct, type, valuePath, false);
     }
-    object.set(valueKey, struct);
+    object.removeAll();
+    object.put("@type", (inner.contains("/") ? inner.substring(0, inner.lastIndexOf('/') + 1) : "type.googleapis.com/")
+        + type.getFullName());
+    if (wellKnown) {
+      object.set("value", struct);
+    } else {
+      object.setAll(struct);
+    }
   }
 
   private static JsonNode scalar(JsonNode value, FieldDescriptor field, FieldPath path) throws ConfigException {

@@ -202,6 +202,19 @@ class EnvoyLeniencyTest {
         .translate();
 
     assertThat(config.listeners().get(0).hcm().maxRequestBodyBytes()).contains(65536L);
+    // The loader keeps the message the TypedStruct wrapped, not the wrapper.
+    HttpConnectionManager hcm = BootstrapLoaderTest.unpackHcm(BootstrapYaml.minimal()
+        .httpFilters("""
+            - name: envoy.filters.http.router
+              typed_config:
+                "@type": type.googleapis.com/udpa.type.v1.TypedStruct
+                type_url: envoy.extensions.filters.http.router.v3.Router
+                value: {dynamic_stats: false}
+            """).parse());
+    assertThat(hcm.getHttpFilters(0).getTypedConfig().getTypeUrl())
+        .isEqualTo("type.googleapis.com/envoy.extensions.filters.http.router.v3.Router");
+    assertThat(unpack(hcm.getHttpFilters(0).getTypedConfig(),
+        io.envoyproxy.envoy.extensions.filters.http.router.v3.Router.class).hasDynamicStats()).isTrue();
     assertThat(config.listeners().get(0).hcm().httpFilters())
         .containsExactly("envoy.filters.http.buffer", "envoy.filters.http.router");
   }
@@ -296,7 +309,7 @@ class EnvoyLeniencyTest {
                 "@type": type.googleapis.com/xds.type.v3.TypedStruct
                 type_url: type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext
             """)
-        .rejects(HCM + ".http_filters[0].typed_config.type_url: envoy.extensions.transport_sockets.tls.v3"
+        .rejects(HCM + ".http_filters[0].typed_config: envoy.extensions.transport_sockets.tls.v3"
             + ".DownstreamTlsContext (envoy.transport_sockets.tls) cannot be used here: expected an HTTP filter");
     BootstrapYaml.minimal()
         .httpFilters("""
