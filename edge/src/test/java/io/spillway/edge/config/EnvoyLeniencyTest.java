@@ -323,6 +323,20 @@ class EnvoyLeniencyTest {
             + " API no longer resolves; write type.googleapis.com/envoy.extensions.filters.http.router.v3.Router");
   }
 
+  @Test
+  void refusesATypedStructInsideATypedStruct() {
+    BootstrapYaml.minimal()
+        .httpFilters("""
+            - name: envoy.filters.http.router
+              typed_config:
+                "@type": type.googleapis.com/xds.type.v3.TypedStruct
+                type_url: type.googleapis.com/udpa.type.v1.TypedStruct
+                value: {type_url: envoy.extensions.filters.http.router.v3.Router}
+            """)
+        .rejects(HCM + ".http_filters[0].typed_config.type_url: a TypedStruct cannot hold another TypedStruct"
+            + " (Envoy does not unwrap nested ones)");
+  }
+
   // --- v2 types stay refused ---
 
   @Test
