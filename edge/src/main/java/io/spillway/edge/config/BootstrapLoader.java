@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
+import com.google.protobuf.Struct;
 import com.google.protobuf.util.JsonFormat;
 import io.envoyproxy.envoy.config.bootstrap.v3.Bootstrap;
 import java.io.IOException;
@@ -49,6 +50,13 @@ public final class BootstrapLoader {
     }
   }
 
+  private static final JsonMapper JSON_MAPPER = JsonMapper.builder()
+      .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
+      .build();
+
   private BootstrapLoader() {}
 
   /** Reads {@code file}, choosing the format by its extension. */
@@ -75,16 +83,8 @@ public final class BootstrapLoader {
 
   /** Parses bootstrap text with the types of {@code registry}. */
   public static Bootstrap parse(String text, Format format, ExtensionRegistry registry) throws ConfigException {
-    JsonNode tree = readTree(text, format);
-    JsonNode canonical = new ProtoJsonNormalizer(registry).normalize(tree, Bootstrap.getDescriptor());
-    Bootstrap.Builder builder = Bootstrap.newBuilder();
-    try {
-      JsonFormat.parser().usingTypeRegistry(registry.typeRegistry()).merge(canonical.toString(), builder);
-    } catch (InvalidProtocolBufferException | RuntimeException e) {
-      // The normalizer rejects nearly everything protobuf would, with a path; this is the rest.
-      throw new ConfigException("", "invalid bootstrap: " + e.getMessage(), e);
-    }
-    return builder.build();
+    return (Bootstrap) fromTree(readTree(text, format), Bootstrap.getDefaultInstance(), FieldPath.ROOT, registry,
+        "bootstrap");
   }
 
   /**
@@ -93,29 +93,43 @@ public final class BootstrapLoader {
    */
   @SuppressWarnings("unchecked")
   public static <T extends Message> T parseResource(String text, Format format, T prototype) throws ConfigException {
-    ExtensionRegistry registry = ExtensionRegistry.standard();
-    JsonNode tree = readTree(text, format);
-    JsonNode canonical = new ProtoJsonNormalizer(registry).normalize(tree, prototype.getDescriptorForType());
+    return (T) fromTree(readTree(text, format), prototype, FieldPath.ROOT, ExtensionRegistry.standard(),
+        prototype.getDescriptorForType().getName());
+  }
+
+  /**
+   * Reads a {@code google.protobuf.Struct} (a TypedStruct's value) as a message of
+   * {@code prototype}'s type, with the loader's leniencies; errors name fields under {@code path}.
+   */
+  static Message fromStruct(Struct struct, Message prototype, FieldPath path, ExtensionRegistry registry)
+      throws ConfigException {
+    JsonNode tree;
+    try {
+      tree = JSON_MAPPER.readTree(JsonFormat.printer().print(struct));
+    } catch (IOException e) {
+      throw new ConfigException(path, "cannot read the Struct: " + e.getMessage(), e);
+    }
+    return fromTree(tree, prototype, path, registry, prototype.getDescriptorForType().getName());
+  }
+
+  private static Message fromTree(JsonNode tree, Message prototype, FieldPath path, ExtensionRegistry registry,
+      String what) throws ConfigException {
+    JsonNode canonical = new ProtoJsonNormalizer(registry).normalize(tree, prototype.getDescriptorForType(), path);
     Message.Builder builder = prototype.newBuilderForType();
     try {
       JsonFormat.parser().usingTypeRegistry(registry.typeRegistry()).merge(canonical.toString(), builder);
     } catch (InvalidProtocolBufferException | RuntimeException e) {
-      throw new ConfigException("", "invalid " + prototype.getDescriptorForType().getName() + ": " + e.getMessage(), e);
+      // The normalizer rejects nearly everything protobuf would, with a path; this is the rest.
+      throw new ConfigException(path, "invalid " + what + ": " + e.getMessage(), e);
     }
-    return (T) builder.build();
+    return builder.build();
   }
 
   private static JsonNode readTree(String text, Format format) throws ConfigException {
     try {
       return switch (format) {
         case YAML -> YamlTreeReader.read(text);
-        case JSON -> JsonMapper.builder()
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .disable(JsonNodeFeature.STRIP_TRAILING_BIGDECIMAL_ZEROES)
-            .build()
-            .readTree(text);
+        case JSON -> JSON_MAPPER.readTree(text);
       };
     } catch (JsonProcessingException e) {
       JsonLocation at = e.getLocation();

@@ -29,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The {@code typed_config} types Spillway accepts, each under Envoy's extension name and with the
@@ -63,8 +64,15 @@ public final class ExtensionRegistry {
    * @param name Envoy's extension name, e.g. {@code envoy.filters.http.router}
    * @param category the slot it fills
    * @param defaultInstance the default instance of its config message
+   * @param nameSuffices whether an entry may name it without a {@code typed_config} (its default
+   *     config is complete), see {@link #select}
    */
-  public record Extension(String name, Category category, Message defaultInstance) {
+  public record Extension(String name, Category category, Message defaultInstance, boolean nameSuffices) {
+
+    /** An extension that needs its {@code typed_config}. */
+    public Extension(String name, Category category, Message defaultInstance) {
+      this(name, category, defaultInstance, false);
+    }
 
     /** The full proto name of the config message, which follows the last '/' of a type URL. */
     public String typeName() {
@@ -92,7 +100,7 @@ public final class ExtensionRegistry {
 
   private static final ExtensionRegistry STANDARD = builder()
       .add(HTTP_CONNECTION_MANAGER, Category.NETWORK_FILTER, HttpConnectionManager.getDefaultInstance())
-      .add(ROUTER, Category.HTTP_FILTER, Router.getDefaultInstance())
+      .addNameSuffices(ROUTER, Category.HTTP_FILTER, Router.getDefaultInstance())
       .add(BUFFER, Category.HTTP_FILTER, Buffer.getDefaultInstance())
       .add(EXT_AUTHZ, Category.HTTP_FILTER, ExtAuthz.getDefaultInstance())
       .add(EXT_AUTHZ + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, ExtAuthzPerRoute.getDefaultInstance())
@@ -100,8 +108,10 @@ public final class ExtensionRegistry {
       .add(TLS_TRANSPORT_SOCKET, Category.TRANSPORT_SOCKET, DownstreamTlsContext.getDefaultInstance())
       .add(UPSTREAM_HTTP_PROTOCOL_OPTIONS, Category.UPSTREAM_PROTOCOL_OPTIONS,
           HttpProtocolOptions.getDefaultInstance())
-      .add("envoy.filters.listener.tls_inspector", Category.LISTENER_FILTER, TlsInspector.getDefaultInstance())
-      .add("envoy.filters.listener.http_inspector", Category.LISTENER_FILTER, HttpInspector.getDefaultInstance())
+      .addNameSuffices("envoy.filters.listener.tls_inspector", Category.LISTENER_FILTER,
+          TlsInspector.getDefaultInstance())
+      .addNameSuffices("envoy.filters.listener.http_inspector", Category.LISTENER_FILTER,
+          HttpInspector.getDefaultInstance())
       .add("envoy.access_loggers.file", Category.ACCESS_LOGGER, FileAccessLog.getDefaultInstance())
       .add("envoy.access_loggers.stdout", Category.ACCESS_LOGGER, StdoutAccessLog.getDefaultInstance())
       .add("envoy.access_loggers.stderr", Category.ACCESS_LOGGER, StderrAccessLog.getDefaultInstance())
@@ -119,6 +129,24 @@ public final class ExtensionRegistry {
           com.google.protobuf.Struct.getDefaultInstance())
       .build();
 
+  /** The two TypedStruct messages Envoy unwraps: the current one and its udpa predecessor. */
+  private static final Set<String> TYPED_STRUCTS = Set.of(
+      com.github.xds.type.v3.TypedStruct.getDescriptor().getFullName(),
+      com.github.udpa.udpa.type.v1.TypedStruct.getDescriptor().getFullName());
+
+  /**
+   * Envoy's former names of extensions registered here. Envoy no longer resolves them (nor any
+   * name, when a typed_config gives the type); they are named in the error to say what to write.
+   */
+  private static final Map<String, String> FORMER_NAMES = Map.of(
+      "envoy.router", ROUTER,
+      "envoy.buffer", BUFFER,
+      "envoy.ext_authz", EXT_AUTHZ,
+      "envoy.http_connection_manager", HTTP_CONNECTION_MANAGER,
+      "envoy.listener.tls_inspector", "envoy.filters.listener.tls_inspector",
+      "envoy.listener.http_inspector", "envoy.filters.listener.http_inspector",
+      "tls", TLS_TRANSPORT_SOCKET);
+
   private final Map<String, Extension> byName;
   private final Map<String, Extension> byTypeName;
   private final JsonFormat.TypeRegistry typeRegistry;
@@ -130,6 +158,8 @@ public final class ExtensionRegistry {
     for (Extension e : byName.values()) {
       types.add(e.defaultInstance().getDescriptorForType());
     }
+    types.add(com.github.xds.type.v3.TypedStruct.getDescriptor());
+    types.add(com.github.udpa.udpa.type.v1.TypedStruct.getDescriptor());
     this.typeRegistry = types.build();
   }
 
@@ -170,38 +200,121 @@ public final class ExtensionRegistry {
   }
 
   /**
-   * The registered extension an Any holds, checked against the slot it sits in.
+   * The registered extension an Any holds, checked against the slot it sits in. A TypedStruct
+   * holds the extension its {@code type_url} names, as Envoy's factory lookup reads it.
    *
    * @param path the path of the Any field, used in errors
    */
   Extension resolve(Any any, Category category, FieldPath path) throws ConfigException {
-    Extension e = byTypeName.get(typeNameOf(any.getTypeUrl()));
+    if (any.getTypeUrl().isEmpty()) {
+      throw new ConfigException(path, "typed_config is empty: it must name its type with \"@type\" (Envoy chooses"
+          + " the extension by that type)");
+    }
+    String typeUrl = any.getTypeUrl();
+    FieldPath typePath = path;
+    if (isTypedStruct(typeUrl)) {
+      typeUrl = typedStruct(any, path).getTypeUrl();
+      typePath = path.field("type_url");
+    }
+    Extension e = byTypeName.get(typeNameOf(typeUrl));
     if (e == null) {
-      throw new ConfigException(path, unknownTypeRule(any.getTypeUrl()));
+      throw new ConfigException(typePath, unknownTypeRule(typeUrl));
     }
     if (e.category() != category) {
-      throw new ConfigException(path, e.typeName() + " (" + e.name() + ") cannot be used here: expected "
+      throw new ConfigException(typePath, e.typeName() + " (" + e.name() + ") cannot be used here: expected "
           + describe(category));
     }
     return e;
   }
 
-  /** Unpacks an Any that must hold exactly {@code type}. */
+  /**
+   * Unpacks an Any that must hold exactly {@code type}; a TypedStruct's value is read as
+   * {@code type} with the loader's leniencies, its fields named under {@code value}.
+   */
   <T extends Message> T unpack(Any any, Class<T> type, Category category, FieldPath path) throws ConfigException {
     Extension e = resolve(any, category, path);
+    String expected = com.google.protobuf.Internal.getDefaultInstance(type).getDescriptorForType().getFullName();
+    if (!e.typeName().equals(expected)) {
+      throw new ConfigException(path, "expected " + expected + ", got " + e.typeName());
+    }
+    if (isTypedStruct(any.getTypeUrl())) {
+      return type.cast(BootstrapLoader.fromStruct(typedStruct(any, path).getValue(), e.defaultInstance(),
+          path.field("value"), this));
+    }
     try {
-      if (!any.is(type)) {
-        String expected = com.google.protobuf.Internal.getDefaultInstance(type).getDescriptorForType().getFullName();
-        throw new ConfigException(path, "expected " + expected + ", got " + e.typeName());
-      }
       return any.unpack(type);
     } catch (InvalidProtocolBufferException ex) {
       throw new ConfigException(path, "cannot decode " + e.typeName() + ": " + ex.getMessage(), ex);
     }
   }
 
-  static String unknownTypeRule(String typeUrl) {
-    return "unknown @type \"" + typeUrl + "\" (not an extension Spillway supports)";
+  /**
+   * The extension an entry with a {@code name} and a {@code typed_config} selects, as Envoy's
+   * factory lookup selects it: by the type of the typed_config when it has one (the name is then
+   * only a label). Without one — or with {@code typed_config: {}}, which names no type either —
+   * older Envoy releases looked the name up, and files written for them rely on that; current
+   * Envoy refuses unless {@code envoy.reloadable_features.no_extension_lookup_by_name} is false.
+   * Spillway looks the name up for the extensions whose default config is complete
+   * ({@link Extension#nameSuffices()}: the router, the TLS and HTTP inspectors) and asks for the
+   * typed_config of the others.
+   *
+   * @param path the path of the entry; errors name its {@code name} or {@code typed_config}
+   */
+  Extension select(String name, boolean hasTypedConfig, Any typedConfig, Category category, FieldPath path)
+      throws ConfigException {
+    if (carriesConfig(hasTypedConfig, typedConfig)) {
+      return resolve(typedConfig, category, path.field("typed_config"));
+    }
+    if (name.isEmpty()) {
+      throw new ConfigException(path.field("name"), "name is required");
+    }
+    Optional<Extension> named = byName(name).filter(e -> e.category() == category);
+    if (named.isPresent() && named.get().nameSuffices()) {
+      return named.get();
+    }
+    if (named.isPresent()) {
+      throw new ConfigException(path.field("typed_config"), "typed_config is required for " + name);
+    }
+    String former = FORMER_NAMES.get(name);
+    if (former != null) {
+      throw new ConfigException(path.field("name"), name + " is the former name of " + former
+          + ", which Envoy no longer resolves: write " + former + " with its typed_config");
+    }
+    throw new ConfigException(path, name + " is not supported");
+  }
+
+  /** Whether a typed_config field carries a config: {@code typed_config: {}} carries none, as in Envoy. */
+  static boolean carriesConfig(boolean hasTypedConfig, Any typedConfig) {
+    return hasTypedConfig && !typedConfig.getTypeUrl().isEmpty();
+  }
+
+  /** Whether a type URL (or a bare type name) names one of the TypedStruct messages. */
+  static boolean isTypedStruct(String typeUrl) {
+    return TYPED_STRUCTS.contains(typeNameOf(typeUrl));
+  }
+
+  private static com.github.xds.type.v3.TypedStruct typedStruct(Any any, FieldPath path) throws ConfigException {
+    try {
+      // The udpa and xds messages have the same fields under the same numbers.
+      return com.github.xds.type.v3.TypedStruct.parseFrom(any.getValue());
+    } catch (InvalidProtocolBufferException e) {
+      throw new ConfigException(path, "cannot decode a TypedStruct: " + e.getMessage(), e);
+    }
+  }
+
+  /** The rule broken by a type URL that names no registered extension. */
+  String unknownTypeRule(String typeUrl) {
+    String typeName = typeNameOf(typeUrl);
+    String rule = "unknown @type \"" + typeUrl + "\" (not an extension Spillway supports)";
+    if (typeName.startsWith("envoy.config.filter.") || typeName.startsWith("envoy.api.v2.")
+        || typeName.contains(".v2.") || typeName.contains(".v2alpha.")) {
+      String simple = typeName.substring(typeName.lastIndexOf('.') + 1);
+      List<String> likely = byTypeName.values().stream()
+          .filter(e -> e.typeName().endsWith("." + simple)).map(Extension::typeUrl).toList();
+      rule = "unknown @type \"" + typeUrl + "\": a v2 API type, which Envoy's v3 API no longer resolves"
+          + (likely.size() == 1 ? "; write " + likely.get(0) : "");
+    }
+    return rule;
   }
 
   private static String typeNameOf(String typeUrl) {
@@ -231,6 +344,12 @@ public final class ExtensionRegistry {
     /** Registers {@code defaultInstance}'s message type under Envoy's {@code name}. */
     public Builder add(String name, Category category, Message defaultInstance) {
       extensions.add(new Extension(name, category, defaultInstance));
+      return this;
+    }
+
+    /** As {@link #add}, for an extension whose default config is complete: its name alone selects it. */
+    public Builder addNameSuffices(String name, Category category, Message defaultInstance) {
+      extensions.add(new Extension(name, category, defaultInstance, true));
       return this;
     }
 

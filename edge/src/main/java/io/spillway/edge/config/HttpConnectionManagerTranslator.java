@@ -9,7 +9,6 @@ import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3
 import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter;
 import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.Rds;
 import io.spillway.edge.config.ExtensionRegistry.Category;
-import io.spillway.edge.config.ExtensionRegistry.Extension;
 import io.spillway.edge.config.HttpConnectionManagerConfig.CodecType;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -206,7 +205,7 @@ final class HttpConnectionManagerTranslator {
       FieldPath configPath = filterPath.field("typed_config");
       switch (name) {
         case ExtensionRegistry.ROUTER -> {
-          if (filter.hasTypedConfig()) {
+          if (ExtensionRegistry.carriesConfig(filter.hasTypedConfig(), filter.getTypedConfig())) {
             ROUTER.check(registry.unpack(filter.getTypedConfig(), Router.class, Category.HTTP_FILTER, configPath),
                 configPath);
           }
@@ -233,24 +232,9 @@ final class HttpConnectionManagerTranslator {
     return new HttpFilters(names, maxBody, extAuthz);
   }
 
-  /**
-   * The extension a filter entry names: its {@code typed_config}'s type decides, as in Envoy; a
-   * router may be given by name alone, as Envoy accepts.
-   */
+  /** The extension a filter entry names, chosen as {@link ExtensionRegistry#select} chooses. */
   private String extensionName(HttpFilter filter, FieldPath path) throws ConfigException {
-    if (filter.hasTypedConfig()) {
-      Extension e = registry.resolve(filter.getTypedConfig(), Category.HTTP_FILTER, path.field("typed_config"));
-      return e.name();
-    }
-    if (filter.getName().equals(ExtensionRegistry.ROUTER)) {
-      return ExtensionRegistry.ROUTER;
-    }
-    if (filter.getName().isEmpty()) {
-      throw new ConfigException(path.field("name"), "name is required");
-    }
-    if (registry.byName(filter.getName()).filter(e -> e.category() == Category.HTTP_FILTER).isPresent()) {
-      throw new ConfigException(path.field("typed_config"), "typed_config is required for " + filter.getName());
-    }
-    throw new ConfigException(path, filter.getName() + " is not supported");
+    return registry.select(filter.getName(), filter.hasTypedConfig(), filter.getTypedConfig(), Category.HTTP_FILTER,
+        path).name();
   }
 }

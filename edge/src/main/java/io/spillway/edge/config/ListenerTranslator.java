@@ -84,10 +84,8 @@ final class ListenerTranslator {
       FieldPath filterPath = path.field("listener_filters").index(i);
       ListenerFilter filter = l.getListenerFilters(i);
       LISTENER_FILTER.check(filter, filterPath);
-      if (!filter.hasTypedConfig()) {
-        throw new ConfigException(filterPath.field("typed_config"), "typed_config is required");
-      }
-      registry.resolve(filter.getTypedConfig(), Category.LISTENER_FILTER, filterPath.field("typed_config"));
+      registry.select(filter.getName(), filter.hasTypedConfig(), filter.getTypedConfig(), Category.LISTENER_FILTER,
+          filterPath);
     }
     AccessLogTranslator.checkAccepted(l.getAccessLogList(), path.field("access_log"), registry);
     FieldPath chainsPath = path.field("filter_chains");

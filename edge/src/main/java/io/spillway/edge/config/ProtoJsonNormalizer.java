@@ -24,10 +24,13 @@ import java.util.stream.Collectors;
 
 /**
  * Walks a bootstrap's JSON tree alongside the proto descriptors before protobuf's JSON parser sees
- * it, for two reasons. It accepts what Envoy's loader accepts and protobuf-java's does not: a
+ * it, for two reasons. It accepts what Envoy's loader accepts (protobuf's C++ JSON parser in its
+ * legacy mode, with case-insensitive enums) and protobuf-java's does not: a
  * {@code google.protobuf.Duration} written as {@code {seconds: 0, nanos: 250000000}} is rewritten
  * to {@code "0.250s"}; a scalar where a string belongs becomes that string; a bool field takes YAML's
- * {@code yes}/{@code no}/{@code on}/{@code off}. And it reports what
+ * {@code yes}/{@code no}/{@code on}/{@code off}; an enum name in any ASCII case becomes the declared
+ * name; one value where a list belongs becomes a list of it, and lists inside a list are spliced;
+ * a TypedStruct becomes the message its {@code type_url} names. And it reports what
  * protobuf would reject with the path of the field, which protobuf's messages lack: unknown fields,
  * wrong JSON kinds, unknown enum names, out-of-range numbers, a field given twice (snake_case and
  * lowerCamelCase), two members of one oneof, an unknown {@code @type}.
@@ -55,10 +58,15 @@ final class ProtoJsonNormalizer {
 
   /** Checks and rewrites {@code root}, the JSON form of a message of {@code type}; returns the tree to parse. */
   JsonNode normalize(JsonNode root, Descriptor type) throws ConfigException {
+    return normalize(root, type, FieldPath.ROOT);
+  }
+
+  /** As {@link #normalize(JsonNode, Descriptor)} for a message that sits at {@code path}. */
+  JsonNode normalize(JsonNode root, Descriptor type, FieldPath path) throws ConfigException {
     if (root == null || root.isMissingNode() || root.isNull()) {
       return JsonNodeFactory.instance.objectNode();
     }
-    return message(root, type, FieldPath.ROOT);
+    return message(root, type, path);
   }
 
   private JsonNode message(JsonNode node, Descriptor type, FieldPath path) throws ConfigException {
@@ -140,20 +148,65 @@ final class ProtoJsonNormalizer {
       return map;
     }
     if (field.isRepeated()) {
-      if (!value.isArray()) {
-        throw new ConfigException(path, "expected a list, got " + kind(value));
-      }
-      ArrayNode array = (ArrayNode) value;
+      ArrayNode array = elements(value, field);
       for (int i = 0; i < array.size(); i++) {
         JsonNode element = array.get(i);
         if (element.isNull() && !isValueType(field)) {
-          throw new ConfigException(path.index(i), "a list element cannot be null");
+          element = defaultElement(field);
         }
         array.set(i, single(element, field, path.index(i)));
       }
       return array;
     }
     return single(value, field, path);
+  }
+
+  /**
+   * The elements of a repeated field, read as Envoy's loader reads them (protobuf's JSON parser in
+   * its legacy mode, which Envoy runs): a value that is not a list is a list of that one value; a
+   * list inside the list is spliced into it, so {@code [*shared, extra]} with {@code shared} a list
+   * gives its elements and {@code extra} (not for {@code google.protobuf.Value} or
+   * {@code ListValue} elements, whose lists are values).
+   */
+  private static ArrayNode elements(JsonNode value, FieldDescriptor field) {
+    if (!value.isArray()) {
+      return JsonNodeFactory.instance.arrayNode().add(value);
+    }
+    ArrayNode array = (ArrayNode) value;
+    boolean listsAreValues = field.getJavaType() == FieldDescriptor.JavaType.MESSAGE
+        && (field.getMessageType().getFullName().equals("google.protobuf.Value")
+            || field.getMessageType().getFullName().equals("google.protobuf.ListValue"));
+    boolean nested = false;
+    for (JsonNode element : array) {
+      nested |= element.isArray();
+    }
+    if (listsAreValues || !nested) {
+      return array;
+    }
+    ArrayNode flat = JsonNodeFactory.instance.arrayNode();
+    splice(array, flat);
+    return flat;
+  }
+
+  private static void splice(ArrayNode from, ArrayNode into) {
+    for (JsonNode element : from) {
+      if (element.isArray()) {
+        splice((ArrayNode) element, into);
+      } else {
+        into.add(element);
+      }
+    }
+  }
+
+  /** What a null list element reads as in Envoy's loader: the element type's default value. */
+  private static JsonNode defaultElement(FieldDescriptor field) {
+    return switch (field.getJavaType()) {
+      case MESSAGE -> JsonNodeFactory.instance.objectNode();
+      case ENUM -> JsonNodeFactory.instance.numberNode(0);
+      case BOOLEAN -> BooleanNode.FALSE;
+      case STRING, BYTE_STRING -> TextNode.valueOf("");
+      default -> JsonNodeFactory.instance.numberNode(0);
+    };
   }
 
   private JsonNode single(JsonNode value, FieldDescriptor field, FieldPath path) throws ConfigException {
@@ -262,9 +315,17 @@ final class ProtoJsonNormalizer {
       throw new ConfigException(path, "@type must be a string, got " + kind(typeNode));
     }
     String typeUrl = typeNode.textValue();
+    if (ExtensionRegistry.isTypedStruct(typeUrl)) {
+      if (!typeUrl.contains("/")) {
+        throw new ConfigException(path, "@type \"" + typeUrl + "\" must be a type URL such as type.googleapis.com/"
+            + typeUrl);
+      }
+      typedStruct(object, path);
+      return object;
+    }
     Descriptor type = registry.descriptorForTypeUrl(typeUrl);
     if (type == null) {
-      throw new ConfigException(path, ExtensionRegistry.unknownTypeRule(typeUrl));
+      throw new ConfigException(path, registry.unknownTypeRule(typeUrl));
     }
     if (!typeUrl.contains("/")) {
       throw new ConfigException(path, "@type \"" + typeUrl + "\" must be a type URL such as type.googleapis.com/"
@@ -279,6 +340,74 @@ final class ProtoJsonNormalizer {
     }
     fields(object, type, path, true);
     return object;
+  }
+
+  /**
+   * A {@code udpa.type.v1.TypedStruct} or {@code xds.type.v3.TypedStruct}: an extension's config as
+   * a Struct, with the type it is written for. Envoy chooses the extension by that inner
+   * {@code type_url} (which, unlike an Any's, needs no host part) and reads the Struct as that type
+   * with its JSON leniencies, so here the value is checked as that type, field by field, under
+   * {@code value}, and the Any is rewritten to hold that message itself: what is stored, dumped
+   * and sent on over xDS is the plain message. ({@link ExtensionRegistry} unwraps a TypedStruct
+   * that arrives as a proto, from another control plane.)
+   */
+  private void typedStruct(ObjectNode object, FieldPath path) throws ConfigException {
+    Descriptor wrapper = com.github.xds.type.v3.TypedStruct.getDescriptor();
+    JsonNode typeUrlNode = null;
+    JsonNode value = null;
+    List<String> names = new ArrayList<>();
+    object.fieldNames().forEachRemaining(names::add);
+    for (String name : names) {
+      if (name.equals("@type")) {
+        continue;
+      }
+      FieldDescriptor field = findField(wrapper, name);
+      if (field == null) {
+        throw new ConfigException(path.field(name), "unknown field (a TypedStruct has type_url and value)");
+      }
+      if (field.getName().equals("type_url")) {
+        if (typeUrlNode != null) {
+          throw new ConfigException(path.field("type_url"), "set twice");
+        }
+        typeUrlNode = object.get(name);
+      } else {
+        if (value != null) {
+          throw new ConfigException(path.field("value"), "set twice");
+        }
+        value = object.get(name);
+      }
+    }
+    FieldPath typeUrlPath = path.field("type_url");
+    if (typeUrlNode == null || typeUrlNode.isNull() || (typeUrlNode.isTextual() && typeUrlNode.textValue().isEmpty())) {
+      throw new ConfigException(typeUrlPath, "type_url is required (it names the extension the value configures)");
+    }
+    if (!typeUrlNode.isTextual()) {
+      throw new ConfigException(typeUrlPath, "expected a string, got " + kind(typeUrlNode));
+    }
+    String inner = typeUrlNode.textValue();
+    if (ExtensionRegistry.isTypedStruct(inner)) {
+      throw new ConfigException(typeUrlPath, "a TypedStruct cannot hold another TypedStruct (Envoy does not unwrap"
+          + " nested ones)");
+    }
+    Descriptor type = registry.descriptorForTypeUrl(inner);
+    if (type == null) {
+      throw new ConfigException(typeUrlPath, registry.unknownTypeRule(inner));
+    }
+    FieldPath valuePath = path.field("value");
+    ObjectNode struct = value == null || value.isNull() ? JsonNodeFactory.instance.objectNode()
+        : requireObject(value, "google.protobuf.Struct", valuePath);
+    boolean wellKnown = type.getFullName().startsWith("google.protobuf.");
+    if (!wellKnown) {
+      fields(struct, type, valuePath, false);
+    }
+    object.removeAll();
+    object.put("@type", (inner.contains("/") ? inner.substring(0, inner.lastIndexOf('/') + 1) : "type.googleapis.com/")
+        + type.getFullName());
+    if (wellKnown) {
+      object.set("value", struct);
+    } else {
+      object.setAll(struct);
+    }
   }
 
   private static JsonNode scalar(JsonNode value, FieldDescriptor field, FieldPath path) throws ConfigException {
@@ -350,13 +479,27 @@ final class ProtoJsonNormalizer {
     }
   }
 
+  /**
+   * An enum value: its name in any ASCII case, as Envoy's loader reads it (protobuf's JSON parser
+   * with {@code case_insensitive_enum_parsing}, which Envoy sets: {@code auto} is {@code AUTO},
+   * {@code tlsv1_2} is {@code TLSv1_2}), rewritten to the declared name; or its number, also
+   * written as a string. Any other name is refused.
+   */
   private static JsonNode enumValue(JsonNode value, EnumDescriptor type, FieldPath path) throws ConfigException {
     if (value.isTextual()) {
-      EnumValueDescriptor v = type.findValueByName(value.textValue());
+      String name = value.textValue();
+      EnumValueDescriptor v = type.findValueByName(name);
       if (v == null) {
-        throw new ConfigException(path, "\"" + value.textValue() + "\" is not one of " + enumNames(type));
+        v = findIgnoringAsciiCase(type, name);
       }
-      return value;
+      if (v != null) {
+        return TextNode.valueOf(v.getName());
+      }
+      try {
+        value = JsonNodeFactory.instance.numberNode(Integer.parseInt(name));
+      } catch (NumberFormatException e) {
+        throw new ConfigException(path, "\"" + name + "\" is not one of " + enumNames(type));
+      }
     }
     if (value.isIntegralNumber()) {
       if (!value.canConvertToInt() || type.findValueByNumber(value.intValue()) == null) {
@@ -365,6 +508,34 @@ final class ProtoJsonNormalizer {
       return value;
     }
     throw new ConfigException(path, "expected one of " + enumNames(type) + ", got " + kind(value));
+  }
+
+  /** The first value, in declaration order, whose name equals {@code name} ignoring ASCII case only. */
+  private static EnumValueDescriptor findIgnoringAsciiCase(EnumDescriptor type, String name) {
+    for (EnumValueDescriptor v : type.getValues()) {
+      if (equalsIgnoringAsciiCase(v.getName(), name)) {
+        return v;
+      }
+    }
+    return null;
+  }
+
+  private static boolean equalsIgnoringAsciiCase(String a, String b) {
+    if (a.length() != b.length()) {
+      return false;
+    }
+    for (int i = 0; i < a.length(); i++) {
+      char x = a.charAt(i);
+      char y = b.charAt(i);
+      if (x != y && asciiLower(x) != asciiLower(y)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static char asciiLower(char c) {
+    return c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
   }
 
   private static String enumNames(EnumDescriptor type) {

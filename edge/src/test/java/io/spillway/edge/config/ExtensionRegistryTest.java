@@ -41,6 +41,39 @@ class ExtensionRegistryTest {
   }
 
   @Test
+  void selectsByTypeAndByNameOnlyWhereTheDefaultConfigIsComplete() throws Exception {
+    FieldPath at = FieldPath.ROOT.field("f");
+    com.google.protobuf.Any buffer = com.google.protobuf.Any.pack(Buffer.getDefaultInstance());
+
+    // The type decides; the name is only a label.
+    assertThat(registry.select("anything", true, buffer, Category.HTTP_FILTER, at).name())
+        .isEqualTo("envoy.filters.http.buffer");
+    // No type (absent or {}): the name, for the router and the listener inspectors only.
+    assertThat(registry.select("envoy.filters.http.router", true, com.google.protobuf.Any.getDefaultInstance(),
+        Category.HTTP_FILTER, at).name()).isEqualTo("envoy.filters.http.router");
+    assertThat(registry.select("envoy.filters.listener.tls_inspector", false,
+        com.google.protobuf.Any.getDefaultInstance(), Category.LISTENER_FILTER, at).nameSuffices()).isTrue();
+    assertThatThrownBy(() -> registry.select("envoy.filters.http.buffer", false,
+            com.google.protobuf.Any.getDefaultInstance(), Category.HTTP_FILTER, at))
+        .hasMessage("f.typed_config: typed_config is required for envoy.filters.http.buffer");
+    assertThatThrownBy(() -> registry.select("envoy.filters.listener.tls_inspector", false,
+            com.google.protobuf.Any.getDefaultInstance(), Category.HTTP_FILTER, at))
+        .hasMessage("f: envoy.filters.listener.tls_inspector is not supported");
+    assertThatThrownBy(() -> registry.select("", false, com.google.protobuf.Any.getDefaultInstance(),
+            Category.HTTP_FILTER, at))
+        .hasMessage("f.name: name is required");
+  }
+
+  @Test
+  void knowsBothTypedStructsAndGivesJsonFormatTheirTypes() throws Exception {
+    assertThat(ExtensionRegistry.isTypedStruct("type.googleapis.com/xds.type.v3.TypedStruct")).isTrue();
+    assertThat(ExtensionRegistry.isTypedStruct("udpa.type.v1.TypedStruct")).isTrue();
+    assertThat(ExtensionRegistry.isTypedStruct("type.googleapis.com/google.protobuf.Struct")).isFalse();
+    assertThat(registry.typeRegistry().find("xds.type.v3.TypedStruct")).isNotNull();
+    assertThat(registry.typeRegistry().find("udpa.type.v1.TypedStruct")).isNotNull();
+  }
+
+  @Test
   void givesJsonFormatTheRegisteredTypes() throws Exception {
     assertThat(registry.typeRegistry().find("envoy.extensions.filters.http.router.v3.Router")).isNotNull();
   }

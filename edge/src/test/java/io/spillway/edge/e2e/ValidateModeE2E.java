@@ -107,6 +107,70 @@ class ValidateModeE2E {
     assertThat(result.stderr()).doesNotContain("Exception in thread").doesNotContain("\tat ");
   }
 
+  /** A bootstrap written the way Envoy's loader lets people write it (one leniency per comment). */
+  private static final String LENIENT = """
+      !ignore shared:                                   # a key Envoy leaves out, holding anchors
+        - &loopback {address: 127.0.0.1, port_value: 8080}
+        - &all_domains ["*", "localhost"]
+      admin:
+        address: {socket_address: {address: 127.0.0.1, port_value: 0}}
+      static_resources:
+        listeners:                                      # one listener, not a list of one
+          name: main
+          address: {socket_address: {address: 127.0.0.1, port_value: 0}}
+          listener_filters:
+          - name: envoy.filters.listener.tls_inspector  # named alone
+          filter_chains:
+            filters:
+              name: envoy.filters.network.http_connection_manager
+              typed_config:
+                "@type": type.googleapis.com/xds.type.v3.TypedStruct
+                type_url: type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+                value:
+                  stat_prefix: main
+                  codec_type: auto                      # enum in lower case
+                  stream_idle_timeout: {seconds: 30}    # Duration as an object
+                  http_filters:
+                  - name: envoy.filters.http.router
+                    typed_config: {}                    # empty: chosen by name
+                  route_config:
+                    virtual_hosts:
+                      name: all
+                      domains: [*all_domains, example.com]   # an aliased list spliced in
+                      routes: {match: {prefix: /}, route: {cluster: backend}}
+        clusters:
+        - name: backend
+          type: static
+          lb_policy: least_request
+          connect_timeout: 1s
+          load_assignment:
+            cluster_name: backend
+            endpoints: {lb_endpoints: {endpoint: {address: {socket_address: *loopback}}}}
+      """;
+
+  @Test
+  void aBootstrapUsingEnvoysLeniencesIsValid() throws IOException {
+    Path file = write("lenient.yaml", LENIENT);
+
+    EdgeProcess.Result result = validate(file);
+
+    assertThat(result.exitCode()).as(result.toString()).isZero();
+    assertThat(result.stdout()).contains(file.toString()).contains("OK");
+  }
+
+  @Test
+  void aMergeKeyIsRefusedAsEnvoyRefusesIt() throws IOException {
+    String yaml = LENIENT.replace("  - name: backend\n    type: static\n",
+        "  - <<: {type: static}\n    name: backend\n");
+    assertThat(yaml).isNotEqualTo(LENIENT);
+    Path file = write("merge.yaml", yaml);
+
+    EdgeProcess.Result result = validate(file);
+
+    assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
+    assertThat(errorLine(result)).contains("invalid YAML at line").contains("merge keys (<<) are not supported");
+  }
+
   private static EdgeProcess.Result validate(Path file) {
     return EdgeProcess.run(RUN_TIMEOUT, "-c", file.toString(), "--mode", "validate");
   }
