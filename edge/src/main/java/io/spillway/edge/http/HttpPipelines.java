@@ -65,7 +65,7 @@ public final class HttpPipelines {
         ? isa.getAddress().getHostAddress() : "127.0.0.1";
     Http2ServerStreams streams = new Http2ServerStreams(hcm, worker, remote, new StreamDeadlines(parent.eventLoop()),
         hcm.overload().tracksStreams());
-    EdgeHttp2ConnectionHandler codec = hcm.http2Codecs().newServerCodec(streams);
+    EdgeHttp2ConnectionHandler codec = hcm.http2Codecs().newCodec(streams);
     hcm.http2Codecs().addTo(p, "h2-codec", codec);
     streams.attach(codec, p.context(codec));
     p.addLast("h2-connection", new Http2ServerConnection(hcm, codec, streams));

@@ -7,7 +7,7 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Stream;
 
 /**
- * What both of the edge's HTTP/2 codecs do beyond Netty's: count stream errors, turn a malformed
+ * What the edge's HTTP/2 codec does beyond Netty's connection handler: count stream errors, turn a malformed
  * message into a connection error unless {@code stream_error_on_invalid_http_message} is set, and
  * keep the connection window at {@code initial_connection_window_size}.
  *

@@ -13,10 +13,11 @@ import io.netty.handler.codec.http2.Http2Stream;
 import java.util.List;
 
 /**
- * The downstream HTTP/2 codec: Netty's connection handler (frames, HPACK, flow control, stream
- * states, error codes) with the edge's error handling and connection window ({@link CodecErrors}).
- * Frames reach one {@link io.netty.handler.codec.http2.Http2FrameListener} that the connection
- * manager sets; there are no frame objects and no channel per stream. Netty resets a stream that
+ * The edge's HTTP/2 codec, both sides: Netty's connection handler (frames, HPACK, flow control,
+ * stream states, error codes) with the edge's error handling and connection window
+ * ({@link CodecErrors}). Frames reach one {@link io.netty.handler.codec.http2.Http2FrameListener}
+ * per connection, set by the connection manager (downstream) or the pool (upstream); there are
+ * no frame objects and no channel per stream. Netty resets a stream that
  * had an error with the error's own code (RFC 9113 §5.4.2), or answers an oversized header list
  * with 431. A connection error is passed on as an exception after the GOAWAY is written, so that
  * the connection manager can count it.
@@ -26,6 +27,7 @@ public final class EdgeHttp2ConnectionHandler extends Http2ConnectionHandler {
   private final CodecErrors errors;
   /** The stream window this side announces in its first SETTINGS, if any. */
   private final Integer streamWindow;
+  private boolean connectionWindowOpened;
 
   EdgeHttp2ConnectionHandler(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder,
       Http2Settings initialSettings, boolean decoupleCloseAndGoAway, boolean flushPreface, CodecErrors errors) {
@@ -35,7 +37,8 @@ public final class EdgeHttp2ConnectionHandler extends Http2ConnectionHandler {
   }
 
   /**
-   * Opens the connection window beyond the 65535 bytes RFC 9113 §6.9.2 starts it at, as Netty's
+   * Once the preface is out (when added to an active channel, or when the channel becomes active),
+   * opens the connection window beyond the 65535 bytes RFC 9113 §6.9.2 starts it at, as Netty's
    * frame codec does: by twice what the stream window exceeds it, so that one stream cannot use
    * the whole connection window ({@code initial_connection_window_size}, when set, replaces this
    * on the first read).
@@ -43,6 +46,22 @@ public final class EdgeHttp2ConnectionHandler extends Http2ConnectionHandler {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) throws Exception {
     super.handlerAdded(ctx);
+    if (ctx.channel().isActive()) {
+      openConnectionWindow(ctx);
+    }
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) throws Exception {
+    super.channelActive(ctx);
+    openConnectionWindow(ctx);
+  }
+
+  private void openConnectionWindow(ChannelHandlerContext ctx) throws Http2Exception {
+    if (connectionWindowOpened) {
+      return;
+    }
+    connectionWindowOpened = true;
     Http2Stream connectionStream = connection().connectionStream();
     Http2LocalFlowController flow = connection().local().flowController();
     int delta = streamWindow == null ? 0 : streamWindow - flow.initialWindowSize(connectionStream);

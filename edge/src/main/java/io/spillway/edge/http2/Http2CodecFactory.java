@@ -6,8 +6,6 @@ import io.netty.handler.codec.http2.Http2CodecUtil;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
 import io.netty.handler.codec.http2.Http2ConnectionHandler;
-import io.netty.handler.codec.http2.Http2FrameCodec;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2FrameListener;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.spillway.edge.config.Http2Options;
@@ -16,9 +14,8 @@ import java.time.Duration;
 /**
  * Builds the HTTP/2 codec of one side of the edge from its {@code http2_protocol_options}: one
  * factory per connection manager or cluster, one codec per connection: Netty's connection handler
- * downstream ({@link EdgeHttp2ConnectionHandler}, frames to one listener) and its frame codec
- * upstream (a child channel per stream), with SETTINGS from the options, preceded by
- * {@link Http2ProtocolConstraints}:
+ * ({@link EdgeHttp2ConnectionHandler}, frames to one listener per connection) with SETTINGS from
+ * the options, preceded by {@link Http2ProtocolConstraints}:
  *
  * <pre>
  *   … → h2-constraints (Envoy's flood limits) → &lt;codec&gt; (frames, flow control, error codes) → …
@@ -89,7 +86,7 @@ public final class Http2CodecFactory {
   }
 
   /**
-   * Adds {@code codec} (from {@link #newCodec()}) as {@code codecName} at the end of
+   * Adds {@code codec} (from {@link #newCodec}) as {@code codecName} at the end of
    * {@code pipeline}, preceded by its constraints handler {@code h2-constraints}.
    */
   public void addTo(ChannelPipeline pipeline, String codecName, Http2ConnectionHandler codec) {
@@ -97,27 +94,11 @@ public final class Http2CodecFactory {
     pipeline.addLast(codecName, codec);
   }
 
-  /** A downstream codec for one new connection; frames go to {@code listener}. */
-  public EdgeHttp2ConnectionHandler newServerCodec(Http2FrameListener listener) {
-    if (!server) {
-      throw new IllegalStateException("an upstream factory builds frame codecs");
-    }
-    ServerBuilder builder = new ServerBuilder(errors());
+  /** A codec for one new connection; frames go to {@code listener}. */
+  public EdgeHttp2ConnectionHandler newCodec(Http2FrameListener listener) {
+    ConnectionBuilder builder = new ConnectionBuilder(errors());
     builder.frameListener(listener);
     builder.initialSettings(settings());
-    return builder.build();
-  }
-
-  /** An upstream codec for one new connection. */
-  public Http2FrameCodec newCodec() {
-    if (server) {
-      throw new IllegalStateException("a downstream factory builds connection handlers");
-    }
-    Builder builder = new Builder(errors());
-    builder.initialSettings(settings())
-        .validateHeaders(true)
-        .encoderEnforceMaxQueuedControlFrames(0)
-        .decoderEnforceMaxConsecutiveEmptyDataFrames(0);
     return builder.build();
   }
 
@@ -143,20 +124,23 @@ public final class Http2CodecFactory {
   }
 
   /**
-   * Netty's builder, building an {@link EdgeHttp2ConnectionHandler}. Netty's empty-DATA,
-   * queued-control-frame and received-RST_STREAM limits are off (see the class comment).
+   * Netty's builder, building an {@link EdgeHttp2ConnectionHandler}. Netty's empty-DATA and
+   * queued-control-frame limits are off, and downstream its received-RST_STREAM limit (see the
+   * class comment).
    */
-  private final class ServerBuilder
-      extends AbstractHttp2ConnectionHandlerBuilder<EdgeHttp2ConnectionHandler, ServerBuilder> {
+  private final class ConnectionBuilder
+      extends AbstractHttp2ConnectionHandlerBuilder<EdgeHttp2ConnectionHandler, ConnectionBuilder> {
     private final CodecErrors errors;
 
-    ServerBuilder(CodecErrors errors) {
+    ConnectionBuilder(CodecErrors errors) {
       this.errors = errors;
-      server(true);
+      server(server);
       validateHeaders(true);
       encoderEnforceMaxQueuedControlFrames(0);
       decoderEnforceMaxConsecutiveEmptyDataFrames(0);
-      decoderEnforceMaxRstFramesPerWindow(0, 0);
+      if (server) {
+        decoderEnforceMaxRstFramesPerWindow(0, 0);
+      }
       if (gracefulShutdownMillis > 0) {
         gracefulShutdownTimeoutMillis(gracefulShutdownMillis);
       }
@@ -177,32 +161,13 @@ public final class Http2CodecFactory {
     }
 
     @Override
-    protected ServerBuilder frameListener(Http2FrameListener listener) {
+    protected ConnectionBuilder frameListener(Http2FrameListener listener) {
       return super.frameListener(listener);
     }
 
     @Override
-    protected ServerBuilder initialSettings(Http2Settings settings) {
+    protected ConnectionBuilder initialSettings(Http2Settings settings) {
       return super.initialSettings(settings);
-    }
-  }
-
-  /** Netty's builder, building an {@link EdgeHttp2FrameCodec} (upstream). */
-  private static final class Builder extends Http2FrameCodecBuilder {
-    private final CodecErrors errors;
-
-    Builder(CodecErrors errors) {
-      server(false);
-      this.errors = errors;
-    }
-
-    @Override
-    protected Http2FrameCodec build(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder,
-        Http2Settings initialSettings) {
-      EdgeHttp2FrameCodec codec = new EdgeHttp2FrameCodec(encoder, decoder, initialSettings, decoupleCloseAndGoAway(),
-          flushPreface(), errors);
-      codec.gracefulShutdownTimeoutMillis(gracefulShutdownTimeoutMillis());
-      return codec;
     }
   }
 }

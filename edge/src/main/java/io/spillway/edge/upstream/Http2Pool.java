@@ -4,12 +4,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
-import io.netty.handler.codec.http2.Http2FrameCodec;
-import io.netty.handler.codec.http2.Http2GoAwayFrame;
-import io.netty.handler.codec.http2.Http2MultiplexHandler;
-import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.http2.EdgeHttp2ConnectionHandler;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -63,31 +59,13 @@ final class Http2Pool extends HostPool {
 
   private void open(Connection conn, StreamCallbacks callbacks) {
     conn.setIdle(false);
-    conn.reserved++;
     conn.streamsOpened++;
     int max = cluster.config().maxRequestsPerConnection();
     if (max > 0 && conn.streamsOpened >= max) {
       // max_requests_per_connection: no new streams; the connection closes when its streams end.
       conn.retire();
     }
-    Http2StreamHandler handler = new Http2StreamHandler(host, cluster);
-    new Http2StreamChannelBootstrap(conn.channel)
-        .handler(new ChannelInitializer<Http2StreamChannel>() {
-          @Override
-          protected void initChannel(Http2StreamChannel ch) {
-            ch.pipeline().addLast("upstream", handler);
-          }
-        })
-        .open()
-        .addListener(f -> {
-          conn.reserved--;
-          if (f.isSuccess()) {
-            callbacks.onStreamReady(handler);
-          } else {
-            callbacks.onStreamFailure(StreamCallbacks.PoolFailure.CONNECTION_TERMINATED,
-                "stream open failed: " + f.cause().getMessage());
-          }
-        });
+    callbacks.onStreamReady(conn.client.newStream());
   }
 
   private void connect() {
@@ -110,13 +88,12 @@ final class Http2Pool extends HostPool {
     }
     connecting++;
     long started = System.nanoTime();
-    Http2FrameCodec codec = cluster.http2Codecs().newCodec();
-    Connection conn = new Connection(codec);
+    Connection conn = new Connection();
     bootstrap().handler(new ChannelInitializer<Channel>() {
       @Override
       protected void initChannel(Channel ch) {
-        cluster.http2Codecs().addTo(ch.pipeline(), "h2", codec);
-        ch.pipeline().addLast("mux", new Http2MultiplexHandler(new RefusePushHandler()));
+        cluster.http2Codecs().addTo(ch.pipeline(), "h2", conn.codec);
+        conn.client.attach(conn.codec, ch.pipeline().context(conn.codec));
         ch.pipeline().addLast("lifecycle", conn);
       }
     }).connect().addListener(done -> {
@@ -198,11 +175,14 @@ final class Http2Pool extends HostPool {
     });
   }
 
-  /** Lifecycle of one HTTP/2 connection: GOAWAY and close remove it from the pool. */
+  /**
+   * Lifecycle of one HTTP/2 connection, after its codec: GOAWAY and close remove it from the pool.
+   * Its streams are plain objects of {@link Http2ClientConnection}, the codec's frame listener.
+   */
   private final class Connection extends ChannelInboundHandlerAdapter {
-    final Http2FrameCodec codec;
+    final Http2ClientConnection client = new Http2ClientConnection(host, cluster, this::onRoomChanged);
+    final EdgeHttp2ConnectionHandler codec = cluster.http2Codecs().newCodec(client);
     Channel channel;
-    int reserved;
     int streamsOpened;
     boolean goingAway;
     /** No stream open or opening (counted in {@link #idleConnections}). */
@@ -213,13 +193,9 @@ final class Http2Pool extends HostPool {
     private ChannelHandlerContext ctx;
     private boolean closed;
 
-    Connection(Http2FrameCodec codec) {
-      this.codec = codec;
-    }
-
     /** Connected and in the pool: with no waiter to serve, it is unused from the start. */
     void connected() {
-      if (reserved == 0 && ctx != null) {
+      if (client.reserved() == 0 && ctx != null) {
         armIdle(ctx, true);
       }
     }
@@ -281,11 +257,24 @@ final class Http2Pool extends HostPool {
      * budget once its last stream ended, else the cluster's idle timeout closes it if it has had
      * no open stream for that long.
      */
+    /** A stream handed out was given back unstarted, or the server sent GOAWAY. */
+    private void onRoomChanged() {
+      if (client.goAwayReceived()) {
+        goingAway = true;
+      }
+      if (ctx != null) {
+        if (!waiting.isEmpty() && !closed) {
+          serveWaiters();
+        }
+        armIdle(ctx, true);
+      }
+    }
+
     private void armIdle(ChannelHandlerContext ctx, boolean mayGiveAway) {
       if (closed) {
         return;
       }
-      boolean unused = codec.connection().numActiveStreams() == 0 && reserved == 0;
+      boolean unused = codec.connection().numActiveStreams() == 0 && client.reserved() == 0;
       if (goingAway && unused) {
         ctx.close();
         return;
@@ -309,7 +298,7 @@ final class Http2Pool extends HostPool {
       }
       idleTimer = ctx.executor().schedule(() -> {
         idleTimer = null;
-        if (codec.connection().numActiveStreams() == 0 && reserved == 0) {
+        if (codec.connection().numActiveStreams() == 0 && client.reserved() == 0) {
           goingAway = true;
           cluster.stats().upstreamCxIdleTimeout.inc();
           ctx.close(); // the codec sends GOAWAY(NO_ERROR) first
@@ -324,15 +313,18 @@ final class Http2Pool extends HostPool {
       var local = codec.connection().local();
       // The server's SETTINGS_MAX_CONCURRENT_STREAMS, capped by the cluster's max_concurrent_streams.
       int max = Math.min(local.maxActiveStreams(), cluster.config().http2().maxConcurrentStreams());
-      return local.numActiveStreams() + reserved < max && local.canOpenStream();
+      return local.numActiveStreams() + client.reserved() < max && local.canOpenStream();
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      if (msg instanceof Http2GoAwayFrame) {
-        goingAway = true;
-      }
-      ReferenceCountUtil.release(msg);
+      ReferenceCountUtil.release(msg); // the codec passes nothing up: frames go to the listener
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+      client.onReadComplete();
+      ctx.fireChannelReadComplete();
     }
 
     @Override
@@ -354,15 +346,6 @@ final class Http2Pool extends HostPool {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       log.debug("upstream HTTP/2 connection error on {}: {}", ctx.channel(), cause.toString());
-      ctx.close();
-    }
-  }
-
-  /** Server push is disabled in our SETTINGS; anything pushed anyway is dropped. */
-  private static final class RefusePushHandler extends ChannelInboundHandlerAdapter {
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      ReferenceCountUtil.release(msg);
       ctx.close();
     }
   }

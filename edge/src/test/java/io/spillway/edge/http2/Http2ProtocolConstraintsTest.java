@@ -58,7 +58,7 @@ class Http2ProtocolConstraintsTest {
     }
     Http2CodecFactory factory = Http2CodecFactory.downstream(options, HEADER_LIST, 1024 * 1024,
         Duration.ofSeconds(5), stats);
-    codec = factory.newServerCodec(new Http2FrameAdapter() {
+    codec = factory.newCodec(new Http2FrameAdapter() {
       @Override
       public void onHeadersRead(ChannelHandlerContext ctx, int streamId, Http2Headers headers, int streamDependency,
           short weight, boolean exclusive, int padding, boolean endOfStream) {
