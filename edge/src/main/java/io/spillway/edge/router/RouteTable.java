@@ -25,13 +25,18 @@ public final class RouteTable {
     return name;
   }
 
-  /** Compiles a validated route configuration. */
+  /** Compiles a validated route configuration whose routes configure no filter. */
   public static RouteTable compile(RouteConfig config) {
+    return compile(config, RouteFilterCompiler.NONE);
+  }
+
+  /** Compiles a validated route configuration, each route's filter configuration through {@code filters}. */
+  public static RouteTable compile(RouteConfig config, RouteFilterCompiler filters) {
     DomainIndex.Builder<CompiledVirtualHost> index = DomainIndex.builder();
     for (RouteConfig.VirtualHost vh : config.virtualHosts()) {
       List<CompiledRoute> routes = new ArrayList<>(vh.routes().size());
       for (Route route : vh.routes()) {
-        routes.add(new CompiledRoute(RouteMatcher.of(route.match()), entry(config, vh, route)));
+        routes.add(new CompiledRoute(RouteMatcher.of(route.match()), entry(config, vh, route, filters)));
       }
       CompiledVirtualHost compiled = new CompiledVirtualHost(List.copyOf(routes));
       for (String domain : vh.domains()) {
@@ -57,7 +62,8 @@ public final class RouteTable {
     return null;
   }
 
-  private static RouteEntry entry(RouteConfig config, RouteConfig.VirtualHost vh, Route route) {
+  private static RouteEntry entry(RouteConfig config, RouteConfig.VirtualHost vh, Route route,
+      RouteFilterCompiler filters) {
     List<HeaderMutations> request = nonEmpty(route.requestHeaders(), vh.requestHeaders(), config.requestHeaders());
     List<HeaderMutations> response = nonEmpty(route.responseHeaders(), vh.responseHeaders(), config.responseHeaders());
     RetryPolicy retry = vh.retryPolicy();
@@ -75,7 +81,9 @@ public final class RouteTable {
         }
       }
     }
-    return new RouteEntry(route, vh.name(), request, response, retry, cumulative);
+    java.util.Map<String, Object> compiled = new java.util.HashMap<>();
+    route.filterConfigs().forEach((name, filterConfig) -> compiled.put(name, filters.compile(name, filterConfig)));
+    return new RouteEntry(route, vh.name(), request, response, retry, cumulative, compiled);
   }
 
   private static List<HeaderMutations> nonEmpty(HeaderMutations... all) {
