@@ -4,6 +4,7 @@ import io.spillway.edge.config.HeaderMutations;
 import io.spillway.edge.config.RetryPolicy;
 import io.spillway.edge.config.Route;
 import io.spillway.edge.config.RouteConfig;
+import io.spillway.edge.config.RouteFilterConfig;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -32,11 +33,16 @@ public final class RouteTable {
 
   /** Compiles a validated route configuration, each route's filter configuration through {@code filters}. */
   public static RouteTable compile(RouteConfig config, RouteFilterCompiler filters) {
+    // A virtual host's typed_per_filter_config is one object its routes share (as in Envoy: one
+    // bucket for the host), a route's own is its alone: compiled once per config object.
+    java.util.Map<RouteFilterConfig, Object> compiledOnce = new java.util.IdentityHashMap<>();
+    RouteFilterCompiler once = (name, filterConfig) ->
+        compiledOnce.computeIfAbsent(filterConfig, c -> filters.compile(name, c));
     DomainIndex.Builder<CompiledVirtualHost> index = DomainIndex.builder();
     for (RouteConfig.VirtualHost vh : config.virtualHosts()) {
       List<CompiledRoute> routes = new ArrayList<>(vh.routes().size());
       for (Route route : vh.routes()) {
-        routes.add(new CompiledRoute(RouteMatcher.of(route.match()), entry(config, vh, route, filters)));
+        routes.add(new CompiledRoute(RouteMatcher.of(route.match()), entry(config, vh, route, once)));
       }
       CompiledVirtualHost compiled = new CompiledVirtualHost(List.copyOf(routes));
       for (String domain : vh.domains()) {
