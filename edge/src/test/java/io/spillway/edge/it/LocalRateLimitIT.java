@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.edge.stats.PrometheusStatsFormat;
 import io.spillway.edge.stats.StatFilter;
+import io.spillway.testkit.H2cClient;
 import io.spillway.testkit.OriginServer;
 import io.spillway.testkit.RecordedRequest;
 import java.net.http.HttpResponse;
@@ -199,5 +200,34 @@ class LocalRateLimitIT {
     assertThat(statuses("/", 4, "x-api-key", "large")).containsExactly(200, 200, 200, 429);
     assertThat(count(statuses("/", 5, "x-api-key", "other"), 200)).isEqualTo(5);
     assertThat(count(statuses("/", 5), 200)).isEqualTo(5);
+  }
+
+  @Test
+  void perDownstreamConnectionBucketsAreEachHttp2ConnectionsOwn() throws Exception {
+    start(route("/", ""), """
+        stat_prefix: per_connection
+        token_bucket: { max_tokens: 2, tokens_per_fill: 1, fill_interval: 1000s }
+        filter_enabled: %s
+        filter_enforced: %s
+        local_rate_limit_per_downstream_connection: true
+        """.formatted(ALL, ALL));
+    try (H2cClient first = H2cClient.connect(edge.port()); H2cClient second = H2cClient.connect(edge.port())) {
+      List<Integer> a = new ArrayList<>();
+      List<Integer> b = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        a.add(first.get("/").status());
+      }
+      H2cClient.Response refused = null;
+      for (int i = 0; i < 3; i++) {
+        H2cClient.Response r = second.get("/");
+        b.add(r.status());
+        refused = r;
+      }
+      assertThat(a).containsExactly(200, 200, 429);
+      assertThat(b).containsExactly(200, 200, 429);
+      assertThat(refused.header("x-envoy-ratelimited")).isEqualTo("true");
+      assertThat(refused.bodyText()).isEqualTo("local_rate_limited");
+    }
+    assertThat(edge.stat("per_connection.http_local_rate_limit.enforced")).isEqualTo(2);
   }
 }
