@@ -177,6 +177,7 @@ class LocalRateLimitTranslationTest {
     withFilter("stat_prefix: rl\ntoken_bucket: {max_tokens: 1, fill_interval: 0.01s}\n")
         .rejects(CONFIG + ".token_bucket.fill_interval: must be at least 50ms");
     withFilter("stat_prefix: rl\nstage: 11\n").rejects(CONFIG + ".stage: must be at most 10");
+    withFilter("stat_prefix: rl\nstatus: {}\n").rejects(CONFIG + ".status.code: code is required");
     withFilter("stat_prefix: rl\nlocal_cluster_rate_limit: {}\n")
         .rejects(CONFIG + ".local_cluster_rate_limit: local_cluster_rate_limit is not supported");
     withFilter("stat_prefix: rl\nrate_limited_as_resource_exhausted: true\n")

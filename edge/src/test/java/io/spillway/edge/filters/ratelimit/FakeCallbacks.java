@@ -17,7 +17,7 @@ import java.util.function.Consumer;
 
 /** The decoder side of one stream as a filter sees it, recording the local reply it is asked for. */
 final class FakeCallbacks implements DecoderFilterCallbacks {
-  final Worker worker = new Worker(0, null, new SplittableRandom(7), null, null, null);
+  final Worker worker;
   final ConnectionShare connection;
   final RouteEntry route;
   final RequestHeaders request;
@@ -26,11 +26,19 @@ final class FakeCallbacks implements DecoderFilterCallbacks {
   String localReplyBody;
   ResponseFlag localReplyFlag;
 
-  FakeCallbacks(ConnectionShare connection, RouteEntry route, RequestHeaders request, String clientAddress) {
+  /** @param worker the stream's worker: its random source draws the enabled / enforced fractions */
+  FakeCallbacks(Worker worker, ConnectionShare connection, RouteEntry route, RequestHeaders request,
+      String clientAddress) {
+    this.worker = worker;
     this.connection = connection;
     this.route = route;
     this.request = request;
     this.info = new StreamInfo(0, clientAddress, false);
+  }
+
+  /** A worker with only a seeded random source (no loop: the filter never schedules). */
+  static Worker worker(long seed) {
+    return new Worker(0, null, new SplittableRandom(seed), null, null, null);
   }
 
   static HttpHeaders headers() {

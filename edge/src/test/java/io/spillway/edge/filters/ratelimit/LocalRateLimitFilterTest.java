@@ -39,6 +39,7 @@ class LocalRateLimitFilterTest {
   private final StatsStore stats = new StatsStore();
   private final AtomicLong clock = new AtomicLong(1_000 * SECOND);
   private final ConnectionShare connection = new ConnectionShare();
+  private final io.spillway.edge.upstream.Worker worker = FakeCallbacks.worker(7);
 
   /** A config builder: every field at the value a test states, the rest as Envoy's defaults but enabled and enforced. */
   private static final class Config {
@@ -96,7 +97,7 @@ class LocalRateLimitFilterTest {
       public void addEncoderFilter(io.spillway.edge.http.filter.EncoderFilter filter) {}
     });
     LocalRateLimitFilter filter = made.get(0);
-    FakeCallbacks callbacks = new FakeCallbacks(conn, route, request, "127.0.0.7");
+    FakeCallbacks callbacks = new FakeCallbacks(worker, conn, route, request, "127.0.0.7");
     filter.setDecoderFilterCallbacks(callbacks);
     FilterHeadersStatus status = filter.decodeHeaders(request, true);
     ResponseHeaders response = callbacks.localReply != null
@@ -297,5 +298,25 @@ class LocalRateLimitFilterTest {
     assertThat(send(f, null, connection, request()).response().status()).isEqualTo(429);
     assertThat(send(f, null, other, request()).response().status()).isEqualTo(200);
     assertThat(send(f, null, other, request()).response().status()).isEqualTo(429);
+  }
+
+  @Test
+  void fractionsAreDrawnPerRequestFromTheWorkersRandomSource() {
+    Config c = new Config();
+    c.enabled = LocalRateLimitConfig.MILLION / 2;
+    c.enforced = LocalRateLimitConfig.MILLION / 4;
+    c.bucket = Optional.of(bucket(1, 1, 1000));
+    LocalRateLimitFactory f = factory(c);
+    int refused = 0;
+    for (int i = 0; i < 2_000; i++) {
+      if (send(f).response().status() == 429) {
+        refused++;
+      }
+    }
+    long enabled = counter("rl.http_local_rate_limit.enabled");
+    long limited = counter("rl.http_local_rate_limit.rate_limited");
+    assertThat(enabled).isBetween(900L, 1100L); // half of 2000, seeded draws
+    assertThat(limited).isEqualTo(enabled - 1); // one token, then every checked request is over
+    assertThat(counter("rl.http_local_rate_limit.enforced")).isEqualTo(refused).isBetween(200L, 300L);
   }
 }
