@@ -13,6 +13,7 @@ import io.envoyproxy.envoy.extensions.access_loggers.stream.v3.StdoutAccessLog;
 import io.envoyproxy.envoy.extensions.filters.http.buffer.v3.Buffer;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthz;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute;
+import io.envoyproxy.envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit;
 import io.envoyproxy.envoy.extensions.filters.http.router.v3.Router;
 import io.envoyproxy.envoy.extensions.filters.listener.http_inspector.v3.HttpInspector;
 import io.envoyproxy.envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector;
@@ -93,6 +94,8 @@ public final class ExtensionRegistry {
   public static final String BUFFER = "envoy.filters.http.buffer";
   /** Envoy's name of the external authorization HTTP filter. */
   public static final String EXT_AUTHZ = "envoy.filters.http.ext_authz";
+  /** Envoy's name of the local rate limit HTTP filter. */
+  public static final String LOCAL_RATELIMIT = "envoy.filters.http.local_ratelimit";
   /** Envoy's name of the TLS transport socket. */
   public static final String TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
   /** The {@code typed_extension_protocol_options} key of upstream HTTP protocol options. */
@@ -104,6 +107,7 @@ public final class ExtensionRegistry {
       .add(BUFFER, Category.HTTP_FILTER, Buffer.getDefaultInstance())
       .add(EXT_AUTHZ, Category.HTTP_FILTER, ExtAuthz.getDefaultInstance())
       .add(EXT_AUTHZ + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, ExtAuthzPerRoute.getDefaultInstance())
+      .add(LOCAL_RATELIMIT, Category.HTTP_FILTER, LocalRateLimit.getDefaultInstance())
       .add("envoy.config.route.v3.FilterConfig", Category.PER_ROUTE_FILTER_CONFIG, FilterConfig.getDefaultInstance())
       .add(TLS_TRANSPORT_SOCKET, Category.TRANSPORT_SOCKET, DownstreamTlsContext.getDefaultInstance())
       .add(UPSTREAM_HTTP_PROTOCOL_OPTIONS, Category.UPSTREAM_PROTOCOL_OPTIONS,

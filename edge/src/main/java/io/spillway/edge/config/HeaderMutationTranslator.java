@@ -50,6 +50,16 @@ final class HeaderMutationTranslator {
     return new HeaderMutations(adds, removes);
   }
 
+  /** Additions only, from a list at {@code listPath} (a filter's {@code response_headers_to_add}, say). */
+  static HeaderMutations additions(List<HeaderValueOption> add, Direction direction, FieldPath listPath)
+      throws ConfigException {
+    List<HeaderMutations.HeaderValue> adds = new ArrayList<>();
+    for (int i = 0; i < add.size(); i++) {
+      adds.add(option(add.get(i), direction, listPath.index(i)));
+    }
+    return adds.isEmpty() ? HeaderMutations.NONE : new HeaderMutations(adds, List.of());
+  }
+
   @SuppressWarnings("deprecation") // append: deprecated for append_action, still accepted by Envoy
   private static HeaderMutations.HeaderValue option(HeaderValueOption o, Direction direction, FieldPath path)
       throws ConfigException {

@@ -34,6 +34,7 @@ import java.util.Optional;
  * @param http1 {@code http_protocol_options}: what HTTP/1.0 requests get
  * @param http2 {@code http2_protocol_options} (with {@code stream_error_on_invalid_http_message}
  *     folded in): SETTINGS, windows and flood limits of downstream HTTP/2 connections
+ * @param localRateLimit the local_ratelimit filter's entry when the chain has one
  */
 public record HttpConnectionManagerConfig(
     String statPrefix,
@@ -58,12 +59,35 @@ public record HttpConnectionManagerConfig(
     Optional<String> rdsRouteConfigName,
     Optional<ExtAuthzConfig> extAuthz,
     Http1Options http1,
-    Http2Options http2) {
+    Http2Options http2,
+    Optional<NamedLocalRateLimit> localRateLimit) {
 
   public HttpConnectionManagerConfig {
     httpFilters = List.copyOf(httpFilters);
     java.util.Objects.requireNonNull(http1, "http1");
     java.util.Objects.requireNonNull(http2, "http2");
+    java.util.Objects.requireNonNull(localRateLimit, "localRateLimit");
+  }
+
+  /**
+   * The local_ratelimit entry of the chain.
+   *
+   * @param name the entry's name, which routes' {@code typed_per_filter_config} refer to
+   */
+  public record NamedLocalRateLimit(String name, LocalRateLimitConfig config) {}
+
+  /** Without a local rate limit filter. */
+  public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,
+      Duration idleTimeout, Duration streamIdleTimeout, Duration requestTimeout, Duration requestHeadersTimeout,
+      Duration maxConnectionDuration, Duration drainTimeout, int maxRequestHeadersBytes, int maxRequestHeadersCount,
+      Optional<Long> maxRequestBodyBytes, boolean useRemoteAddress, int xffNumTrustedHops, boolean generateRequestId,
+      boolean preserveExternalRequestId, boolean appendLocalOverload, String serverName, List<String> httpFilters,
+      Optional<String> rdsRouteConfigName, Optional<ExtAuthzConfig> extAuthz, Http1Options http1,
+      Http2Options http2) {
+    this(statPrefix, codecType, routeConfig, idleTimeout, streamIdleTimeout, requestTimeout, requestHeadersTimeout,
+        maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, maxRequestBodyBytes,
+        useRemoteAddress, xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload,
+        serverName, httpFilters, rdsRouteConfigName, extAuthz, http1, http2, Optional.empty());
   }
 
   /**

@@ -4,6 +4,7 @@ import io.envoyproxy.envoy.config.core.v3.Http1ProtocolOptions;
 import io.envoyproxy.envoy.config.core.v3.HttpProtocolOptions;
 import io.envoyproxy.envoy.extensions.filters.http.buffer.v3.Buffer;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthz;
+import io.envoyproxy.envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit;
 import io.envoyproxy.envoy.extensions.filters.http.router.v3.Router;
 import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager;
 import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter;
@@ -18,7 +19,7 @@ import java.util.Optional;
 /**
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
- * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer and ext_authz filters and must end with the router.
+ * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz and local_ratelimit filters and must end with the router.
  */
 final class HttpConnectionManagerTranslator {
 
@@ -148,7 +149,8 @@ final class HttpConnectionManagerTranslator {
         requestTimeout, requestHeadersTimeout, maxConnectionDuration, drain, headersBytes, maxHeadersCount,
         filters.maxRequestBodyBytes(), useRemoteAddress, xffHops, generateRequestId,
         hcm.getPreserveExternalRequestId(), hcm.getAppendLocalOverload(), serverName, filters.names(), rdsName,
-        filters.extAuthz(), http1(hcm, path.field("http_protocol_options")), http2(hcm, path));
+        filters.extAuthz(), http1(hcm, path.field("http_protocol_options")), http2(hcm, path),
+        filters.localRateLimit());
   }
 
   /**
@@ -182,14 +184,15 @@ final class HttpConnectionManagerTranslator {
     return new HttpConnectionManagerConfig.Http1Options(options.getAcceptHttp10(), host);
   }
 
-  /** The HTTP filter chain: Envoy's canonical names in order, the buffer filter's limit, ext_authz. */
+  /** The HTTP filter chain: Envoy's canonical names in order, the buffer filter's limit, ext_authz, local_ratelimit. */
   private record HttpFilters(List<String> names, Optional<Long> maxRequestBodyBytes,
-      Optional<ExtAuthzConfig> extAuthz) {}
+      Optional<ExtAuthzConfig> extAuthz, Optional<HttpConnectionManagerConfig.NamedLocalRateLimit> localRateLimit) {}
 
   private HttpFilters httpFilters(List<HttpFilter> filters, FieldPath path) throws ConfigException {
     List<String> names = new ArrayList<>();
     Optional<Long> maxBody = Optional.empty();
     Optional<ExtAuthzConfig> extAuthz = Optional.empty();
+    Optional<HttpConnectionManagerConfig.NamedLocalRateLimit> localRateLimit = Optional.empty();
     for (int i = 0; i < filters.size(); i++) {
       FieldPath filterPath = path.index(i);
       HttpFilter filter = filters.get(i);
@@ -222,6 +225,10 @@ final class HttpConnectionManagerTranslator {
         case ExtensionRegistry.EXT_AUTHZ -> extAuthz = Optional.of(ExtAuthzTranslator.translate(
             registry.unpack(filter.getTypedConfig(), ExtAuthz.class, Category.HTTP_FILTER, configPath),
             filter.getName().isEmpty() ? name : filter.getName(), routes::knowsCluster, configPath));
+        case ExtensionRegistry.LOCAL_RATELIMIT -> localRateLimit = Optional.of(
+            new HttpConnectionManagerConfig.NamedLocalRateLimit(filter.getName().isEmpty() ? name : filter.getName(),
+                RateLimitTranslator.localRateLimit(registry.unpack(filter.getTypedConfig(), LocalRateLimit.class,
+                    Category.HTTP_FILTER, configPath), configPath, false)));
         default -> throw new ConfigException(filterPath, name + " is not supported");
       }
       names.add(name);
@@ -229,7 +236,7 @@ final class HttpConnectionManagerTranslator {
     if (names.isEmpty() || !names.get(names.size() - 1).equals(ExtensionRegistry.ROUTER)) {
       throw new ConfigException(path, ExtensionRegistry.ROUTER + " is required as the last filter");
     }
-    return new HttpFilters(names, maxBody, extAuthz);
+    return new HttpFilters(names, maxBody, extAuthz, localRateLimit);
   }
 
   /** The extension a filter entry names, chosen as {@link ExtensionRegistry#select} chooses. */

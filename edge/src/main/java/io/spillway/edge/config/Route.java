@@ -19,6 +19,9 @@ import java.util.regex.Pattern;
  * @param disabledFilters the HTTP filters (by their name in the connection manager) that
  *     {@code typed_per_filter_config} turns off for this route, its own entries overriding its
  *     virtual host's
+ * @param filterConfigs the {@code typed_per_filter_config} entries that configure a filter for this
+ *     route (by the filter's name in the connection manager): the route's own, else its virtual host's
+ * @param rateLimits the {@code rate_limits} of the route and of its virtual host
  */
 public record Route(
     String name,
@@ -27,11 +30,38 @@ public record Route(
     HeaderMutations requestHeaders,
     HeaderMutations responseHeaders,
     Map<String, String> metadata,
-    java.util.Set<String> disabledFilters) {
+    java.util.Set<String> disabledFilters,
+    Map<String, RouteFilterConfig> filterConfigs,
+    RateLimits rateLimits) {
 
   public Route {
     metadata = Map.copyOf(metadata);
     disabledFilters = java.util.Set.copyOf(disabledFilters);
+    filterConfigs = Map.copyOf(filterConfigs);
+    java.util.Objects.requireNonNull(rateLimits, "rateLimits");
+  }
+
+  /** A route without per-route filter configuration or rate limits. */
+  public Route(String name, Match match, Action action, HeaderMutations requestHeaders, HeaderMutations responseHeaders,
+      Map<String, String> metadata, java.util.Set<String> disabledFilters) {
+    this(name, match, action, requestHeaders, responseHeaders, metadata, disabledFilters, Map.of(), RateLimits.NONE);
+  }
+
+  /**
+   * The descriptor actions a rate limit filter may use for a route.
+   *
+   * @param route the route action's {@code rate_limits}
+   * @param virtualHost its virtual host's {@code rate_limits}
+   * @param includeVirtualHost the route's {@code include_vh_rate_limits}
+   */
+  public record RateLimits(List<RateLimitPolicy> route, List<RateLimitPolicy> virtualHost,
+      boolean includeVirtualHost) {
+    public static final RateLimits NONE = new RateLimits(List.of(), List.of(), false);
+
+    public RateLimits {
+      route = List.copyOf(route);
+      virtualHost = List.copyOf(virtualHost);
+    }
   }
 
   /** A route with every HTTP filter on. */

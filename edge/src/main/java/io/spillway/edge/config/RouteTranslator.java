@@ -14,6 +14,7 @@ import io.envoyproxy.envoy.config.route.v3.RouteConfiguration;
 import io.envoyproxy.envoy.config.route.v3.VirtualHost;
 import io.envoyproxy.envoy.config.route.v3.WeightedCluster;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute;
+import io.envoyproxy.envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit;
 import io.spillway.edge.config.HeaderMutationTranslator.Direction;
 import io.spillway.edge.config.Route.PathMatch;
 import java.time.Duration;
@@ -44,7 +45,7 @@ final class RouteTranslator {
       "response_headers_to_remove", "validate_clusters");
   private static final SupportedFields VIRTUAL_HOST = SupportedFields.of(VirtualHost.getDescriptor(),
       "name", "domains", "routes", "request_headers_to_add", "request_headers_to_remove", "response_headers_to_add",
-      "response_headers_to_remove", "retry_policy", "typed_per_filter_config");
+      "response_headers_to_remove", "retry_policy", "typed_per_filter_config", "rate_limits");
   private static final SupportedFields ROUTE = SupportedFields.of(
       io.envoyproxy.envoy.config.route.v3.Route.getDescriptor(),
       "name", "match", "route", "redirect", "direct_response", "metadata", "request_headers_to_add",
@@ -53,7 +54,7 @@ final class RouteTranslator {
   private static final SupportedFields FILTER_CONFIG = SupportedFields.of(FilterConfig.getDescriptor(), "disabled");
   private static final SupportedFields ROUTE_ACTION = SupportedFields.of(RouteAction.getDescriptor(),
       "cluster", "cluster_header", "weighted_clusters", "prefix_rewrite", "host_rewrite_literal", "auto_host_rewrite",
-      "timeout", "idle_timeout", "retry_policy");
+      "timeout", "idle_timeout", "retry_policy", "rate_limits", "include_vh_rate_limits");
   private static final SupportedFields WEIGHTED_CLUSTER = SupportedFields.of(WeightedCluster.getDescriptor(),
       "clusters", "total_weight");
   private static final SupportedFields CLUSTER_WEIGHT = SupportedFields.of(
@@ -126,10 +127,13 @@ final class RouteTranslator {
     RetryPolicy hostRetry = vh.hasRetryPolicy()
         ? RetryPolicyTranslator.translate(vh.getRetryPolicy(), path.field("retry_policy"))
         : RetryPolicy.NONE;
-    Map<String, Boolean> hostFilters = perFilter(vh.getTypedPerFilterConfigMap(), path.field("typed_per_filter_config"));
+    Map<String, Object> hostFilters = perFilter(vh.getTypedPerFilterConfigMap(), path.field("typed_per_filter_config"));
+    List<RateLimitPolicy> hostRateLimits = RateLimitTranslator.policies(vh.getRateLimitsList(),
+        path.field("rate_limits"));
     List<Route> routes = new ArrayList<>();
     for (int i = 0; i < vh.getRoutesCount(); i++) {
-      routes.add(route(vh.getRoutes(i), path.field("routes").index(i), hostRetry, validateClusters, hostFilters));
+      routes.add(route(vh.getRoutes(i), path.field("routes").index(i), hostRetry, validateClusters, hostFilters,
+          hostRateLimits));
     }
     return new RouteConfig.VirtualHost(vh.getName(), domains, routes,
         HeaderMutationTranslator.translate(vh.getRequestHeadersToAddList(), vh.getRequestHeadersToRemoveList(),
@@ -165,12 +169,14 @@ final class RouteTranslator {
   }
 
   /**
-   * A {@code typed_per_filter_config}: filter name → whether the entry turns that filter off. Only
-   * turning a filter off or on is supported: {@code ExtAuthzPerRoute} with {@code disabled}, or
-   * Envoy's generic {@code FilterConfig} with {@code disabled} and no {@code config}.
+   * A {@code typed_per_filter_config}: filter name → {@link Boolean#TRUE} when the entry turns that
+   * filter off, {@link Boolean#FALSE} when it leaves it on, or the filter's configuration for the
+   * route ({@link RouteFilterConfig}). Supported: {@code ExtAuthzPerRoute} with {@code disabled},
+   * Envoy's generic {@code FilterConfig} with {@code disabled} and no {@code config}, and a
+   * {@code LocalRateLimit} (the route's own limit).
    */
-  private static Map<String, Boolean> perFilter(Map<String, Any> configs, FieldPath path) throws ConfigException {
-    Map<String, Boolean> disabled = new TreeMap<>();
+  private static Map<String, Object> perFilter(Map<String, Any> configs, FieldPath path) throws ConfigException {
+    Map<String, Object> entries = new TreeMap<>();
     for (Map.Entry<String, Any> entry : new TreeMap<>(configs).entrySet()) {
       FieldPath at = path.key(entry.getKey());
       Any any = entry.getValue();
@@ -178,25 +184,29 @@ final class RouteTranslator {
         if (any.is(ExtAuthzPerRoute.class)) {
           ExtAuthzPerRoute perRoute = any.unpack(ExtAuthzPerRoute.class);
           EXT_AUTHZ_PER_ROUTE.check(perRoute, at);
-          disabled.put(entry.getKey(), perRoute.getDisabled());
+          entries.put(entry.getKey(), perRoute.getDisabled());
         } else if (any.is(FilterConfig.class)) {
           FilterConfig config = any.unpack(FilterConfig.class);
           FILTER_CONFIG.check(config, at);
-          disabled.put(entry.getKey(), config.getDisabled());
+          entries.put(entry.getKey(), config.getDisabled());
+        } else if (any.is(LocalRateLimit.class)) {
+          entries.put(entry.getKey(), RateLimitTranslator.localRateLimit(any.unpack(LocalRateLimit.class), at, true));
         } else {
           throw new ConfigException(at, "\"" + any.getTypeUrl() + "\" is not supported here: only "
               + ExtAuthzPerRoute.getDescriptor().getFullName() + " or " + FilterConfig.getDescriptor().getFullName()
-              + " with disabled");
+              + " with disabled, or " + LocalRateLimit.getDescriptor().getFullName());
         }
       } catch (InvalidProtocolBufferException e) {
         throw new ConfigException(at, "cannot decode " + any.getTypeUrl() + ": " + e.getMessage(), e);
       }
     }
-    return disabled;
+    return entries;
   }
 
+  @SuppressWarnings("deprecation") // include_vh_rate_limits: deprecated, still accepted by Envoy
   private Route route(io.envoyproxy.envoy.config.route.v3.Route r, FieldPath path, RetryPolicy hostRetry,
-      boolean validateClusters, Map<String, Boolean> hostFilters) throws ConfigException {
+      boolean validateClusters, Map<String, Object> hostFilters, List<RateLimitPolicy> hostRateLimits)
+      throws ConfigException {
     ROUTE.check(r, path);
     FieldPath matchPath = path.field("match");
     if (!r.hasMatch()) {
@@ -209,26 +219,53 @@ final class RouteTranslator {
       case DIRECT_RESPONSE -> directResponse(r.getDirectResponse(), path.field("direct_response"));
       default -> throw new ConfigException(path, "one of route, redirect or direct_response is required");
     };
+    Map<String, Object> filters = merged(hostFilters,
+        perFilter(r.getTypedPerFilterConfigMap(), path.field("typed_per_filter_config")));
+    Route.RateLimits rateLimits = Route.RateLimits.NONE;
+    if (r.hasRoute()) {
+      RouteAction a = r.getRoute();
+      rateLimits = new Route.RateLimits(
+          RateLimitTranslator.policies(a.getRateLimitsList(), path.field("route").field("rate_limits")),
+          hostRateLimits, a.hasIncludeVhRateLimits() && a.getIncludeVhRateLimits().getValue());
+    } else if (!hostRateLimits.isEmpty()) {
+      rateLimits = new Route.RateLimits(List.of(), hostRateLimits, false);
+    }
     return new Route(r.getName(), match, action,
         HeaderMutationTranslator.translate(r.getRequestHeadersToAddList(), r.getRequestHeadersToRemoveList(),
             Direction.REQUEST, path),
         HeaderMutationTranslator.translate(r.getResponseHeadersToAddList(), r.getResponseHeadersToRemoveList(),
             Direction.RESPONSE, path),
         r.hasMetadata() ? metadata(r.getMetadata(), path.field("metadata")) : Map.of(),
-        disabledFilters(hostFilters, perFilter(r.getTypedPerFilterConfigMap(), path.field("typed_per_filter_config"))));
+        disabledFilters(filters), filterConfigs(filters), rateLimits);
   }
 
-  /** The filters off for a route: its virtual host's entries, each overridden by the route's own. */
-  private static Set<String> disabledFilters(Map<String, Boolean> host, Map<String, Boolean> route) {
-    Map<String, Boolean> merged = new TreeMap<>(host);
+  /** A route's {@code typed_per_filter_config} entries: its virtual host's, each overridden by the route's own. */
+  private static Map<String, Object> merged(Map<String, Object> host, Map<String, Object> route) {
+    Map<String, Object> merged = new TreeMap<>(host);
     merged.putAll(route);
+    return merged;
+  }
+
+  /** The filters the merged entries turn off. */
+  private static Set<String> disabledFilters(Map<String, Object> entries) {
     Set<String> off = new java.util.TreeSet<>();
-    merged.forEach((name, disabled) -> {
-      if (disabled) {
+    entries.forEach((name, value) -> {
+      if (Boolean.TRUE.equals(value)) {
         off.add(name);
       }
     });
     return off;
+  }
+
+  /** The filters the merged entries configure for the route. */
+  private static Map<String, RouteFilterConfig> filterConfigs(Map<String, Object> entries) {
+    Map<String, RouteFilterConfig> configs = new TreeMap<>();
+    entries.forEach((name, value) -> {
+      if (value instanceof RouteFilterConfig c) {
+        configs.put(name, c);
+      }
+    });
+    return configs;
   }
 
   private Route.RouteAction routeAction(RouteAction a, FieldPath path, Route.Match match, RetryPolicy hostRetry,

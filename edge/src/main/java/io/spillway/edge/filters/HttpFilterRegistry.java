@@ -3,14 +3,18 @@ package io.spillway.edge.filters;
 import io.spillway.edge.filters.admission.AdmissionFilter;
 import io.spillway.edge.filters.buffer.BufferFilter;
 import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
+import io.spillway.edge.filters.ratelimit.LocalRateLimitFactory;
 import io.spillway.edge.filters.router.RouterFactory;
 import io.spillway.edge.http.filter.FilterContext;
 import io.spillway.edge.http.filter.HttpFilterFactory;
+import io.spillway.edge.router.RouteFilterCompiler;
+import io.spillway.edge.stats.Scope;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiFunction;
+import java.util.function.LongSupplier;
 
 /**
  * The HTTP filters the edge runs, under Envoy's names: each name's factory builder. The config
@@ -21,18 +25,29 @@ public final class HttpFilterRegistry {
   public static final String ROUTER = "envoy.filters.http.router";
   public static final String BUFFER = "envoy.filters.http.buffer";
   public static final String EXT_AUTHZ = "envoy.filters.http.ext_authz";
+  public static final String LOCAL_RATELIMIT = "envoy.filters.http.local_ratelimit";
 
   private static final Map<String, BiFunction<String, FilterContext, HttpFilterFactory>> FACTORIES = Map.of(
       ROUTER, RouterFactory::new,
       BUFFER, (name, context) -> BufferFilter.factory(name, context.config().maxRequestBodyBytes().orElseThrow(),
           context.httpScope().counter("downstream_rq_too_large")),
-      EXT_AUTHZ, (name, context) -> new ExtAuthzFactory(context.config().extAuthz().orElseThrow(), context));
+      EXT_AUTHZ, (name, context) -> new ExtAuthzFactory(context.config().extAuthz().orElseThrow(), context),
+      LOCAL_RATELIMIT, (name, context) -> new LocalRateLimitFactory(context.config().localRateLimit().orElseThrow(),
+          context.rootScope(), context.nanoClock()));
 
   private HttpFilterRegistry() {}
 
   /** The names a chain may hold. */
   public static Set<String> names() {
     return FACTORIES.keySet();
+  }
+
+  /**
+   * What routes' {@code typed_per_filter_config} becomes for their filters, built with each route
+   * table (a route's local rate limit gets its own buckets and its stats in {@code root}).
+   */
+  public static RouteFilterCompiler routeFilters(Scope root, LongSupplier nanoClock) {
+    return (filterName, config) -> LocalRateLimitFactory.routeConfig(config, root, nanoClock);
   }
 
   /**

@@ -16,6 +16,8 @@ import java.util.random.RandomGenerator;
  * @param responseHeaders same order, for the response
  * @param retryPolicy the route's policy, else the virtual host's
  * @param cumulativeWeights for weighted clusters: running sums of the weights (empty otherwise)
+ * @param filterConfigs the route's {@code typed_per_filter_config} as its filters use it (see
+ *     {@link RouteFilterCompiler}), by filter name
  */
 public record RouteEntry(
     Route route,
@@ -23,7 +25,20 @@ public record RouteEntry(
     List<HeaderMutations> requestHeaders,
     List<HeaderMutations> responseHeaders,
     RetryPolicy retryPolicy,
-    int[] cumulativeWeights) {
+    int[] cumulativeWeights,
+    java.util.Map<String, Object> filterConfigs) {
+
+  public RouteEntry {
+    filterConfigs = java.util.Map.copyOf(filterConfigs);
+  }
+
+  /**
+   * The route's configuration of the filter of that name, compiled, or null when the route (and its
+   * virtual host) leave that filter as the connection manager configured it.
+   */
+  public Object filterConfig(String filterName) {
+    return filterConfigs.isEmpty() ? null : filterConfigs.get(filterName);
+  }
 
   /** The route's forwarding action, or null for direct responses and redirects. */
   public Route.RouteAction routeAction() {

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /** A route's match compiled into a predicate over {@link RequestView}. */
-final class RouteMatcher {
+public final class RouteMatcher {
 
   private final Route.PathMatch path;
   private final boolean caseSensitive;
@@ -56,6 +56,11 @@ final class RouteMatcher {
           : requestPath.equalsIgnoreCase(e.path());
       case Route.PathMatch.Regex r -> r.pattern().matcher(requestPath).matches();
     };
+  }
+
+  /** Whether one header condition holds for the request ({@code invert} applied), as in a route match. */
+  public static boolean headerMatches(Route.HeaderMatch h, RequestView request) {
+    return matchesHeader(h, request.header(h.name())) != h.invert();
   }
 
   private static boolean matchesHeader(Route.HeaderMatch h, String value) {

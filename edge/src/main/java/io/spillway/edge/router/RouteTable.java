@@ -4,6 +4,7 @@ import io.spillway.edge.config.HeaderMutations;
 import io.spillway.edge.config.RetryPolicy;
 import io.spillway.edge.config.Route;
 import io.spillway.edge.config.RouteConfig;
+import io.spillway.edge.config.RouteFilterConfig;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -25,13 +26,23 @@ public final class RouteTable {
     return name;
   }
 
-  /** Compiles a validated route configuration. */
+  /** Compiles a validated route configuration whose routes configure no filter. */
   public static RouteTable compile(RouteConfig config) {
+    return compile(config, RouteFilterCompiler.NONE);
+  }
+
+  /** Compiles a validated route configuration, each route's filter configuration through {@code filters}. */
+  public static RouteTable compile(RouteConfig config, RouteFilterCompiler filters) {
+    // A virtual host's typed_per_filter_config is one object its routes share (as in Envoy: one
+    // bucket for the host), a route's own is its alone: compiled once per config object.
+    java.util.Map<RouteFilterConfig, Object> compiledOnce = new java.util.IdentityHashMap<>();
+    RouteFilterCompiler once = (name, filterConfig) ->
+        compiledOnce.computeIfAbsent(filterConfig, c -> filters.compile(name, c));
     DomainIndex.Builder<CompiledVirtualHost> index = DomainIndex.builder();
     for (RouteConfig.VirtualHost vh : config.virtualHosts()) {
       List<CompiledRoute> routes = new ArrayList<>(vh.routes().size());
       for (Route route : vh.routes()) {
-        routes.add(new CompiledRoute(RouteMatcher.of(route.match()), entry(config, vh, route)));
+        routes.add(new CompiledRoute(RouteMatcher.of(route.match()), entry(config, vh, route, once)));
       }
       CompiledVirtualHost compiled = new CompiledVirtualHost(List.copyOf(routes));
       for (String domain : vh.domains()) {
@@ -57,7 +68,8 @@ public final class RouteTable {
     return null;
   }
 
-  private static RouteEntry entry(RouteConfig config, RouteConfig.VirtualHost vh, Route route) {
+  private static RouteEntry entry(RouteConfig config, RouteConfig.VirtualHost vh, Route route,
+      RouteFilterCompiler filters) {
     List<HeaderMutations> request = nonEmpty(route.requestHeaders(), vh.requestHeaders(), config.requestHeaders());
     List<HeaderMutations> response = nonEmpty(route.responseHeaders(), vh.responseHeaders(), config.responseHeaders());
     RetryPolicy retry = vh.retryPolicy();
@@ -75,7 +87,9 @@ public final class RouteTable {
         }
       }
     }
-    return new RouteEntry(route, vh.name(), request, response, retry, cumulative);
+    java.util.Map<String, Object> compiled = new java.util.HashMap<>();
+    route.filterConfigs().forEach((name, filterConfig) -> compiled.put(name, filters.compile(name, filterConfig)));
+    return new RouteEntry(route, vh.name(), request, response, retry, cumulative, compiled);
   }
 
   private static List<HeaderMutations> nonEmpty(HeaderMutations... all) {

@@ -66,6 +66,9 @@ public final class EdgeServer implements AdminContext {
   private final ServerOptions options;
   private final StatsStore stats;
   private final Clock clock;
+  /** The monotonic clock of the hot path's time-based limits (local rate limit buckets). */
+  private final java.util.function.LongSupplier nanoClock = System::nanoTime;
+  private final io.spillway.edge.router.RouteFilterCompiler routeFilters;
   private final Instant startedAt;
   private final DrainSignal drain = new DrainSignal();
   private final CountDownLatch terminated = new CountDownLatch(1);
@@ -101,6 +104,7 @@ public final class EdgeServer implements AdminContext {
     this.options = options;
     this.stats = stats;
     this.clock = clock;
+    this.routeFilters = io.spillway.edge.filters.HttpFilterRegistry.routeFilters(stats.rootScope(), nanoClock);
     this.startedAt = clock.instant();
   }
 
@@ -160,7 +164,7 @@ public final class EdgeServer implements AdminContext {
     this.workers = Map.copyOf(workers);
     this.allocator = allocator;
     for (ListenerConfig lc : config.listeners()) {
-      Listener listener = newListener(lc, RouteTable.compile(lc.hcm().routeConfig()));
+      Listener listener = newListener(lc, RouteTable.compile(lc.hcm().routeConfig(), routeFilters()));
       bind(listener);
       addListener(listener);
     }
@@ -234,9 +238,15 @@ public final class EdgeServer implements AdminContext {
     HcmStats hcmStats = new HcmStats(stats.rootScope().taggedScope("http", lc.hcm().statPrefix(),
         "envoy_http_conn_manager_prefix"), new Http2CodecStats(stats.rootScope().scope("http2")));
     var filters = io.spillway.edge.filters.HttpFilterRegistry.chain(new io.spillway.edge.http.filter.FilterContext(
-        lc.hcm(), hcmStats.scope(), clusters, guards, admission, lc.perConnectionBufferLimitBytes(), lc.tls().isPresent()));
+        lc.hcm(), hcmStats.scope(), clusters, guards, admission, lc.perConnectionBufferLimitBytes(), lc.tls().isPresent(),
+        stats.rootScope(), nanoClock));
     return new HttpConnectionManager(lc.hcm(), hcmStats, routes, drain, lc.tls().isPresent(),
         lc.perConnectionBufferLimitBytes(), httpOverload, filters);
+  }
+
+  /** What routes' typed_per_filter_config becomes when a route table is compiled (route-level rate limits). */
+  io.spillway.edge.router.RouteFilterCompiler routeFilters() {
+    return routeFilters;
   }
 
   ListenerStats listenerStats(ListenerConfig lc) {

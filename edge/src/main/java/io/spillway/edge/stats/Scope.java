@@ -76,6 +76,27 @@ public final class Scope {
     return new Scope(store, prefix + segment + "." + value + ".", tagExtractedPrefix + segment + ".", nested);
   }
 
+  /**
+   * The child scope {@code <prefix><value>.<segment>.}, for Envoy's names whose tagged value comes
+   * first ({@code <stat_prefix>.http_local_rate_limit.}): its stats carry {@code tagName=value} and
+   * their Prometheus names leave {@code <value>} out.
+   *
+   * @throws IllegalArgumentException if this scope already carries {@code tagName}
+   */
+  public Scope valueFirstTaggedScope(String value, String segment, String tagName) {
+    requireSegment(segment, "segment");
+    requireSegment(value, "tag value");
+    for (Tag existing : tags) {
+      if (existing.name().equals(tagName)) {
+        throw new IllegalArgumentException("scope " + prefix + " already carries tag " + tagName);
+      }
+    }
+    List<Tag> nested = new ArrayList<>(tags.size() + 1);
+    nested.add(new Tag(tagName, value));
+    nested.addAll(tags);
+    return new Scope(store, prefix + value + "." + segment + ".", tagExtractedPrefix + segment + ".", nested);
+  }
+
   public Counter counter(String name) {
     return store.register(statName(name, name, null), Counter.class, Counter::new);
   }

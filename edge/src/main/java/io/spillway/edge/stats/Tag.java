@@ -19,6 +19,8 @@ public record Tag(String name, String value) {
   public static final String HTTP_CONN_MANAGER_PREFIX = "envoy_http_conn_manager_prefix";
   /** {@code listener.<address>.}: {@code envoy_listener_address}. */
   public static final String LISTENER_ADDRESS = "envoy_listener_address";
+  /** {@code <stat_prefix>.http_local_rate_limit.}: {@code envoy_local_http_ratelimit_prefix}. */
+  public static final String LOCAL_HTTP_RATELIMIT_PREFIX = "envoy_local_http_ratelimit_prefix";
   /** {@code *_rq_<class>xx}: {@code envoy_response_code_class}. */
   public static final String RESPONSE_CODE_CLASS = "envoy_response_code_class";
   /** {@code *_rq_<code>}: {@code envoy_response_code}. */

@@ -4,12 +4,39 @@ package io.spillway.edge.upstream;
  * What one downstream connection holds of the clusters' request budgets: for each cluster its
  * requests use, how many request slots ({@code max_requests}) and pending slots
  * ({@code max_pending_requests}) they hold now. The fair-share rule of {@link ResourceLimits}
- * reads it, so that one client cannot take a cluster's whole budget. One per downstream
- * connection (an HTTP/2 connection's streams share it); used on that connection's worker loop only.
+ * reads it, so that one client cannot take a cluster's whole budget. It also keeps the budgets
+ * that belong to the connection alone, such as the local rate limit's per-connection token buckets
+ * ({@link #ownBudget}). One per downstream connection (an HTTP/2 connection's streams share it);
+ * used on that connection's worker loop only.
  */
 public final class ConnectionShare {
   private Holding[] holdings = new Holding[1];
   private int size;
+  /** Owner, budget, owner, budget...: a filter's budget of this connection alone. */
+  private Object[] ownBudgets;
+
+  /**
+   * The connection's own budget kept for {@code owner} (a filter's configuration, compared by
+   * identity), created by {@code create} the first time; it lives as long as the connection.
+   */
+  @SuppressWarnings("unchecked")
+  public <T> T ownBudget(Object owner, java.util.function.Supplier<? extends T> create) {
+    Object[] budgets = ownBudgets;
+    if (budgets != null) {
+      for (int i = 0; i < budgets.length; i += 2) {
+        if (budgets[i] == owner) {
+          return (T) budgets[i + 1];
+        }
+      }
+    }
+    T budget = create.get();
+    int at = budgets == null ? 0 : budgets.length;
+    budgets = budgets == null ? new Object[2] : java.util.Arrays.copyOf(budgets, at + 2);
+    budgets[at] = owner;
+    budgets[at + 1] = budget;
+    ownBudgets = budgets;
+    return budget;
+  }
 
   /** What the connection holds of one cluster; its slots are taken and given back through it. */
   static final class Holding {

@@ -129,6 +129,15 @@ final class BootstrapYaml {
     return ConfigTranslator.translate(parse());
   }
 
+  /** Asserts that loading and translating succeed. */
+  void translateOk() {
+    try {
+      translate();
+    } catch (ConfigException e) {
+      throw new AssertionError("expected the configuration to be accepted: " + e.getMessage(), e);
+    }
+  }
+
   /** Asserts that loading or translating fails with exactly {@code message}. */
   void rejects(String message) {
     assertThatThrownBy(this::translate).isInstanceOf(ConfigException.class).hasMessage(message);

@@ -202,4 +202,37 @@ class RouteTableTest {
         HeaderMutations.NONE, HeaderMutations.NONE, vhostRetry);
     assertThat(table(vh).match(Req.of("h", "/")).retryPolicy()).isEqualTo(vhostRetry);
   }
+
+  /** A route's filter configuration with the given per-filter entry (as the translator merges them). */
+  private static Route withFilterConfig(String prefix, io.spillway.edge.config.RouteFilterConfig config) {
+    return new Route(prefix, new Route.Match(new Route.PathMatch.Prefix(prefix), true, List.of(), List.of()),
+        action("c"), HeaderMutations.NONE, HeaderMutations.NONE, Map.of(), java.util.Set.of(), Map.of("rl", config),
+        Route.RateLimits.NONE);
+  }
+
+  private static io.spillway.edge.config.LocalRateLimitConfig rateLimit(String statPrefix) {
+    return new io.spillway.edge.config.LocalRateLimitConfig(statPrefix, 429,
+        Optional.of(new io.spillway.edge.config.LocalRateLimitConfig.TokenBucket(1, 1, Duration.ofSeconds(1))),
+        0, 0, HeaderMutations.NONE, HeaderMutations.NONE, List.of(), 0, false, false,
+        io.spillway.edge.config.LocalRateLimitConfig.VhRateLimits.OVERRIDE, true, List.of());
+  }
+
+  @Test
+  void aVirtualHostsFilterConfigIsCompiledOnceForItsRoutesAndARoutesOwnForItAlone() {
+    var shared = rateLimit("vh");
+    var own = rateLimit("vh"); // equal, but a route's own object: a bucket of its own
+    List<Object> compiled = new java.util.ArrayList<>();
+    RouteTable t = RouteTable.compile(new RouteConfig("test", List.of(vhost("v", List.of("*"),
+        withFilterConfig("/a", shared), withFilterConfig("/b", shared), withFilterConfig("/c", own))),
+        HeaderMutations.NONE, HeaderMutations.NONE), (name, config) -> {
+          Object o = new Object();
+          compiled.add(o);
+          return o;
+        });
+    assertThat(compiled).hasSize(2);
+    Object a = t.match(Req.of("x", "/a")).filterConfig("rl");
+    assertThat(t.match(Req.of("x", "/b")).filterConfig("rl")).isSameAs(a);
+    assertThat(t.match(Req.of("x", "/c")).filterConfig("rl")).isNotSameAs(a).isNotNull();
+    assertThat(t.match(Req.of("x", "/c")).filterConfig("other")).isNull();
+  }
 }

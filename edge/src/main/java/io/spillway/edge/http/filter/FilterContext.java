@@ -17,6 +17,8 @@ import io.spillway.edge.upstream.ClusterManager;
  * @param admission inbound admission, shared by every listener
  * @param bufferLimitBytes the listener's per-connection buffer limit
  * @param tls whether the listener terminates TLS
+ * @param rootScope the root stats scope, for filters whose stats Envoy names outside {@code http.}
+ * @param nanoClock a monotonic clock in nanoseconds (System::nanoTime in the edge; a test's own)
  */
 public record FilterContext(
     HttpConnectionManagerConfig config,
@@ -25,4 +27,6 @@ public record FilterContext(
     GuardRegistry guards,
     AdmissionController admission,
     int bufferLimitBytes,
-    boolean tls) {}
+    boolean tls,
+    Scope rootScope,
+    java.util.function.LongSupplier nanoClock) {}

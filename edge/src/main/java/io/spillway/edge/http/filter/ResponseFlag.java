@@ -36,7 +36,9 @@ public enum ResponseFlag {
   /** Ours: inbound admission refused the request (503 with Retry-After). */
   AR,
   /** Ours: the outbound guard refused the call (queue full, queue timeout, breaker open). */
-  GR;
+  GR,
+  /** Rate limited: a local rate limit refused the request. */
+  RL;
 
   public int bit() {
     return 1 << ordinal();

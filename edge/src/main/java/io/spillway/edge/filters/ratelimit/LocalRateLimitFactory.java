@@ -1,0 +1,56 @@
+package io.spillway.edge.filters.ratelimit;
+
+import io.spillway.edge.config.HttpConnectionManagerConfig.NamedLocalRateLimit;
+import io.spillway.edge.config.LocalRateLimitConfig;
+import io.spillway.edge.config.RouteFilterConfig;
+import io.spillway.edge.http.filter.FilterChainBuilder;
+import io.spillway.edge.http.filter.HttpFilterFactory;
+import io.spillway.edge.router.RouteEntry;
+import io.spillway.edge.stats.Scope;
+import java.util.function.LongSupplier;
+
+/**
+ * The local rate limit filter of one connection manager (Envoy's
+ * {@code envoy.filters.http.local_ratelimit}): its own {@link LocalRateLimit} — with no
+ * {@code token_bucket} it limits only routes that bring theirs — and one {@link LocalRateLimitFilter}
+ * per request. A route's {@code LocalRateLimit} in {@code typed_per_filter_config} replaces this
+ * one for the route, with buckets of its own; it is built with the route table by {@link #routeConfig}.
+ */
+public final class LocalRateLimitFactory implements HttpFilterFactory {
+  private final String name;
+  private final LocalRateLimit config;
+
+  /**
+   * @param root the root stats scope ({@code <stat_prefix>.http_local_rate_limit.*} live there)
+   * @param nanoClock a monotonic clock in nanoseconds
+   */
+  public LocalRateLimitFactory(NamedLocalRateLimit entry, Scope root, LongSupplier nanoClock) {
+    this.name = entry.name();
+    this.config = new LocalRateLimit(entry.config(), root, nanoClock);
+  }
+
+  /** A route's (or virtual host's) LocalRateLimit as the filter uses it: its own buckets and stats. */
+  public static Object routeConfig(RouteFilterConfig config, Scope root, LongSupplier nanoClock) {
+    return switch (config) {
+      case LocalRateLimitConfig l -> new LocalRateLimit(l, root, nanoClock);
+    };
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public void createFilters(FilterChainBuilder chain) {
+    chain.addStreamFilter(new LocalRateLimitFilter(this));
+  }
+
+  /** The most specific configuration for a request on {@code route} (null: none). */
+  LocalRateLimit configFor(RouteEntry route) {
+    if (route != null && route.filterConfig(name) instanceof LocalRateLimit own) {
+      return own;
+    }
+    return config;
+  }
+}
