@@ -34,6 +34,7 @@ import java.util.Optional;
  * @param http1 {@code http_protocol_options}: what HTTP/1.0 requests get
  * @param http2 {@code http2_protocol_options} (with {@code stream_error_on_invalid_http_message}
  *     folded in): SETTINGS, windows and flood limits of downstream HTTP/2 connections
+ * @param accessLogs {@code access_log}: one line per request for each entry whose filter passes
  */
 public record HttpConnectionManagerConfig(
     String statPrefix,
@@ -58,10 +59,12 @@ public record HttpConnectionManagerConfig(
     Optional<String> rdsRouteConfigName,
     Optional<ExtAuthzConfig> extAuthz,
     Http1Options http1,
-    Http2Options http2) {
+    Http2Options http2,
+    List<AccessLogConfig> accessLogs) {
 
   public HttpConnectionManagerConfig {
     httpFilters = List.copyOf(httpFilters);
+    accessLogs = List.copyOf(accessLogs);
     java.util.Objects.requireNonNull(http1, "http1");
     java.util.Objects.requireNonNull(http2, "http2");
   }
@@ -75,6 +78,19 @@ public record HttpConnectionManagerConfig(
   public record Http1Options(boolean acceptHttp10, String defaultHostForHttp10) {
     /** Envoy's defaults: HTTP/1.0 is refused with 426 Upgrade Required. */
     public static final Http1Options ENVOY_DEFAULTS = new Http1Options(false, "");
+  }
+
+  /** Without access logs. */
+  public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,
+      Duration idleTimeout, Duration streamIdleTimeout, Duration requestTimeout, Duration requestHeadersTimeout,
+      Duration maxConnectionDuration, Duration drainTimeout, int maxRequestHeadersBytes, int maxRequestHeadersCount,
+      Optional<Long> maxRequestBodyBytes, boolean useRemoteAddress, int xffNumTrustedHops, boolean generateRequestId,
+      boolean preserveExternalRequestId, boolean appendLocalOverload, String serverName, List<String> httpFilters,
+      Optional<String> rdsRouteConfigName, Optional<ExtAuthzConfig> extAuthz, Http1Options http1, Http2Options http2) {
+    this(statPrefix, codecType, routeConfig, idleTimeout, streamIdleTimeout, requestTimeout, requestHeadersTimeout,
+        maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, maxRequestBodyBytes,
+        useRemoteAddress, xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload,
+        serverName, httpFilters, rdsRouteConfigName, extAuthz, http1, http2, List.of());
   }
 
   /** With the downstream HTTP/2 defaults. */

@@ -54,7 +54,7 @@ final class MatchTranslator {
   }
 
   @SuppressWarnings("deprecation") // exact_match & co.: deprecated for string_match, still accepted by Envoy
-  private static HeaderMatch header(HeaderMatcher h, FieldPath path) throws ConfigException {
+  static HeaderMatch header(HeaderMatcher h, FieldPath path) throws ConfigException {
     HEADER_MATCHER.check(h, path);
     String name = HeaderMutationTranslator.headerName(h.getName(), path.field("name"));
     StringMatch match = switch (h.getHeaderMatchSpecifierCase()) {

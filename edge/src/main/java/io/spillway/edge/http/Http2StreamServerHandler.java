@@ -182,6 +182,16 @@ final class Http2StreamServerHandler extends ChannelInboundHandlerAdapter
   }
 
   @Override
+  public java.net.InetSocketAddress remoteSocketAddress() {
+    return ctx.channel().parent().remoteAddress() instanceof java.net.InetSocketAddress a ? a : null;
+  }
+
+  @Override
+  public java.net.InetSocketAddress localSocketAddress() {
+    return ctx.channel().parent().localAddress() instanceof java.net.InetSocketAddress a ? a : null;
+  }
+
+  @Override
   public void sendHeaders(ResponseHeaders response, boolean endStream) {
     Http2Headers out = Http2Fields.toFrame(response.headers(), 1);
     out.status(AsciiString.of(Integer.toString(response.status())));

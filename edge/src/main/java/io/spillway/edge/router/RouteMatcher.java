@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /** A route's match compiled into a predicate over {@link RequestView}. */
-final class RouteMatcher {
+public final class RouteMatcher {
 
   private final Route.PathMatch path;
   private final boolean caseSensitive;
@@ -62,7 +62,8 @@ final class RouteMatcher {
     return matches(h.match(), value);
   }
 
-  static boolean matches(StringMatch match, String value) {
+  /** Whether {@code value} (null when absent) satisfies {@code match}; also used by access log header filters. */
+  public static boolean matches(StringMatch match, String value) {
     if (match instanceof StringMatch.Present p) {
       return (value != null) == p.present();
     }

@@ -85,6 +85,8 @@ public final class EdgeServer implements AdminContext {
   private AdmissionController admission;
   private io.spillway.edge.guard.GuardRegistry guards;
   private AdminServer admin;
+  private io.spillway.edge.accesslog.AccessLogManager accessLogs;
+  private io.spillway.edge.accesslog.AccessLogs adminAccessLogs = io.spillway.edge.accesslog.AccessLogs.NONE;
   private ActionIndex stopAccepting;
   private volatile Thread controlThread;
   private DynamicConfiguration dynamic;
@@ -130,6 +132,13 @@ public final class EdgeServer implements AdminContext {
     }
     Scope root = stats.rootScope();
     registerServerStats(root);
+    var logSettings = io.spillway.edge.accesslog.AccessLogManager.Settings.DEFAULTS;
+    accessLogs = new io.spillway.edge.accesslog.AccessLogManager(root,
+        new io.spillway.edge.accesslog.AccessLogManager.Settings(options.fileFlushInterval(), logSettings.flushBytes(),
+            logSettings.maxBufferedBytes(), logSettings.maxLines()));
+    if (config.admin().isPresent()) {
+      adminAccessLogs = accessLogs.compile(config.admin().get().accessLogs());
+    }
     LoopLagProbe lag = new LoopLagProbe(workers.keySet().stream().toList());
     overload = OverloadManager.builder(config.overload())
         .stats(root)
@@ -227,7 +236,7 @@ public final class EdgeServer implements AdminContext {
    */
   Listener newListener(ListenerConfig lc, RouteTable routes) {
     return new Listener(lc, newConnectionManager(lc, routes), listenerStats(lc), workers, sslContext(lc),
-        listenerOverload);
+        listenerOverload, listenerAccessLogs(lc));
   }
 
   HttpConnectionManager newConnectionManager(ListenerConfig lc, RouteTable routes) {
@@ -236,7 +245,30 @@ public final class EdgeServer implements AdminContext {
     var filters = io.spillway.edge.filters.HttpFilterRegistry.chain(new io.spillway.edge.http.filter.FilterContext(
         lc.hcm(), hcmStats.scope(), clusters, guards, admission, lc.perConnectionBufferLimitBytes(), lc.tls().isPresent()));
     return new HttpConnectionManager(lc.hcm(), hcmStats, routes, drain, lc.tls().isPresent(),
-        lc.perConnectionBufferLimitBytes(), httpOverload, filters);
+        lc.perConnectionBufferLimitBytes(), httpOverload, filters, accessLogs.compile(lc.hcm().accessLogs()));
+  }
+
+  /**
+   * The listener's own access logs (one line per connection), compiled.
+   *
+   * @throws IllegalArgumentException when a log file cannot be opened
+   */
+  io.spillway.edge.accesslog.AccessLogs listenerAccessLogs(ListenerConfig lc) {
+    return accessLogs.compile(lc.accessLogs());
+  }
+
+  /** The admin listener's access logs. */
+  @Override
+  public io.spillway.edge.accesslog.AccessLogs adminAccessLogs() {
+    return adminAccessLogs;
+  }
+
+  /** Reopens every access log file (logrotate: {@code POST /reopen_logs}, SIGUSR1). */
+  @Override
+  public void reopenAccessLogs() {
+    if (accessLogs != null) {
+      accessLogs.reopen();
+    }
   }
 
   ListenerStats listenerStats(ListenerConfig lc) {
@@ -528,6 +560,9 @@ public final class EdgeServer implements AdminContext {
     shutdownGroup(acceptors);
     shutdownGroup(workerGroup);
     shutdownGroup(adminGroup);
+    if (accessLogs != null) {
+      accessLogs.close(); // after the loops: the connections' last lines are in
+    }
     if (control != null) {
       control.shutdownNow();
     }
