@@ -28,6 +28,16 @@ public record AccessLogConfig(Sink sink, String path, LogFormat format, Optional
       + "%RESP(X-ENVOY-UPSTREAM-SERVICE-TIME)% \"%REQ(X-FORWARDED-FOR)%\" \"%REQ(USER-AGENT)%\" "
       + "\"%REQ(X-REQUEST-ID)%\" \"%REQ(:AUTHORITY)%\" \"%UPSTREAM_HOST%\"\n";
 
+  /**
+   * Parses an Envoy format string as a {@code text_format_source} would be (for tools and tests
+   * that build formats without a bootstrap).
+   *
+   * @throws ConfigException naming the operator or position that is wrong
+   */
+  public static TextFormat textFormat(String format, boolean omitEmptyValues) throws ConfigException {
+    return new TextFormat(AccessLogFormatParser.parse(format, FieldPath.ROOT.field("format")), omitEmptyValues);
+  }
+
   /** A line format: text with command operators, or a JSON object whose values are formats. */
   public sealed interface LogFormat {
     /** Whether absent values are left out (JSON) or printed empty instead of "-" (text). */
