@@ -370,33 +370,62 @@ public final class LogFormatter {
       };
     }
 
+    /**
+     * START_TIME: the parts that change at most once a second are rendered once per second and
+     * kept in one published immutable snapshot (read with one volatile load, replaced whole, no
+     * lock); fractions are appended per line.
+     */
     private static Value startTime(List<TimePart> format) {
       TimePart[] parts = format.toArray(new TimePart[0]);
+      SecondCache cache = new SecondCache();
       return (out, in) -> {
         long epochNanos = in.info().startEpochNanos();
         long seconds = Math.floorDiv(epochNanos, 1_000_000_000L);
         int nanos = (int) Math.floorMod(epochNanos, 1_000_000_000L);
-        LocalDateTime t = null;
-        for (TimePart p : parts) {
-          if (p.field() == 0) {
-            out.append(p.literal());
-            continue;
-          }
-          if (p.field() == 's') {
-            out.append(seconds);
-            continue;
-          }
-          if (p.field() == 'f') {
+        SecondCache.Rendered r = cache.rendered;
+        if (r == null || r.second() != seconds) {
+          r = render(parts, seconds);
+          cache.rendered = r;
+        }
+        String[] text = r.text();
+        for (int i = 0; i < parts.length; i++) {
+          out.append(text[i]);
+          TimePart p = parts[i];
+          if (p.field() == 'f' || (p.field() == 'S' && p.digits() > 0)) {
             fraction(out, nanos, p.digits());
-            continue;
           }
-          if (t == null) {
-            t = LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC);
-          }
-          timeField(out, t, p);
         }
         return true;
       };
+    }
+
+    /** The last second a START_TIME part rendered, shared by the workers. */
+    private static final class SecondCache {
+      record Rendered(long second, String[] text) {}
+
+      volatile Rendered rendered;
+    }
+
+    private static SecondCache.Rendered render(TimePart[] parts, long seconds) {
+      LocalDateTime t = LocalDateTime.ofEpochSecond(seconds, 0, ZoneOffset.UTC);
+      String[] text = new String[parts.length];
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < parts.length; i++) {
+        TimePart p = parts[i];
+        sb.setLength(0);
+        if (p.field() == 0) {
+          sb.append(p.literal());
+        } else if (p.field() == 's') {
+          sb.append(seconds);
+        } else if (p.field() == 'S' && p.digits() > 0) {
+          pad(sb, t.getSecond(), 2);
+          sb.append('.');
+        } else if (p.field() != 'f') {
+          timeField(sb, t, new TimePart(p.field(), 0, ""));
+        }
+        text[i] = sb.toString();
+      }
+      return new SecondCache.Rendered(seconds, text);
     }
 
     private static void fraction(StringBuilder out, int nanos, int digits) {
@@ -408,11 +437,14 @@ public final class LogFormatter {
     }
 
     private static void pad(StringBuilder out, long v, int width) {
-      String s = Long.toString(v);
-      for (int i = s.length(); i < width; i++) {
+      int digits = 1;
+      for (long x = v; x >= 10; x /= 10) {
+        digits++;
+      }
+      for (int i = digits; i < width; i++) {
         out.append('0');
       }
-      out.append(s);
+      out.append(v);
     }
 
     private static void timeField(StringBuilder out, LocalDateTime t, TimePart p) {

@@ -96,6 +96,17 @@ class LogFormatterTest {
   }
 
   @Test
+  void oneFormatterFollowsTheClockAcrossSeconds() throws ConfigException {
+    LogFormatter f = LogFormatter.compile(AccessLogConfig.textFormat("%START_TIME%|%START_TIME(%s %E3S)%", false),
+        k -> null, "h");
+    assertThat(f.format(full())).isEqualTo("2024-03-05T06:07:08.123Z|1709618828 08.123");
+    LogInput later = new LogInput(new StreamInfo(T0, START_EPOCH_NANOS + 61_500_000_000L, "", false), null, null,
+        null, new SplittableRandom(1));
+    assertThat(f.format(later)).isEqualTo("2024-03-05T06:08:09.623Z|1709618889 09.623");
+    assertThat(f.format(full())).isEqualTo("2024-03-05T06:07:08.123Z|1709618828 08.123");
+  }
+
+  @Test
   void headersWithAlternativesAndTruncation() throws ConfigException {
     LogInput in = full();
     assertThat(text("%REQ(:METHOD)% %REQ(:PATH)% %REQ(:AUTHORITY)% %REQ(:SCHEME)%", in))
