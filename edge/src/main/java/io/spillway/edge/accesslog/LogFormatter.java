@@ -61,16 +61,20 @@ public final class LogFormatter {
   /** Compiles a translated format; {@code environment} answers ENVIRONMENT(X), {@code hostname} HOSTNAME. */
   public static LogFormatter compile(AccessLogConfig.LogFormat format, Function<String, String> environment,
       String hostname) {
-    Compiler c = new Compiler(environment, hostname);
+    Compiler c = new Compiler(environment, () -> hostname);
     return switch (format) {
       case AccessLogConfig.TextFormat t -> new LogFormatter(c.parts(t.tokens()), null, false, t.omitEmptyValues());
       case AccessLogConfig.JsonFormat j -> new LogFormatter(null, c.members(j.fields()), j.typed(), j.omitEmptyValues());
     };
   }
 
-  /** Compiles with the process's environment and host name. */
+  /** Compiles with the process's environment and host name (looked up only when HOSTNAME is used). */
   public static LogFormatter compile(AccessLogConfig.LogFormat format) {
-    return compile(format, System::getenv, Compiler.localHostname());
+    Compiler c = new Compiler(System::getenv, Compiler::localHostname);
+    return switch (format) {
+      case AccessLogConfig.TextFormat t -> new LogFormatter(c.parts(t.tokens()), null, false, t.omitEmptyValues());
+      case AccessLogConfig.JsonFormat j -> new LogFormatter(null, c.members(j.fields()), j.typed(), j.omitEmptyValues());
+    };
   }
 
   /** The line for {@code in}, with the newline a JSON format adds (a text format carries its own). */
@@ -176,9 +180,9 @@ public final class LogFormatter {
   /** Turns tokens into parts; one per compile. */
   private static final class Compiler {
     private final Function<String, String> environment;
-    private final String hostname;
+    private final java.util.function.Supplier<String> hostname;
 
-    Compiler(Function<String, String> environment, String hostname) {
+    Compiler(Function<String, String> environment, java.util.function.Supplier<String> hostname) {
       this.environment = environment;
       this.hostname = hostname;
     }
@@ -290,7 +294,7 @@ public final class LogFormatter {
           int s = in.grpcStatus();
           return s < 0 ? null : grpcStatusName(s);
         }, max);
-        case HOSTNAME -> constant(hostname, max);
+        case HOSTNAME -> constant(hostname.get(), max);
         case UNIQUE_ID -> new Field((out, in) -> {
           out.append(new UUID((in.random().nextLong() & ~0xF000L) | 0x4000L,
               (in.random().nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L));

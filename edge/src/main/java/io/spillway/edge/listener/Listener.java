@@ -1,6 +1,5 @@
 package io.spillway.edge.listener;
 
-import io.spillway.edge.accesslog.AccessLogs;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
@@ -22,6 +21,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.spillway.edge.accesslog.AccessLogs;
 import io.spillway.edge.config.HttpConnectionManagerConfig.CodecType;
 import io.spillway.edge.config.ListenerConfig;
 import io.spillway.edge.config.OverloadConfig;
