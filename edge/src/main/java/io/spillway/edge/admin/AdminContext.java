@@ -50,6 +50,14 @@ public interface AdminContext {
     return java.util.Optional.empty();
   }
 
+  /** The admin listener's access logs ({@code admin.access_log}, {@code access_log_path}). */
+  default io.spillway.edge.accesslog.AccessLogs adminAccessLogs() {
+    return io.spillway.edge.accesslog.AccessLogs.NONE;
+  }
+
+  /** Reopens the access log files ({@code POST /reopen_logs}). */
+  default void reopenAccessLogs() {}
+
   default void adminConnectionOpened() {}
 
   default void adminConnectionClosed() {}

@@ -39,6 +39,7 @@ final class AdminEndpoints {
     m.put("/healthcheck/ok", new HealthCheckEndpoint(context, false));
     m.put("/drain_listeners", new DrainListenersEndpoint(context));
     m.put("/quitquitquit", new QuitEndpoint(context));
+    m.put("/reopen_logs", new ReopenLogsEndpoint(context));
     m.put("/runtime", new RuntimeEndpoint());
     m.put("/overload", new OverloadEndpoint(context));
     m.put("/xds", new XdsEndpoint(context));

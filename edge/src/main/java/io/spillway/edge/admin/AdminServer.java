@@ -36,6 +36,7 @@ public final class AdminServer implements AutoCloseable {
 
   private final AdminContext context;
   private final Map<String, AdminEndpoint> endpoints;
+  private final java.util.SplittableRandom random = new java.util.SplittableRandom(); // admin loop only
   private Channel channel;
 
   public AdminServer(AdminContext context) {
@@ -77,6 +78,7 @@ public final class AdminServer implements AutoCloseable {
   private final class Dispatcher extends SimpleChannelInboundHandler<FullHttpRequest> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+      long start = System.nanoTime();
       AdminRequest adminRequest = AdminRequest.of(request.method().name(), request.uri(),
           request.content().toString(StandardCharsets.UTF_8));
       AdminResponse response = dispatch(adminRequest);
@@ -88,6 +90,10 @@ public final class AdminServer implements AutoCloseable {
       out.headers().set("x-content-type-options", "nosniff");
       boolean keepAlive = HttpUtil.isKeepAlive(request);
       HttpUtil.setKeepAlive(out, keepAlive);
+      io.spillway.edge.accesslog.AccessLogs logs = context.adminAccessLogs();
+      if (!logs.isEmpty()) {
+        logs.log(logInput(ctx, request, out, start, response.body().length));
+      }
       ChannelFuture written = ctx.writeAndFlush(out);
       if (response.afterSent() != null) {
         written.addListener(f -> response.afterSent().run());
@@ -101,6 +107,26 @@ public final class AdminServer implements AutoCloseable {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       ctx.close();
     }
+  }
+
+  /** An admin request's access log line input (the response counts as sent when it is handed to the socket). */
+  private io.spillway.edge.accesslog.LogInput logInput(ChannelHandlerContext ctx, FullHttpRequest request,
+      FullHttpResponse out, long start, int bodyBytes) {
+    InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
+    var info = new io.spillway.edge.http.filter.StreamInfo(start,
+        remote == null ? "" : remote.getAddress().getHostAddress(), false);
+    info.setDownstreamAddresses(remote, ctx.channel().localAddress() instanceof InetSocketAddress l ? l : null);
+    info.addBytesReceived(request.content().readableBytes());
+    info.addBytesSent(bodyBytes);
+    info.setResponseCode(out.status().code());
+    long now = System.nanoTime();
+    info.markLastDownstreamRx(start);
+    info.markEnd(now);
+    String host = request.headers().get(HttpHeaderNames.HOST, "");
+    var head = new io.spillway.edge.http.message.RequestHeaders(request.method().name(), "http", host, request.uri(),
+        request.headers());
+    return new io.spillway.edge.accesslog.LogInput(info, head,
+        new io.spillway.edge.http.message.ResponseHeaders(out.status().code(), out.headers()), null, random);
   }
 
   private AdminResponse dispatch(AdminRequest request) {

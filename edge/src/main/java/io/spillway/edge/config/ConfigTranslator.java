@@ -80,12 +80,17 @@ public final class ConfigTranslator {
   private static Optional<EdgeConfig.AdminConfig> admin(Admin admin, FieldPath path, ExtensionRegistry registry)
       throws ConfigException {
     ADMIN.check(admin, path);
-    // The admin access log comes with the access log issue; accepted and ignored until then.
-    AccessLogTranslator.checkAccepted(admin.getAccessLogList(), path.field("access_log"), registry);
+    List<AccessLogConfig> accessLogs = new java.util.ArrayList<>(
+        AccessLogTranslator.translate(admin.getAccessLogList(), path.field("access_log"), registry));
+    @SuppressWarnings("deprecation") // access_log_path: deprecated for access_log, still accepted by Envoy
+    String legacyPath = admin.getAccessLogPath();
+    if (!legacyPath.isEmpty() && !legacyPath.equals("/dev/null")) {
+      accessLogs.add(AccessLogTranslator.adminPath(legacyPath, path.field("access_log_path")));
+    }
     if (!admin.hasAddress()) {
       return Optional.empty();
     }
     return Optional.of(new EdgeConfig.AdminConfig(AddressTranslator.translate(admin.getAddress(),
-        path.field("address"), HostKind.IP_LITERAL, " (the admin listener binds to an IP address)", 0)));
+        path.field("address"), HostKind.IP_LITERAL, " (the admin listener binds to an IP address)", 0), accessLogs));
   }
 }

@@ -41,6 +41,20 @@ public record EdgeConfig(
     }
   }
 
-  /** The admin listener's bind address. */
-  public record AdminConfig(SocketAddress address) {}
+  /**
+   * The admin listener.
+   *
+   * @param address its bind address
+   * @param accessLogs {@code admin.access_log} and {@code access_log_path}: one line per admin request
+   */
+  public record AdminConfig(SocketAddress address, List<AccessLogConfig> accessLogs) {
+    public AdminConfig {
+      accessLogs = List.copyOf(accessLogs);
+    }
+
+    /** Without access logs. */
+    public AdminConfig(SocketAddress address) {
+      this(address, List.of());
+    }
+  }
 }

@@ -39,9 +39,9 @@ import java.util.Set;
  * type in the wrong slot (a router where the network filter belongs, say), both with the path of
  * the {@code typed_config} field.
  *
- * <p>Accepted here does not always mean acted upon: access loggers, listener filters and the
- * overload manager's monitors and actions are registered so that bootstraps using them parse; the
- * translator says which of them it ignores or rejects.
+ * <p>Accepted here does not always mean acted upon: listener filters and the overload manager's
+ * monitors and actions are registered so that bootstraps using them parse; the translator says
+ * which of them it ignores or rejects. The access loggers registered here are all implemented.
  */
 public final class ExtensionRegistry {
 

@@ -35,6 +35,7 @@ import java.util.Optional;
  * @param http2 {@code http2_protocol_options} (with {@code stream_error_on_invalid_http_message}
  *     folded in): SETTINGS, windows and flood limits of downstream HTTP/2 connections
  * @param localRateLimit the local_ratelimit filter's entry when the chain has one
+ * @param accessLogs {@code access_log}: one line per request for each entry whose filter passes
  */
 public record HttpConnectionManagerConfig(
     String statPrefix,
@@ -60,10 +61,12 @@ public record HttpConnectionManagerConfig(
     Optional<ExtAuthzConfig> extAuthz,
     Http1Options http1,
     Http2Options http2,
-    Optional<NamedLocalRateLimit> localRateLimit) {
+    Optional<NamedLocalRateLimit> localRateLimit,
+    List<AccessLogConfig> accessLogs) {
 
   public HttpConnectionManagerConfig {
     httpFilters = List.copyOf(httpFilters);
+    accessLogs = List.copyOf(accessLogs);
     java.util.Objects.requireNonNull(http1, "http1");
     java.util.Objects.requireNonNull(http2, "http2");
     java.util.Objects.requireNonNull(localRateLimit, "localRateLimit");
@@ -87,7 +90,7 @@ public record HttpConnectionManagerConfig(
     this(statPrefix, codecType, routeConfig, idleTimeout, streamIdleTimeout, requestTimeout, requestHeadersTimeout,
         maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, maxRequestBodyBytes,
         useRemoteAddress, xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload,
-        serverName, httpFilters, rdsRouteConfigName, extAuthz, http1, http2, Optional.empty());
+        serverName, httpFilters, rdsRouteConfigName, extAuthz, http1, http2, Optional.empty(), List.of());
   }
 
   /**
@@ -100,6 +103,8 @@ public record HttpConnectionManagerConfig(
     /** Envoy's defaults: HTTP/1.0 is refused with 426 Upgrade Required. */
     public static final Http1Options ENVOY_DEFAULTS = new Http1Options(false, "");
   }
+
+  /** Without access logs. */
 
   /** With the downstream HTTP/2 defaults. */
   public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,

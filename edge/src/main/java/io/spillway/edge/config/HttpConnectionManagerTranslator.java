@@ -133,7 +133,8 @@ final class HttpConnectionManagerTranslator {
     if (hcm.getMergeSlashes()) {
       throw new ConfigException(path.field("merge_slashes"), "merge_slashes: true is not supported yet");
     }
-    AccessLogTranslator.checkAccepted(hcm.getAccessLogList(), path.field("access_log"), registry);
+    List<AccessLogConfig> accessLogs =
+        AccessLogTranslator.translate(hcm.getAccessLogList(), path.field("access_log"), registry);
     HttpFilters filters = httpFilters(hcm.getHttpFiltersList(), path.field("http_filters"));
     int xffHops = ProtoValues.uint32(hcm.getXffNumTrustedHops(), path.field("xff_num_trusted_hops"), 0);
     if (xffHops > 0) {
@@ -150,7 +151,7 @@ final class HttpConnectionManagerTranslator {
         filters.maxRequestBodyBytes(), useRemoteAddress, xffHops, generateRequestId,
         hcm.getPreserveExternalRequestId(), hcm.getAppendLocalOverload(), serverName, filters.names(), rdsName,
         filters.extAuthz(), http1(hcm, path.field("http_protocol_options")), http2(hcm, path),
-        filters.localRateLimit());
+        filters.localRateLimit(), accessLogs);
   }
 
   /**

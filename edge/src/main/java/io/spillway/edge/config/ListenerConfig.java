@@ -13,6 +13,7 @@ import java.util.Optional;
  * @param ignoreGlobalConnLimit counted against, but never refused by, the global connection limit
  * @param tls TLS termination, absent for cleartext
  * @param hcm the HTTP connection manager of the filter chain
+ * @param accessLogs the listener's {@code access_log}: one line per connection, when it closes
  */
 public record ListenerConfig(
     String name,
@@ -20,7 +21,18 @@ public record ListenerConfig(
     int perConnectionBufferLimitBytes,
     boolean ignoreGlobalConnLimit,
     Optional<TlsContext> tls,
-    HttpConnectionManagerConfig hcm) {
+    HttpConnectionManagerConfig hcm,
+    List<AccessLogConfig> accessLogs) {
+
+  public ListenerConfig {
+    accessLogs = List.copyOf(accessLogs);
+  }
+
+  /** Without access logs. */
+  public ListenerConfig(String name, SocketAddress address, int perConnectionBufferLimitBytes,
+      boolean ignoreGlobalConnLimit, Optional<TlsContext> tls, HttpConnectionManagerConfig hcm) {
+    this(name, address, perConnectionBufferLimitBytes, ignoreGlobalConnLimit, tls, hcm, List.of());
+  }
 
   /**
    * A DownstreamTlsContext reduced to what is supported: one PEM certificate chain and key, and

@@ -87,7 +87,8 @@ final class ListenerTranslator {
       registry.select(filter.getName(), filter.hasTypedConfig(), filter.getTypedConfig(), Category.LISTENER_FILTER,
           filterPath);
     }
-    AccessLogTranslator.checkAccepted(l.getAccessLogList(), path.field("access_log"), registry);
+    List<AccessLogConfig> accessLogs =
+        AccessLogTranslator.translate(l.getAccessLogList(), path.field("access_log"), registry);
     FieldPath chainsPath = path.field("filter_chains");
     if (l.getFilterChainsCount() == 0) {
       throw new ConfigException(chainsPath, "one filter chain is required");
@@ -107,7 +108,7 @@ final class ListenerTranslator {
           chainPath.field("transport_socket_connect_timeout"), ListenerConfig.TlsContext.DEFAULT_HANDSHAKE_TIMEOUT)));
     }
     HttpConnectionManagerConfig hcm = httpConnectionManager(chain, chainPath);
-    return new ListenerConfig(name, address, bufferLimit, l.getIgnoreGlobalConnLimit(), tls, hcm);
+    return new ListenerConfig(name, address, bufferLimit, l.getIgnoreGlobalConnLimit(), tls, hcm, accessLogs);
   }
 
   private HttpConnectionManagerConfig httpConnectionManager(FilterChain chain, FieldPath chainPath)

@@ -23,6 +23,16 @@ interface Downstream {
   /** The peer's IP address, for x-forwarded-for. */
   String remoteAddress();
 
+  /** The peer's address and port (access log), or null when the connection does not say. */
+  default java.net.InetSocketAddress remoteSocketAddress() {
+    return null;
+  }
+
+  /** The local address and port the peer connected to (access log), or null when the connection does not say. */
+  default java.net.InetSocketAddress localSocketAddress() {
+    return null;
+  }
+
   /** Sends the response head; with {@code endStream} the response is complete. */
   void sendHeaders(ResponseHeaders response, boolean endStream);
 

@@ -290,6 +290,16 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   }
 
   @Override
+  public InetSocketAddress remoteSocketAddress() {
+    return ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
+  }
+
+  @Override
+  public InetSocketAddress localSocketAddress() {
+    return ctx.channel().localAddress() instanceof InetSocketAddress a ? a : null;
+  }
+
+  @Override
   public void sendHeaders(ResponseHeaders response, boolean endStream) {
     HttpHeaders headers = response.headers();
     validator.responding(true);

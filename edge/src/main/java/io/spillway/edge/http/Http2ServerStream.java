@@ -16,6 +16,7 @@ import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
+import java.net.InetSocketAddress;
 
 /**
  * One downstream HTTP/2 stream: its HEADERS and DATA frames, as {@link Http2ServerStreams} hands
@@ -159,6 +160,16 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
   /** Whether the stream can take no more frames: reset, or closed both ways. */
   private boolean closed() {
     return reset || stream.state() == Http2Stream.State.CLOSED;
+  }
+
+  @Override
+  public InetSocketAddress remoteSocketAddress() {
+    return connection.ctx().channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
+  }
+
+  @Override
+  public InetSocketAddress localSocketAddress() {
+    return connection.ctx().channel().localAddress() instanceof InetSocketAddress a ? a : null;
   }
 
   @Override

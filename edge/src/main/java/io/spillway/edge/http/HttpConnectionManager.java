@@ -20,6 +20,7 @@ public final class HttpConnectionManager {
   private final java.util.List<io.spillway.edge.http.filter.HttpFilterFactory> filters;
   private final Http2CodecFactory http2Codecs;
   private volatile RouteTable routes;
+  private final io.spillway.edge.accesslog.AccessLogs accessLogs;
 
   /**
    * @param filters the chain's factories in decoder order, built once for this connection
@@ -28,6 +29,19 @@ public final class HttpConnectionManager {
   public HttpConnectionManager(HttpConnectionManagerConfig config, HcmStats stats, RouteTable routes,
       DrainSignal drain, boolean tls, int bufferLimitBytes, OverloadHooks overload,
       java.util.List<io.spillway.edge.http.filter.HttpFilterFactory> filters) {
+    this(config, stats, routes, drain, tls, bufferLimitBytes, overload, filters,
+        io.spillway.edge.accesslog.AccessLogs.NONE);
+  }
+
+  /**
+   * @param filters the chain's factories in decoder order (see {@code HttpFilterRegistry.chain})
+   * @param accessLogs the connection manager's {@code access_log}, compiled
+   */
+  public HttpConnectionManager(HttpConnectionManagerConfig config, HcmStats stats, RouteTable routes,
+      DrainSignal drain, boolean tls, int bufferLimitBytes, OverloadHooks overload,
+      java.util.List<io.spillway.edge.http.filter.HttpFilterFactory> filters,
+      io.spillway.edge.accesslog.AccessLogs accessLogs) {
+    this.accessLogs = accessLogs;
     this.config = config;
     this.stats = stats;
     this.routes = routes;
@@ -61,6 +75,15 @@ public final class HttpConnectionManager {
   }
 
 
+
+  /** Writes a finished stream's access log lines (nothing when the connection manager has none). */
+  void logStream(io.spillway.edge.http.filter.StreamInfo info, io.spillway.edge.http.message.RequestHeaders request,
+      io.spillway.edge.http.message.ResponseHeaders response, io.netty.handler.codec.http.HttpHeaders trailers,
+      java.util.random.RandomGenerator random) {
+    if (!accessLogs.isEmpty()) {
+      accessLogs.log(new io.spillway.edge.accesslog.LogInput(info, request, response, trailers, random));
+    }
+  }
 
   /** The overload manager's state and the handles of the actions that act on HTTP streams. */
   public OverloadHooks overload() {

@@ -43,6 +43,8 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   private final FilterChain chain;
   private RequestHeaders request;
   private RouteEntry route;
+  private ResponseHeaders responseHeaders; // as sent, for the access log
+  private HttpHeaders responseTrailers;
 
   private boolean requestComplete;
   private boolean decodingStopped;
@@ -61,6 +63,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     long now = System.nanoTime();
     this.timers = new StreamTimers(hcm, downstream, this, now);
     this.info = new StreamInfo(now, downstream.remoteAddress(), downstream.isHttp2());
+    info.setDownstreamAddresses(downstream.remoteSocketAddress(), downstream.localSocketAddress());
     this.chain = new FilterChain(this, hcm.filterFactories().size());
     chain.setDecoderBufferLimitDefault(hcm.bufferLimitBytes());
   }
@@ -109,6 +112,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     }
     ForwardedHeaders.apply(headers, config, downstream.remoteAddress(), hcm.tls(), worker().random());
     route = hcm.routes().match(headers);
+    info.setRoute(route);
     timers.setRoute(route);
     hcm.createFilterChain(chain, route);
     chain.decodeHeaders(headers, endStream);
@@ -129,6 +133,9 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   private void started(RequestHeaders headers, boolean endStream) {
     this.request = headers;
     this.requestComplete = endStream;
+    if (endStream) {
+      info.markLastDownstreamRx(System.nanoTime());
+    }
     stats.downstreamRqTotal.inc();
     stats.downstreamRqActive.inc();
     (downstream.isHttp2() ? stats.downstreamRqHttp2Total : stats.downstreamRqHttp1Total).inc();
@@ -143,6 +150,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
       data.release();
       return;
     }
+    info.addBytesReceived(data.readableBytes());
     touch();
     chain.decodeData(data, endStream);
   }
@@ -159,6 +167,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
 
   private void markRequestComplete() {
     requestComplete = true;
+    info.markLastDownstreamRx(System.nanoTime());
     timers.cancelRequestTimer();
   }
 
@@ -243,6 +252,8 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
       return;
     }
     responseStarted = true;
+    info.markFirstUpstreamRx(System.nanoTime());
+    info.setResponseCodeDetails("via_upstream");
     touch();
     chain.encodeHeaders(headers, endStream);
   }
@@ -311,6 +322,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     if (flag != null) {
       info.setResponseFlag(flag);
     }
+    info.setResponseCodeDetails(text);
     if (responseStarted) {
       resetStream(null);
       return;
@@ -376,6 +388,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   void sendResponseHeaders(ResponseHeaders headers, boolean endStream) {
     int code = headers.status();
     info.setResponseCode(code);
+    responseHeaders = headers;
     stats.responseCode(code); // charged when the headers go out, as Envoy does
     headers.headers().set(HttpHeaderNames.SERVER, config.serverName());
     maybeDisableKeepAlive();
@@ -386,6 +399,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   }
 
   void sendResponseData(ByteBuf data, boolean endStream) {
+    info.addBytesSent(data.readableBytes());
     downstream.sendData(data, endStream);
     if (endStream) {
       responseComplete();
@@ -393,6 +407,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   }
 
   void sendResponseTrailers(HttpHeaders trailers) {
+    responseTrailers = trailers;
     downstream.sendTrailers(trailers);
     responseComplete();
   }
@@ -468,7 +483,10 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     }
     stats.downstreamRqActive.dec();
     stats.downstreamRqCompleted.inc();
-    stats.downstreamRqTime.record(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - info.startNanos()));
+    long now = System.nanoTime();
+    stats.downstreamRqTime.record(TimeUnit.NANOSECONDS.toMillis(now - info.startNanos()));
+    info.markEnd(now);
+    hcm.logStream(info, request, responseHeaders, responseTrailers, worker().random());
     downstream.requestFinished(this, requestComplete);
   }
 

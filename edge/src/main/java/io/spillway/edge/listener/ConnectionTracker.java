@@ -1,9 +1,15 @@
 package io.spillway.edge.listener;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.spillway.edge.accesslog.AccessLogs;
+import io.spillway.edge.accesslog.LogInput;
 import io.spillway.edge.http.HcmStats;
+import io.spillway.edge.http.filter.StreamInfo;
+import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -11,19 +17,25 @@ import java.util.concurrent.TimeUnit;
  * decisions (reject_incoming_connections, the tcp_listener_accept shed point, the global
  * connection limit — counted but never refused on {@code ignore_global_conn_limit} listeners) and
  * counts the connection in the listener's and the connection manager's stats from accept to close.
+ * When the listener has access logs, it also counts the connection's bytes (as they cross the
+ * socket, before TLS) and writes one line per connection when it closes.
  */
 @ChannelHandler.Sharable
-final class ConnectionTracker extends ChannelInboundHandlerAdapter {
+final class ConnectionTracker extends ChannelDuplexHandler {
   private static final io.netty.util.AttributeKey<Boolean> COUNTED = io.netty.util.AttributeKey.valueOf("spillway.counted");
+  private static final io.netty.util.AttributeKey<StreamInfo> LOGGED =
+      io.netty.util.AttributeKey.valueOf("spillway.connectionLog");
 
   private final ListenerStats listenerStats;
   private final HcmStats hcmStats;
   private final ListenerOverload overload;
   private final boolean ignoreGlobalLimit;
   private final java.util.Map<io.netty.channel.EventLoop, io.spillway.edge.upstream.Worker> workers;
+  private final AccessLogs accessLogs;
 
   ConnectionTracker(ListenerStats listenerStats, HcmStats hcmStats, ListenerOverload overload, boolean ignoreGlobalLimit,
-      java.util.Map<io.netty.channel.EventLoop, io.spillway.edge.upstream.Worker> workers) {
+      java.util.Map<io.netty.channel.EventLoop, io.spillway.edge.upstream.Worker> workers, AccessLogs accessLogs) {
+    this.accessLogs = accessLogs;
     this.listenerStats = listenerStats;
     this.hcmStats = hcmStats;
     this.overload = overload;
@@ -49,7 +61,15 @@ final class ConnectionTracker extends ChannelInboundHandlerAdapter {
       return;
     }
     ctx.channel().attr(COUNTED).set(Boolean.TRUE);
-    ctx.channel().attr(Listener.ACCEPTED_AT).set(System.nanoTime());
+    long now = System.nanoTime();
+    ctx.channel().attr(Listener.ACCEPTED_AT).set(now);
+    if (!accessLogs.isEmpty()) {
+      InetSocketAddress remote = ctx.channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
+      StreamInfo info = new StreamInfo(now, remote == null ? "" : remote.getAddress().getHostAddress(), false);
+      info.setDownstreamAddresses(remote,
+          ctx.channel().localAddress() instanceof InetSocketAddress l ? l : null);
+      ctx.channel().attr(LOGGED).set(info);
+    }
     listenerStats.downstreamCxTotal.inc();
     listenerStats.downstreamCxActive.inc();
     hcmStats.downstreamCxTotal.inc();
@@ -71,6 +91,35 @@ final class ConnectionTracker extends ChannelInboundHandlerAdapter {
     hcmStats.downstreamCxActive.dec();
     hcmStats.downstreamCxDestroy.inc();
     hcmStats.downstreamCxLengthMs.record(ms);
+    StreamInfo info = ctx.channel().attr(LOGGED).getAndSet(null);
+    if (info != null) {
+      info.markEnd(System.nanoTime());
+      var worker = workers.get(ctx.channel().eventLoop());
+      accessLogs.log(new LogInput(info, null, null, null,
+          worker != null ? worker.random() : java.util.concurrent.ThreadLocalRandom.current()));
+    }
     ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (msg instanceof ByteBuf b && !accessLogs.isEmpty()) {
+      StreamInfo info = ctx.channel().attr(LOGGED).get();
+      if (info != null) {
+        info.addBytesReceived(b.readableBytes());
+      }
+    }
+    ctx.fireChannelRead(msg);
+  }
+
+  @Override
+  public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+    if (msg instanceof ByteBuf b && !accessLogs.isEmpty()) {
+      StreamInfo info = ctx.channel().attr(LOGGED).get();
+      if (info != null) {
+        info.addBytesSent(b.readableBytes());
+      }
+    }
+    ctx.write(msg, promise);
   }
 }

@@ -21,6 +21,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.spillway.edge.accesslog.AccessLogs;
 import io.spillway.edge.config.HttpConnectionManagerConfig.CodecType;
 import io.spillway.edge.config.ListenerConfig;
 import io.spillway.edge.config.OverloadConfig;
@@ -57,11 +58,21 @@ public final class Listener {
    */
   public Listener(ListenerConfig config, HttpConnectionManager hcm, ListenerStats stats, Map<EventLoop, Worker> workers,
       SslContext ssl, ListenerOverload overload) {
+    this(config, hcm, stats, workers, ssl, overload, AccessLogs.NONE);
+  }
+
+  /**
+   * @param ssl the TLS context built from the listener's DownstreamTlsContext, or null for cleartext
+   * @param accessLogs the listener's own {@code access_log} (one line per connection), compiled
+   */
+  public Listener(ListenerConfig config, HttpConnectionManager hcm, ListenerStats stats, Map<EventLoop, Worker> workers,
+      SslContext ssl, ListenerOverload overload, AccessLogs accessLogs) {
     this.stats = stats;
     this.workers = Map.copyOf(workers);
     this.overload = overload;
     this.current = new Generation(config, hcm, ssl, hcm == null ? null
-        : new ConnectionTracker(stats, hcm.stats(), overload, config.ignoreGlobalConnLimit(), this.workers));
+        : new ConnectionTracker(stats, hcm.stats(), overload, config.ignoreGlobalConnLimit(), this.workers,
+            accessLogs));
   }
 
   /**
@@ -87,12 +98,17 @@ public final class Listener {
    * @param ssl the new TLS context, or null for cleartext
    */
   public void replace(ListenerConfig config, HttpConnectionManager hcm, SslContext ssl) {
+    replace(config, hcm, ssl, AccessLogs.NONE);
+  }
+
+  /** {@link #replace(ListenerConfig, HttpConnectionManager, SslContext)} with the new listener's access logs. */
+  public void replace(ListenerConfig config, HttpConnectionManager hcm, SslContext ssl, AccessLogs accessLogs) {
     if (!config.address().equals(current.config().address())) {
       throw new IllegalArgumentException("replace keeps the address; bind a new listener to move it");
     }
     List<Channel> open = new ArrayList<>(connections);
     current = new Generation(config, hcm, ssl,
-        new ConnectionTracker(stats, hcm.stats(), overload, config.ignoreGlobalConnLimit(), workers));
+        new ConnectionTracker(stats, hcm.stats(), overload, config.ignoreGlobalConnLimit(), workers, accessLogs));
     for (Channel ch : open) {
       ch.pipeline().fireUserEventTriggered(DownstreamEvents.Drain.INSTANCE);
     }

@@ -67,7 +67,8 @@ public final class RouteMatcher {
     return matches(h.match(), value);
   }
 
-  static boolean matches(StringMatch match, String value) {
+  /** Whether {@code value} (null when absent) satisfies {@code match}; also used by access log header filters. */
+  public static boolean matches(StringMatch match, String value) {
     if (match instanceof StringMatch.Present p) {
       return (value != null) == p.present();
     }

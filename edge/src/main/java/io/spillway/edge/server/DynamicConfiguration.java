@@ -196,7 +196,8 @@ final class DynamicConfiguration implements XdsConfigSink {
    * RDS routes are missing is left as it is (new: not started; changed: the old one keeps serving).
    */
   private void activateListeners(Map<String, ListenerConfig> wanted) throws ConfigException {
-    record InPlace(Listener running, ListenerConfig config, HttpConnectionManager hcm, SslContext ssl) {}
+    record InPlace(Listener running, ListenerConfig config, HttpConnectionManager hcm, SslContext ssl,
+        io.spillway.edge.accesslog.AccessLogs accessLogs) {}
     List<Listener> bound = new ArrayList<>();
     Map<String, Listener> started = new HashMap<>();
     List<InPlace> inPlace = new ArrayList<>();
@@ -213,7 +214,8 @@ final class DynamicConfiguration implements XdsConfigSink {
         }
         try {
           if (running != null && running.config().address().equals(lc.address())) {
-            inPlace.add(new InPlace(running, lc, server.newConnectionManager(lc, table.get()), server.sslContext(lc)));
+            inPlace.add(new InPlace(running, lc, server.newConnectionManager(lc, table.get()), server.sslContext(lc),
+                server.listenerAccessLogs(lc)));
             continue;
           }
           Listener listener = server.newListener(lc, table.get());
@@ -234,7 +236,7 @@ final class DynamicConfiguration implements XdsConfigSink {
       throw e;
     }
     for (InPlace p : inPlace) {
-      p.running().replace(p.config(), p.hcm(), p.ssl());
+      p.running().replace(p.config(), p.hcm(), p.ssl(), p.accessLogs());
       server.addConnectionManager(p.hcm());
       log.info("listener {} updated in place", p.config().name());
     }

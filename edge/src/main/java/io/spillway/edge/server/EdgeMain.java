@@ -45,6 +45,10 @@ public final class EdgeMain implements Callable<Integer> {
   @Option(names = "--drain-time-s", paramLabel = "S", defaultValue = "600", description = "How long a drain waits for in-flight requests (default 600).")
   int drainTimeSeconds;
 
+  @Option(names = "--file-flush-interval-msec", paramLabel = "MS", defaultValue = "10000",
+      description = "How often access log files are flushed, in milliseconds (default 10000, as Envoy).")
+  long fileFlushIntervalMillis;
+
   @Option(names = {"-l", "--log-level"}, defaultValue = "info", description = "trace, debug, info, warning, error, critical or off.")
   String logLevel;
 
@@ -204,6 +208,7 @@ public final class EdgeMain implements Callable<Integer> {
     options = new ServerOptions(options.concurrency(), options.drainTime(), transport, options.seed(),
         serviceNode, serviceCluster, policy, deploymentDefaults, java.util.Optional.ofNullable(xdsStateDir),
         java.util.Optional.ofNullable(overloadPolicy));
+    options = options.withFileFlushInterval(Duration.ofMillis(Math.max(1, fileFlushIntervalMillis)));
     EdgeServer server = new EdgeServer(config, bootstrap, options, new StatsStore(), Clock.systemUTC());
     try {
       server.start();
@@ -215,6 +220,9 @@ public final class EdgeMain implements Callable<Integer> {
     Duration drain = options.drainTime();
     Runnable onSignal = () -> server.exitAfterDrain(drain);
     Signals.onTerminate(onSignal);
+    if (!Signals.onReopenLogs(server::reopenAccessLogs)) {
+      log.warn("SIGUSR1 cannot be handled by this JVM: reopen access logs with POST /reopen_logs");
+    }
     server.awaitTermination();
     return 0;
   }

@@ -88,6 +88,8 @@ public final class EdgeServer implements AdminContext {
   private AdmissionController admission;
   private io.spillway.edge.guard.GuardRegistry guards;
   private AdminServer admin;
+  private io.spillway.edge.accesslog.AccessLogManager accessLogs;
+  private io.spillway.edge.accesslog.AccessLogs adminAccessLogs = io.spillway.edge.accesslog.AccessLogs.NONE;
   private ActionIndex stopAccepting;
   private volatile Thread controlThread;
   private DynamicConfiguration dynamic;
@@ -134,6 +136,13 @@ public final class EdgeServer implements AdminContext {
     }
     Scope root = stats.rootScope();
     registerServerStats(root);
+    var logSettings = io.spillway.edge.accesslog.AccessLogManager.Settings.DEFAULTS;
+    accessLogs = new io.spillway.edge.accesslog.AccessLogManager(root,
+        new io.spillway.edge.accesslog.AccessLogManager.Settings(options.fileFlushInterval(), logSettings.flushBytes(),
+            logSettings.maxBufferedBytes(), logSettings.maxLines()));
+    if (config.admin().isPresent()) {
+      adminAccessLogs = accessLogs.compile(config.admin().get().accessLogs());
+    }
     LoopLagProbe lag = new LoopLagProbe(workers.keySet().stream().toList());
     overload = OverloadManager.builder(config.overload())
         .stats(root)
@@ -231,7 +240,7 @@ public final class EdgeServer implements AdminContext {
    */
   Listener newListener(ListenerConfig lc, RouteTable routes) {
     return new Listener(lc, newConnectionManager(lc, routes), listenerStats(lc), workers, sslContext(lc),
-        listenerOverload);
+        listenerOverload, listenerAccessLogs(lc));
   }
 
   HttpConnectionManager newConnectionManager(ListenerConfig lc, RouteTable routes) {
@@ -241,7 +250,30 @@ public final class EdgeServer implements AdminContext {
         lc.hcm(), hcmStats.scope(), clusters, guards, admission, lc.perConnectionBufferLimitBytes(), lc.tls().isPresent(),
         stats.rootScope(), nanoClock));
     return new HttpConnectionManager(lc.hcm(), hcmStats, routes, drain, lc.tls().isPresent(),
-        lc.perConnectionBufferLimitBytes(), httpOverload, filters);
+        lc.perConnectionBufferLimitBytes(), httpOverload, filters, accessLogs.compile(lc.hcm().accessLogs()));
+  }
+
+  /**
+   * The listener's own access logs (one line per connection), compiled.
+   *
+   * @throws IllegalArgumentException when a log file cannot be opened
+   */
+  io.spillway.edge.accesslog.AccessLogs listenerAccessLogs(ListenerConfig lc) {
+    return accessLogs.compile(lc.accessLogs());
+  }
+
+  /** The admin listener's access logs. */
+  @Override
+  public io.spillway.edge.accesslog.AccessLogs adminAccessLogs() {
+    return adminAccessLogs;
+  }
+
+  /** Reopens every access log file (logrotate: {@code POST /reopen_logs}, SIGUSR1). */
+  @Override
+  public void reopenAccessLogs() {
+    if (accessLogs != null) {
+      accessLogs.reopen();
+    }
   }
 
   /** What routes' typed_per_filter_config becomes when a route table is compiled (route-level rate limits). */
@@ -538,6 +570,9 @@ public final class EdgeServer implements AdminContext {
     shutdownGroup(acceptors);
     shutdownGroup(workerGroup);
     shutdownGroup(adminGroup);
+    if (accessLogs != null) {
+      accessLogs.close(); // after the loops: the connections' last lines are in
+    }
     if (control != null) {
       control.shutdownNow();
     }

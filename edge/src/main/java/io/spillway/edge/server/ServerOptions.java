@@ -19,6 +19,7 @@ import java.util.Optional;
  *     control plane falls back to field by field
  * @param xdsStateDir where the last-known-good xDS state is kept, when set
  * @param policyFile the {@code --overload-policy} file, watched for changes, when set
+ * @param fileFlushInterval how often access log files are flushed (Envoy's {@code --file-flush-interval-msec})
  */
 public record ServerOptions(
     int concurrency,
@@ -30,7 +31,19 @@ public record ServerOptions(
     io.spillway.policy.EffectivePolicy policy,
     io.spillway.policy.DeploymentDefaults deploymentDefaults,
     Optional<Path> xdsStateDir,
-    Optional<Path> policyFile) {
+    Optional<Path> policyFile,
+    Duration fileFlushInterval) {
+
+  /** Envoy's default {@code --file-flush-interval-msec}: 10 s. */
+  public static final Duration DEFAULT_FILE_FLUSH_INTERVAL = Duration.ofSeconds(10);
+
+  /** With Envoy's file flush interval. */
+  public ServerOptions(int concurrency, Duration drainTime, String transport, long seed, String serviceNode,
+      String serviceCluster, io.spillway.policy.EffectivePolicy policy,
+      io.spillway.policy.DeploymentDefaults deploymentDefaults, Optional<Path> xdsStateDir, Optional<Path> policyFile) {
+    this(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults, xdsStateDir,
+        policyFile, DEFAULT_FILE_FLUSH_INTERVAL);
+  }
 
   /** Without a policy file to watch. */
   public ServerOptions(int concurrency, Duration drainTime, String transport, long seed, String serviceNode,
@@ -55,11 +68,16 @@ public record ServerOptions(
 
   public ServerOptions withConcurrency(int n) {
     return new ServerOptions(n, drainTime, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults,
-        xdsStateDir, policyFile);
+        xdsStateDir, policyFile, fileFlushInterval);
   }
 
   public ServerOptions withDrainTime(Duration d) {
     return new ServerOptions(concurrency, d, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults,
-        xdsStateDir, policyFile);
+        xdsStateDir, policyFile, fileFlushInterval);
+  }
+
+  public ServerOptions withFileFlushInterval(Duration d) {
+    return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
+        deploymentDefaults, xdsStateDir, policyFile, d);
   }
 }

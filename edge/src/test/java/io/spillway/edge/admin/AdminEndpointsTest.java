@@ -20,7 +20,8 @@ class AdminEndpointsTest {
   void registersEnvoysPathsInOrder() {
     assertThat(endpoints.keySet()).containsExactly("/", "/help", "/ready", "/server_info", "/stats",
         "/stats/prometheus", "/reset_counters", "/clusters", "/listeners", "/config_dump", "/memory", "/logging",
-        "/healthcheck/fail", "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/runtime", "/overload", "/xds",
+        "/healthcheck/fail", "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/reopen_logs", "/runtime", "/overload",
+        "/xds",
         "/cpuprofile", "/memoryprofile");
   }
 
@@ -31,7 +32,7 @@ class AdminEndpointsTest {
         .collect(Collectors.toMap(Map.Entry::getKey, e -> true));
 
     assertThat(mutating.keySet()).containsExactlyInAnyOrder("/reset_counters", "/logging", "/healthcheck/fail",
-        "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/cpuprofile", "/memoryprofile");
+        "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/reopen_logs", "/cpuprofile", "/memoryprofile");
   }
 
   @Test

@@ -226,4 +226,11 @@ final class FakeAdminContext implements AdminContext, AutoCloseable {
   public void exitAfterDrain(Duration drainTime) {
     exitCalls.add(drainTime);
   }
+
+  final java.util.concurrent.atomic.AtomicInteger reopenCalls = new java.util.concurrent.atomic.AtomicInteger();
+
+  @Override
+  public void reopenAccessLogs() {
+    reopenCalls.incrementAndGet();
+  }
 }

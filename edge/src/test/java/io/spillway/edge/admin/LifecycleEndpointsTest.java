@@ -42,6 +42,17 @@ class LifecycleEndpointsTest {
   }
 
   @Test
+  void reopenLogsReopensTheAccessLogFiles() {
+    ReopenLogsEndpoint reopen = new ReopenLogsEndpoint(context);
+
+    AdminResponse r = reopen.handle(Requests.post("/reopen_logs"));
+
+    assertThat(reopen.mutating()).isTrue();
+    assertThat(r.bodyText()).isEqualTo("OK\n");
+    assertThat(context.reopenCalls).hasValue(1);
+  }
+
+  @Test
   void runtimeHasNoLayersYet() throws Exception {
     RuntimeEndpoint runtime = new RuntimeEndpoint();
 

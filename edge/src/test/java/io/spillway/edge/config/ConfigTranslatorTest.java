@@ -165,10 +165,16 @@ class ConfigTranslatorTest {
             """)
         .translate().listeners().get(0).hcm();
 
-    assertThat(hcm).isEqualTo(new HttpConnectionManagerConfig("ingress_http", CodecType.HTTP2, hcm.routeConfig(),
+    assertThat(hcm).usingRecursiveComparison().ignoringFields("accessLogs").isEqualTo(new HttpConnectionManagerConfig(
+        "ingress_http", CodecType.HTTP2, hcm.routeConfig(),
         Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(2),
         Duration.ofMinutes(10), Duration.ofSeconds(1), 16 * 1024, 50, Optional.of(65536L), true, 0, false, true,
         true, "edge", List.of("envoy.filters.http.buffer", "envoy.filters.http.router")));
+    assertThat(hcm.accessLogs()).singleElement().satisfies(log -> {
+      assertThat(log.sink()).isEqualTo(AccessLogConfig.Sink.FILE);
+      assertThat(log.path()).isEqualTo("/dev/stdout");
+      assertThat(log.filter()).isEmpty();
+    });
   }
 
   @Test
@@ -230,8 +236,11 @@ class ConfigTranslatorTest {
         .translate();
 
     assertThat(config.node()).isEqualTo(new EdgeConfig.NodeInfo("edge-7", "eu-west", Map.of("zone", "a")));
-    assertThat(config.admin()).contains(new EdgeConfig.AdminConfig(new SocketAddress("::1", 9901)));
+    assertThat(config.admin().orElseThrow().address()).isEqualTo(new SocketAddress("::1", 9901));
     assertThat(config.admin().orElseThrow().address()).hasToString("[::1]:9901");
+    // access_log_path /dev/null is Envoy's "no admin log"; the stdout logger stays.
+    assertThat(config.admin().orElseThrow().accessLogs()).singleElement()
+        .extracting(AccessLogConfig::sink).isEqualTo(AccessLogConfig.Sink.STDOUT);
   }
 
   @Test

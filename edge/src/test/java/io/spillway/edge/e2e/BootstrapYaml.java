@@ -18,6 +18,7 @@ final class BootstrapYaml {
   private final int adminPort;
   private final List<String> listeners = new ArrayList<>();
   private final List<String> clusters = new ArrayList<>();
+  private String adminOptions = "";
 
   private BootstrapYaml(int adminPort) {
     this.adminPort = adminPort;
@@ -30,6 +31,12 @@ final class BootstrapYaml {
 
   BootstrapYaml listener(Listener listener) {
     listeners.add(listener.render());
+    return this;
+  }
+
+  /** Extra fields of the admin listener, YAML at indent 0 (e.g. {@code access_log: [...]}). */
+  BootstrapYaml adminOptions(String yaml) {
+    adminOptions = yaml;
     return this;
   }
 
@@ -64,12 +71,13 @@ final class BootstrapYaml {
     return """
         admin:
           address: { socket_address: { address: 127.0.0.1, port_value: %d } }
+        %s
         static_resources:
           listeners:
         %s
           clusters:
         %s
-        """.formatted(adminPort, indent(String.join("\n", listeners), 2), indent(String.join("\n", clusters), 2));
+        """.formatted(adminPort, indent(adminOptions, 2), indent(String.join("\n", listeners), 2), indent(String.join("\n", clusters), 2));
   }
 
   /** Writes the bootstrap to {@code dir/fileName} and returns the file. */
@@ -116,6 +124,7 @@ final class BootstrapYaml {
     private String httpFilters = "";
     private String transportSocket = "";
     private String chainOptions = "";
+    private String listenerOptions = "";
 
     private Listener(String name, int port) {
       this.name = name;
@@ -163,12 +172,19 @@ final class BootstrapYaml {
       return this;
     }
 
+    /** Extra fields of the listener, YAML at indent 0 (e.g. {@code access_log: [...]}). */
+    Listener listenerOptions(String yaml) {
+      this.listenerOptions = yaml;
+      return this;
+    }
+
     String render() {
       String tls = (transportSocket.isBlank() ? "" : "  transport_socket:\n" + indent(transportSocket, 4))
           + (chainOptions.isBlank() ? "" : "\n" + indent(chainOptions, 2));
       return """
           - name: %s
             address: { socket_address: { address: 127.0.0.1, port_value: %d } }
+          %s
             filter_chains:
             - filters:
               - name: envoy.filters.network.http_connection_manager
@@ -190,7 +206,7 @@ final class BootstrapYaml {
                     typed_config:
                       "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
           %s
-          """.formatted(name, port, statPrefix, indent(hcmOptions, 8), name, indent(routes, 14),
+          """.formatted(name, port, indent(listenerOptions, 2), statPrefix, indent(hcmOptions, 8), name, indent(routes, 14),
           indent(httpFilters, 8), indent(tls, 2));
     }
   }

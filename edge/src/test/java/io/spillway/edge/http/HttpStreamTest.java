@@ -50,6 +50,7 @@ class HttpStreamTest {
   private final EmbeddedChannel channel = new EmbeddedChannel();
   private final List<String> calls = new ArrayList<>();
   private final RecordingDownstream downstream = new RecordingDownstream();
+  private io.spillway.edge.accesslog.AccessLogs accessLogs = io.spillway.edge.accesslog.AccessLogs.NONE;
 
   @AfterEach
   void close() {
@@ -198,7 +199,7 @@ class HttpStreamTest {
         .monitors(m -> callbacks -> {}).build();
     HttpConnectionManager hcm = new HttpConnectionManager(config, new HcmStats(stats.rootScope().scope("http.test"),
         new io.spillway.edge.http2.Http2CodecStats(stats.rootScope().scope("http2"))),
-        RouteTable.compile(routes), new DrainSignal(), false, 16, OverloadHooks.of(overload), factories);
+        RouteTable.compile(routes), new DrainSignal(), false, 16, OverloadHooks.of(overload), factories, accessLogs);
     return new HttpStream(hcm, downstream);
   }
 
@@ -208,6 +209,32 @@ class HttpStreamTest {
 
   private static ByteBuf text(String s) {
     return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
+  }
+
+  @Test
+  void everyFinishedStreamWritesOneAccessLogLine() throws Exception {
+    List<String> lines = new ArrayList<>();
+    accessLogs = new io.spillway.edge.accesslog.AccessLogs(List.of(new io.spillway.edge.accesslog.AccessLogger(
+        io.spillway.edge.accesslog.LogFilter.ALL, io.spillway.edge.accesslog.LogFormatter.compile(
+            io.spillway.edge.config.AccessLogConfig.textFormat("%REQ(:METHOD)% %REQ(:PATH)% %RESPONSE_CODE% "
+                + "%BYTES_RECEIVED% %BYTES_SENT% %RESPONSE_FLAGS% %ROUTE_NAME% %RESPONSE_CODE_DETAILS%", false)),
+        lines::add)));
+    HttpStream s = stream(Set.of(), new Responder());
+    s.onRequestHeaders(get("/x"), false);
+    assertThat(lines).isEmpty();
+    s.onRequestData(text("abc"), true);
+    assertThat(lines).containsExactly("GET /x 200 3 8 - all via_upstream"); // "echo:abc"
+
+    Scripted deny = new Scripted("deny");
+    deny.whenHeaders = f -> f.decoder.sendLocalReply(403, "access denied", ResponseFlag.UAEX);
+    deny.onRequestHeaders = FilterHeadersStatus.STOP_ITERATION;
+    stream(Set.of(), deny, new Responder()).onRequestHeaders(get("/y"), true);
+    assertThat(lines).last().isEqualTo("GET /y 403 0 13 UAEX all access_denied");
+
+    HttpStream reset = stream(Set.of(), new Scripted("wait"), new Scripted("hold"));
+    reset.onRequestHeaders(get("/z"), false);
+    reset.onDownstreamReset();
+    assertThat(lines).hasSize(3).last().isEqualTo("GET /z 0 0 0 DC all -");
   }
 
   @Test

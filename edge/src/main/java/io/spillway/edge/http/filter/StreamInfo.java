@@ -1,30 +1,59 @@
 package io.spillway.edge.http.filter;
 
+import io.spillway.edge.router.RouteEntry;
 import io.spillway.edge.upstream.Host;
+import java.net.InetSocketAddress;
+import java.time.Instant;
 
 /**
  * What is known about one stream as it goes (Envoy's {@code StreamInfo}): when it started, the
- * response code sent, the response flags, the downstream peer and protocol, the upstream host.
- * Written by the stream and its filters on the stream's worker loop; read by them and, at the end,
- * by whoever records the stream.
+ * response code sent, the response flags, the downstream peer and protocol, the upstream host, the
+ * stream's timestamps and byte counts for the access log. Written by the stream and its filters on
+ * the stream's worker loop; read by them and, at the end, by whoever records the stream.
  */
 public final class StreamInfo {
   private final long startNanos;
+  private final long startEpochNanos;
   private final String downstreamAddress;
   private final boolean http2;
   private int responseCode;
   private int responseFlags;
   private Host upstreamHost;
+  private RouteEntry route;
+  private String responseCodeDetails;
+  private InetSocketAddress downstreamRemote;
+  private InetSocketAddress downstreamLocal;
+  private long lastDownstreamRxNanos;
+  private long firstUpstreamRxNanos;
+  private long endNanos;
+  private long bytesReceived;
+  private long bytesSent;
 
+  /** Started now: {@code startNanos} is System.nanoTime, the wall clock is read once. */
   public StreamInfo(long startNanos, String downstreamAddress, boolean http2) {
+    this(startNanos, epochNanos(Instant.now()), downstreamAddress, http2);
+  }
+
+  /** Started at {@code startNanos} (System.nanoTime) and {@code startEpochNanos} (wall clock, ns since 1970). */
+  public StreamInfo(long startNanos, long startEpochNanos, String downstreamAddress, boolean http2) {
     this.startNanos = startNanos;
+    this.startEpochNanos = startEpochNanos;
     this.downstreamAddress = downstreamAddress;
     this.http2 = http2;
+  }
+
+  private static long epochNanos(Instant t) {
+    return t.getEpochSecond() * 1_000_000_000L + t.getNano();
   }
 
   /** System.nanoTime when the request's headers arrived. */
   public long startNanos() {
     return startNanos;
+  }
+
+  /** Wall-clock time when the request's headers arrived, in nanoseconds since the epoch. */
+  public long startEpochNanos() {
+    return startEpochNanos;
   }
 
   /** The client's IP address. */
@@ -66,5 +95,95 @@ public final class StreamInfo {
 
   public void setUpstreamHost(Host host) {
     upstreamHost = host;
+  }
+
+  /** The route the request matched, or null. */
+  public RouteEntry route() {
+    return route;
+  }
+
+  public void setRoute(RouteEntry route) {
+    this.route = route;
+  }
+
+  /**
+   * Why the response code is what it is (Envoy's {@code %RESPONSE_CODE_DETAILS%}): {@code via_upstream}
+   * for an upstream's response, the local reply's reason (spaces as underscores) for a local one;
+   * null until known. The first value set stays.
+   */
+  public String responseCodeDetails() {
+    return responseCodeDetails;
+  }
+
+  public void setResponseCodeDetails(String details) {
+    if (responseCodeDetails == null && details != null && !details.isEmpty()) {
+      responseCodeDetails = details.indexOf(' ') < 0 ? details : details.replace(' ', '_');
+    }
+  }
+
+  /** The client's address and port, or null when the connection did not say. */
+  public InetSocketAddress downstreamRemote() {
+    return downstreamRemote;
+  }
+
+  /** The address and port the client connected to, or null when the connection did not say. */
+  public InetSocketAddress downstreamLocal() {
+    return downstreamLocal;
+  }
+
+  public void setDownstreamAddresses(InetSocketAddress remote, InetSocketAddress local) {
+    this.downstreamRemote = remote;
+    this.downstreamLocal = local;
+  }
+
+  /** System.nanoTime of the request's last byte, 0 until the request is complete. */
+  public long lastDownstreamRxNanos() {
+    return lastDownstreamRxNanos;
+  }
+
+  public void markLastDownstreamRx(long nanos) {
+    if (lastDownstreamRxNanos == 0) {
+      lastDownstreamRxNanos = nanos;
+    }
+  }
+
+  /** System.nanoTime when the upstream's response head arrived, 0 when none did. */
+  public long firstUpstreamRxNanos() {
+    return firstUpstreamRxNanos;
+  }
+
+  public void markFirstUpstreamRx(long nanos) {
+    if (firstUpstreamRxNanos == 0) {
+      firstUpstreamRxNanos = nanos;
+    }
+  }
+
+  /** System.nanoTime when the stream ended, 0 while it runs. */
+  public long endNanos() {
+    return endNanos;
+  }
+
+  public void markEnd(long nanos) {
+    if (endNanos == 0) {
+      endNanos = nanos;
+    }
+  }
+
+  /** Request body bytes received from the client. */
+  public long bytesReceived() {
+    return bytesReceived;
+  }
+
+  public void addBytesReceived(long n) {
+    bytesReceived += n;
+  }
+
+  /** Response body bytes sent to the client. */
+  public long bytesSent() {
+    return bytesSent;
+  }
+
+  public void addBytesSent(long n) {
+    bytesSent += n;
   }
 }

@@ -1,0 +1,118 @@
+package io.spillway.edge.accesslog;
+
+import io.spillway.edge.config.AccessLogConfig;
+import io.spillway.edge.http.filter.ResponseFlag;
+import io.spillway.edge.router.RouteMatcher;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A compiled access log filter (Envoy's {@code AccessLogFilter}): whether a finished stream gets a
+ * line. Compiled once from the translated filter; evaluating one allocates nothing.
+ */
+@FunctionalInterface
+public interface LogFilter {
+
+  /** Logs everything. */
+  LogFilter ALL = in -> true;
+
+  boolean evaluate(LogInput in);
+
+  /** Compiles a translated filter. */
+  static LogFilter compile(AccessLogConfig.Filter filter) {
+    return switch (filter) {
+      case AccessLogConfig.StatusCodeFilter f -> in -> compare(f.op(), in.info().responseCode(), f.value());
+      case AccessLogConfig.DurationFilter f ->
+          in -> compare(f.op(), TimeUnit.NANOSECONDS.toMillis(in.durationNanos()), f.valueMillis());
+      // The edge has no health check filter: no request is a health check.
+      case AccessLogConfig.NotHealthCheckFilter f -> in -> true;
+      // The edge does not trace: no request is traceable.
+      case AccessLogConfig.TraceableFilter f -> in -> false;
+      case AccessLogConfig.RuntimeFilter f -> runtime(f);
+      case AccessLogConfig.AndFilter f -> {
+        LogFilter[] all = compileAll(f.filters());
+        yield in -> {
+          for (LogFilter x : all) {
+            if (!x.evaluate(in)) {
+              return false;
+            }
+          }
+          return true;
+        };
+      }
+      case AccessLogConfig.OrFilter f -> {
+        LogFilter[] any = compileAll(f.filters());
+        yield in -> {
+          for (LogFilter x : any) {
+            if (x.evaluate(in)) {
+              return true;
+            }
+          }
+          return false;
+        };
+      }
+      case AccessLogConfig.HeaderFilter f -> {
+        var h = f.header();
+        yield in -> RouteMatcher.matches(h.match(), in.requestHeader(h.name())) != h.invert();
+      }
+      case AccessLogConfig.ResponseFlagFilter f -> {
+        if (f.flags().isEmpty()) {
+          yield in -> in.info().responseFlags() != 0;
+        }
+        int mask = 0;
+        for (ResponseFlag flag : ResponseFlag.values()) {
+          if (f.flags().contains(flag.name())) {
+            mask |= flag.bit();
+          }
+        }
+        int m = mask; // flags Envoy has and the edge never sets match nothing
+        yield in -> (in.info().responseFlags() & m) != 0;
+      }
+      case AccessLogConfig.GrpcStatusFilter f -> in -> {
+        int s = in.grpcStatus();
+        boolean found = f.statuses().contains(s < 0 ? 2 : s); // none found counts as Unknown, as in Envoy
+        return f.exclude() != found;
+      };
+    };
+  }
+
+  private static LogFilter[] compileAll(List<AccessLogConfig.Filter> filters) {
+    return filters.stream().map(LogFilter::compile).toArray(LogFilter[]::new);
+  }
+
+  private static boolean compare(AccessLogConfig.Op op, long actual, long value) {
+    return switch (op) {
+      case EQ -> actual == value;
+      case GE -> actual >= value;
+      case LE -> actual <= value;
+    };
+  }
+
+  /**
+   * runtime_filter at its default fraction: the request's x-request-id decides (its first 8 hex
+   * digits modulo the denominator, as Envoy's UUID request ids do) unless the filter asks for
+   * independent randomness or the request has none.
+   */
+  private static LogFilter runtime(AccessLogConfig.RuntimeFilter f) {
+    long numerator = f.numerator();
+    long denominator = f.denominator();
+    boolean independent = f.independentRandomness();
+    return in -> {
+      long r = -1;
+      if (!independent) {
+        String id = in.requestHeader("x-request-id");
+        if (id != null && id.length() >= 8) {
+          try {
+            r = Long.parseLong(id, 0, 8, 16) % denominator;
+          } catch (NumberFormatException e) {
+            r = -1;
+          }
+        }
+      }
+      if (r < 0) {
+        r = in.random().nextLong(denominator);
+      }
+      return r < numerator;
+    };
+  }
+}
