@@ -79,20 +79,6 @@ public record HttpConnectionManagerConfig(
    */
   public record NamedLocalRateLimit(String name, LocalRateLimitConfig config) {}
 
-  /** Without a local rate limit filter. */
-  public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,
-      Duration idleTimeout, Duration streamIdleTimeout, Duration requestTimeout, Duration requestHeadersTimeout,
-      Duration maxConnectionDuration, Duration drainTimeout, int maxRequestHeadersBytes, int maxRequestHeadersCount,
-      Optional<Long> maxRequestBodyBytes, boolean useRemoteAddress, int xffNumTrustedHops, boolean generateRequestId,
-      boolean preserveExternalRequestId, boolean appendLocalOverload, String serverName, List<String> httpFilters,
-      Optional<String> rdsRouteConfigName, Optional<ExtAuthzConfig> extAuthz, Http1Options http1,
-      Http2Options http2) {
-    this(statPrefix, codecType, routeConfig, idleTimeout, streamIdleTimeout, requestTimeout, requestHeadersTimeout,
-        maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, maxRequestBodyBytes,
-        useRemoteAddress, xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload,
-        serverName, httpFilters, rdsRouteConfigName, extAuthz, http1, http2, Optional.empty(), List.of());
-  }
-
   /**
    * Envoy's {@code Http1ProtocolOptions}, the supported part.
    *
@@ -104,59 +90,6 @@ public record HttpConnectionManagerConfig(
     public static final Http1Options ENVOY_DEFAULTS = new Http1Options(false, "");
   }
 
-  /** Without access logs. */
-
-  /** With the downstream HTTP/2 defaults. */
-  public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,
-      Duration idleTimeout, Duration streamIdleTimeout, Duration requestTimeout, Duration requestHeadersTimeout,
-      Duration maxConnectionDuration, Duration drainTimeout, int maxRequestHeadersBytes, int maxRequestHeadersCount,
-      Optional<Long> maxRequestBodyBytes, boolean useRemoteAddress, int xffNumTrustedHops, boolean generateRequestId,
-      boolean preserveExternalRequestId, boolean appendLocalOverload, String serverName, List<String> httpFilters,
-      Optional<String> rdsRouteConfigName, Optional<ExtAuthzConfig> extAuthz, Http1Options http1) {
-    this(statPrefix, codecType, routeConfig, idleTimeout, streamIdleTimeout, requestTimeout, requestHeadersTimeout,
-        maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, maxRequestBodyBytes,
-        useRemoteAddress, xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload,
-        serverName, httpFilters, rdsRouteConfigName, extAuthz, http1, Http2Options.DOWNSTREAM_DEFAULTS);
-  }
-
-  /** With Envoy's HTTP/1 defaults. */
-  public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,
-      Duration idleTimeout, Duration streamIdleTimeout, Duration requestTimeout, Duration requestHeadersTimeout,
-      Duration maxConnectionDuration, Duration drainTimeout, int maxRequestHeadersBytes, int maxRequestHeadersCount,
-      Optional<Long> maxRequestBodyBytes, boolean useRemoteAddress, int xffNumTrustedHops, boolean generateRequestId,
-      boolean preserveExternalRequestId, boolean appendLocalOverload, String serverName, List<String> httpFilters,
-      Optional<String> rdsRouteConfigName, Optional<ExtAuthzConfig> extAuthz) {
-    this(statPrefix, codecType, routeConfig, idleTimeout, streamIdleTimeout, requestTimeout, requestHeadersTimeout,
-        maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, maxRequestBodyBytes,
-        useRemoteAddress, xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload,
-        serverName, httpFilters, rdsRouteConfigName, extAuthz, Http1Options.ENVOY_DEFAULTS);
-  }
-
-  /** Without ext_authz. */
-  public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,
-      Duration idleTimeout, Duration streamIdleTimeout, Duration requestTimeout, Duration requestHeadersTimeout,
-      Duration maxConnectionDuration, Duration drainTimeout, int maxRequestHeadersBytes, int maxRequestHeadersCount,
-      Optional<Long> maxRequestBodyBytes, boolean useRemoteAddress, int xffNumTrustedHops, boolean generateRequestId,
-      boolean preserveExternalRequestId, boolean appendLocalOverload, String serverName, List<String> httpFilters,
-      Optional<String> rdsRouteConfigName) {
-    this(statPrefix, codecType, routeConfig, idleTimeout, streamIdleTimeout, requestTimeout, requestHeadersTimeout,
-        maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, maxRequestBodyBytes,
-        useRemoteAddress, xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload,
-        serverName, httpFilters, rdsRouteConfigName, Optional.empty());
-  }
-
-  /** With inline routes. */
-  public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,
-      Duration idleTimeout, Duration streamIdleTimeout, Duration requestTimeout, Duration requestHeadersTimeout,
-      Duration maxConnectionDuration, Duration drainTimeout, int maxRequestHeadersBytes, int maxRequestHeadersCount,
-      Optional<Long> maxRequestBodyBytes, boolean useRemoteAddress, int xffNumTrustedHops, boolean generateRequestId,
-      boolean preserveExternalRequestId, boolean appendLocalOverload, String serverName, List<String> httpFilters) {
-    this(statPrefix, codecType, routeConfig, idleTimeout, streamIdleTimeout, requestTimeout, requestHeadersTimeout,
-        maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, maxRequestBodyBytes,
-        useRemoteAddress, xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload,
-        serverName, httpFilters, Optional.empty());
-  }
-
   /** Envoy's HttpConnectionManager.CodecType. */
   public enum CodecType { AUTO, HTTP1, HTTP2 }
 
@@ -165,6 +98,7 @@ public record HttpConnectionManagerConfig(
     return new HttpConnectionManagerConfig(statPrefix, codec, routes,
         Duration.ofHours(1), Duration.ofMinutes(5), Duration.ZERO, Duration.ZERO, Duration.ZERO,
         Duration.ofSeconds(5), 60 * 1024, 100, Optional.empty(), false, 0, true, false, false,
-        "spillway", List.of("envoy.filters.http.router"));
+        "spillway", List.of("envoy.filters.http.router"), Optional.empty(), Optional.empty(),
+        Http1Options.ENVOY_DEFAULTS, Http2Options.DOWNSTREAM_DEFAULTS, Optional.empty(), List.of());
   }
 }

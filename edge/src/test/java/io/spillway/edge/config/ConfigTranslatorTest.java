@@ -169,7 +169,9 @@ class ConfigTranslatorTest {
         "ingress_http", CodecType.HTTP2, hcm.routeConfig(),
         Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(2),
         Duration.ofMinutes(10), Duration.ofSeconds(1), 16 * 1024, 50, Optional.of(65536L), true, 0, false, true,
-        true, "edge", List.of("envoy.filters.http.buffer", "envoy.filters.http.router")));
+        true, "edge", List.of("envoy.filters.http.buffer", "envoy.filters.http.router"), Optional.empty(),
+        Optional.empty(), HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS, Http2Options.DOWNSTREAM_DEFAULTS,
+        Optional.empty(), List.of()));
     assertThat(hcm.accessLogs()).singleElement().satisfies(log -> {
       assertThat(log.sink()).isEqualTo(AccessLogConfig.Sink.FILE);
       assertThat(log.path()).isEqualTo("/dev/stdout");
@@ -188,7 +190,9 @@ class ConfigTranslatorTest {
         hcm.idleTimeout(), hcm.streamIdleTimeout(), hcm.requestTimeout(), hcm.requestHeadersTimeout(),
         hcm.maxConnectionDuration(), hcm.drainTimeout(), hcm.maxRequestHeadersBytes(), hcm.maxRequestHeadersCount(),
         hcm.maxRequestBodyBytes(), false, hcm.xffNumTrustedHops(), hcm.generateRequestId(),
-        hcm.preserveExternalRequestId(), hcm.appendLocalOverload(), hcm.serverName(), hcm.httpFilters()));
+        hcm.preserveExternalRequestId(), hcm.appendLocalOverload(), hcm.serverName(), hcm.httpFilters(),
+        Optional.empty(), Optional.empty(), HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS,
+        Http2Options.DOWNSTREAM_DEFAULTS, Optional.empty(), List.of()));
     HttpConnectionManagerConfig defaults =
         HttpConnectionManagerConfig.defaults("ingress_http", CodecType.AUTO, hcm.routeConfig());
     assertThat(BootstrapYaml.minimal().translate().listeners().get(0).hcm()).isEqualTo(defaults);
