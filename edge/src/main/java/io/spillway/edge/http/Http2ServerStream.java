@@ -3,6 +3,7 @@ package io.spillway.edge.http;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -12,6 +13,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.AsciiString;
 import io.spillway.edge.http.message.Http2Fields;
+import io.spillway.edge.http2.Http2Streams;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.upstream.ConnectionShare;
@@ -38,9 +40,7 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
   private final Http2Stream stream;
   private HttpStream request;
   private boolean reset;
-  private boolean paused;
-  /** Request body bytes handed on while paused, not yet returned to the peer's window. */
-  private int unconsumed;
+  private final Http2Streams.Credit credit = new Http2Streams.Credit();
   /** Response body bytes written and not yet taken by the socket (only when high-memory resets need it). */
   private long queuedResponseBytes;
   private long deadline;
@@ -92,11 +92,7 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
       return flowControlled;
     }
     request.onRequestData(data.retain(), endStream);
-    if (paused && !endStream) {
-      unconsumed += flowControlled;
-      return 0;
-    }
-    return flowControlled;
+    return credit.received(flowControlled, endStream);
   }
 
   void onPeerReset() {
@@ -164,12 +160,12 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
 
   @Override
   public InetSocketAddress remoteSocketAddress() {
-    return connection.ctx().channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
+    return connection.streams().ctx().channel().remoteAddress() instanceof InetSocketAddress a ? a : null;
   }
 
   @Override
   public InetSocketAddress localSocketAddress() {
-    return connection.ctx().channel().localAddress() instanceof InetSocketAddress a ? a : null;
+    return connection.streams().ctx().channel().localAddress() instanceof InetSocketAddress a ? a : null;
   }
 
   @Override
@@ -179,10 +175,7 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
     }
     Http2Headers out = Http2Fields.toFrame(response.headers(), 1);
     out.status(AsciiString.of(Integer.toString(response.status())));
-    connection.encoder().writeHeaders(connection.ctx(), stream.id(), out, 0, endStream, connection.quietPromise());
-    if (endStream) {
-      connection.flushSoon();
-    }
+    connection.streams().writeHeaders(stream, out, endStream);
   }
 
   @Override
@@ -192,8 +185,8 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
     }
     Http2Headers out = new DefaultHttp2Headers(false, 1);
     out.status(STATUS_CONTINUE);
-    connection.encoder().writeHeaders(connection.ctx(), stream.id(), out, 0, false, connection.quietPromise());
-    connection.flushSoon();
+    connection.streams().writeHeaders(stream, out, false);
+    connection.streams().flushSoon();
   }
 
   @Override
@@ -202,17 +195,14 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
       data.release();
       return;
     }
-    var ctx = connection.ctx();
     if (connection.tracksResponseBytes()) {
       int bytes = data.readableBytes();
       queuedResponseBytes += bytes;
-      ChannelFuture written = connection.encoder().writeData(ctx, stream.id(), data, 0, endStream, ctx.newPromise());
+      ChannelPromise written = connection.streams().ctx().newPromise();
       written.addListener(new Written(bytes));
+      connection.streams().writeData(stream, data, endStream, written);
     } else {
-      connection.encoder().writeData(ctx, stream.id(), data, 0, endStream, connection.quietPromise());
-    }
-    if (endStream) {
-      connection.flushSoon();
+      connection.streams().writeData(stream, data, endStream, null);
     }
   }
 
@@ -221,29 +211,22 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
     if (closed()) {
       return;
     }
-    connection.encoder().writeHeaders(connection.ctx(), stream.id(), Http2Fields.toFrame(trailers, 0), 0, true,
-        connection.quietPromise());
-    connection.flushSoon();
+    connection.streams().writeTrailers(stream, trailers);
   }
 
   @Override
   public void flush() {
-    connection.flushSoon();
+    connection.streams().flushSoon();
   }
 
   @Override
   public boolean isWritable() {
-    return connection.isWritable(stream);
+    return connection.streams().isWritable(stream);
   }
 
   @Override
   public void pauseReading(boolean paused) {
-    this.paused = paused;
-    if (!paused && unconsumed > 0) {
-      int bytes = unconsumed;
-      unconsumed = 0;
-      connection.consume(stream, bytes);
-    }
+    credit.pause(paused, connection.streams(), stream);
   }
 
   @Override
@@ -256,7 +239,7 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
     if (!reset) {
       reset = true;
       connection.hcm().stats().downstreamRqTxReset.inc();
-      connection.reset(stream, Http2Error.INTERNAL_ERROR);
+      connection.streams().reset(stream, Http2Error.INTERNAL_ERROR);
     }
   }
 
@@ -287,7 +270,7 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
     connection.deadlines().disarm(this);
     if (!requestBodyComplete && !reset) {
       reset = true;
-      connection.reset(stream, Http2Error.NO_ERROR);
+      connection.streams().reset(stream, Http2Error.NO_ERROR);
     }
   }
 

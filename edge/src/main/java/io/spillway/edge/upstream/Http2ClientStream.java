@@ -8,6 +8,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.AsciiString;
 import io.spillway.edge.http.message.Http2Fields;
+import io.spillway.edge.http2.Http2Streams;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 
@@ -34,8 +35,7 @@ final class Http2ClientStream implements UpstreamStream {
   private boolean responseDone;
   private boolean headersSeen;
   private boolean reset;
-  private boolean paused;
-  private int unconsumed;
+  private final Http2Streams.Credit credit = new Http2Streams.Credit();
   /** Frames arrived since the connection's last read completed (it is told then). */
   boolean readThisTurn;
   /** Counted in the connection's reserved streams: handed out, not started, not given back. */
@@ -70,7 +70,7 @@ final class Http2ClientStream implements UpstreamStream {
     reservation = false;
     stream = connection.start(this, out, endStream);
     if (stream == null) {
-      connection.ctx().executor().execute(() -> failed("stream could not be opened"));
+      connection.streams().ctx().executor().execute(() -> failed("stream could not be opened"));
     }
   }
 
@@ -80,10 +80,7 @@ final class Http2ClientStream implements UpstreamStream {
       data.release();
       return;
     }
-    connection.encoder().writeData(connection.ctx(), stream.id(), data, 0, endStream, connection.quietPromise());
-    if (endStream) {
-      connection.flushSoon();
-    }
+    connection.streams().writeData(stream, data, endStream, null);
   }
 
   @Override
@@ -91,29 +88,22 @@ final class Http2ClientStream implements UpstreamStream {
     if (reset || stream == null) {
       return;
     }
-    connection.encoder().writeHeaders(connection.ctx(), stream.id(), Http2Fields.toFrame(trailers, 0), 0, true,
-        connection.quietPromise());
-    connection.flushSoon();
+    connection.streams().writeTrailers(stream, trailers);
   }
 
   @Override
   public void flush() {
-    connection.flushSoon();
+    connection.streams().flushSoon();
   }
 
   @Override
   public boolean isWritable() {
-    return connection.isWritable(stream);
+    return connection.streams().isWritable(stream);
   }
 
   @Override
   public void pauseReading(boolean paused) {
-    this.paused = paused;
-    if (!paused && unconsumed > 0 && stream != null) {
-      int bytes = unconsumed;
-      unconsumed = 0;
-      connection.consume(stream, bytes);
-    }
+    credit.pause(paused, connection.streams(), stream);
   }
 
   @Override
@@ -125,7 +115,7 @@ final class Http2ClientStream implements UpstreamStream {
     listener = null;
     connection.released(this);
     if (stream != null && !responseDone && stream.state() != Http2Stream.State.CLOSED) {
-      connection.reset(stream, Http2Error.CANCEL);
+      connection.streams().reset(stream, Http2Error.CANCEL);
     }
   }
 
@@ -166,11 +156,7 @@ final class Http2ClientStream implements UpstreamStream {
       done();
     }
     l.onResponseData(data.retain(), endStream);
-    if (paused && !endStream) {
-      unconsumed += flowControlled;
-      return 0;
-    }
-    return flowControlled;
+    return credit.received(flowControlled, endStream);
   }
 
   void onPeerReset(long errorCode) {
