@@ -1,0 +1,201 @@
+package io.spillway.edge.config;
+
+import com.google.protobuf.Any;
+import io.envoyproxy.envoy.config.cluster.v3.Cluster;
+import io.envoyproxy.envoy.config.cluster.v3.LoadBalancingPolicy;
+import io.envoyproxy.envoy.config.core.v3.RuntimeDouble;
+import io.envoyproxy.envoy.extensions.load_balancing_policies.client_side_weighted_round_robin.v3.ClientSideWeightedRoundRobin;
+import io.envoyproxy.envoy.extensions.load_balancing_policies.least_request.v3.LeastRequest;
+import io.envoyproxy.envoy.extensions.load_balancing_policies.random.v3.Random;
+import io.envoyproxy.envoy.extensions.load_balancing_policies.round_robin.v3.RoundRobin;
+import io.spillway.edge.config.ClusterConfig.LbPolicy;
+import io.spillway.edge.config.ClusterConfig.LbSettings;
+import io.spillway.edge.config.ClusterConfig.WeightedRoundRobin;
+import io.spillway.edge.config.ExtensionRegistry.Category;
+import io.spillway.edge.config.ExtensionRegistry.Extension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A cluster's load-balancing fields → policy, choice count and {@link LbSettings}: {@code
+ * lb_policy} with {@code least_request_lb_config}, or {@code load_balancing_policy}, whose first
+ * policy of a registered type is taken (as Envoy does; later ones are its fallbacks).
+ */
+final class LoadBalancingTranslator {
+
+  static final int DEFAULT_CHOICE_COUNT = 2;
+  static final double DEFAULT_ACTIVE_REQUEST_BIAS = 1.0;
+  static final Duration DEFAULT_BLACKOUT = Duration.ofSeconds(10);
+  static final Duration DEFAULT_EXPIRATION = Duration.ofMinutes(3);
+  static final Duration DEFAULT_UPDATE_PERIOD = Duration.ofSeconds(1);
+  static final Duration MIN_UPDATE_PERIOD = Duration.ofMillis(100);
+
+  private static final SupportedFields LEAST_REQUEST_LB_CONFIG = SupportedFields.of(
+      Cluster.LeastRequestLbConfig.getDescriptor(), "choice_count", "active_request_bias")
+      .later("slow_start_config");
+  private static final SupportedFields POLICY_LIST = SupportedFields.of(
+      LoadBalancingPolicy.getDescriptor(), "policies");
+  private static final SupportedFields POLICY = SupportedFields.of(
+      LoadBalancingPolicy.Policy.getDescriptor(), "typed_extension_config");
+  private static final SupportedFields ROUND_ROBIN = SupportedFields.of(RoundRobin.getDescriptor())
+      .later("slow_start_config", "locality_lb_config");
+  private static final SupportedFields LEAST_REQUEST = SupportedFields.of(LeastRequest.getDescriptor(),
+      "choice_count", "active_request_bias")
+      .later("slow_start_config", "locality_lb_config", "enable_full_scan", "selection_method");
+  private static final SupportedFields RANDOM = SupportedFields.of(Random.getDescriptor())
+      .later("locality_lb_config");
+  private static final SupportedFields CSWRR = SupportedFields.of(ClientSideWeightedRoundRobin.getDescriptor(),
+      "enable_oob_load_report", "blackout_period", "weight_expiration_period", "weight_update_period",
+      "error_utilization_penalty", "metric_names_for_computing_utilization")
+      .later("oob_reporting_period");
+  private static final SupportedFields RUNTIME_DOUBLE = SupportedFields.of(RuntimeDouble.getDescriptor(),
+      "default_value");
+
+  /** The translated load-balancing fields of one cluster. */
+  record Balancing(LbPolicy policy, int choiceCount, LbSettings settings) {}
+
+  private final ExtensionRegistry registry;
+
+  LoadBalancingTranslator(ExtensionRegistry registry) {
+    this.registry = registry;
+  }
+
+  Balancing translate(Cluster c, FieldPath path) throws ConfigException {
+    if (c.hasLoadBalancingPolicy()) {
+      for (String other : List.of("least_request_lb_config", "round_robin_lb_config")) {
+        if (c.hasField(Cluster.getDescriptor().findFieldByName(other))) {
+          throw new ConfigException(path.field(other), other + " cannot be combined with load_balancing_policy;"
+              + " configure the policy's typed_extension_config instead");
+        }
+      }
+      return policy(c.getLoadBalancingPolicy(), path.field("load_balancing_policy"));
+    }
+    LbPolicy policy = switch (c.getLbPolicy()) {
+      case ROUND_ROBIN -> LbPolicy.ROUND_ROBIN;
+      case LEAST_REQUEST -> LbPolicy.LEAST_REQUEST;
+      case RANDOM -> LbPolicy.RANDOM;
+      default -> throw new ConfigException(path.field("lb_policy"), c.getLbPolicy() + " is not supported");
+    };
+    int choiceCount = DEFAULT_CHOICE_COUNT;
+    double bias = DEFAULT_ACTIVE_REQUEST_BIAS;
+    if (c.hasLeastRequestLbConfig()) {
+      FieldPath lrPath = path.field("least_request_lb_config");
+      Cluster.LeastRequestLbConfig lr = c.getLeastRequestLbConfig();
+      LEAST_REQUEST_LB_CONFIG.check(lr, lrPath);
+      choiceCount = ProtoValues.uint32(lr.hasChoiceCount(), lr.getChoiceCount(), lrPath.field("choice_count"), 2,
+          DEFAULT_CHOICE_COUNT);
+      if (lr.hasActiveRequestBias()) {
+        bias = bias(lr.getActiveRequestBias(), lrPath.field("active_request_bias"));
+      }
+    }
+    return new Balancing(policy, choiceCount, new LbSettings(bias, null, null));
+  }
+
+  private Balancing policy(LoadBalancingPolicy lbp, FieldPath path) throws ConfigException {
+    POLICY_LIST.check(lbp, path);
+    if (lbp.getPoliciesCount() == 0) {
+      throw new ConfigException(path.field("policies"), "at least one policy is required");
+    }
+    List<String> skipped = new ArrayList<>();
+    for (int i = 0; i < lbp.getPoliciesCount(); i++) {
+      FieldPath policyPath = path.field("policies").index(i);
+      LoadBalancingPolicy.Policy p = lbp.getPolicies(i);
+      POLICY.check(p, policyPath);
+      if (!p.hasTypedExtensionConfig()) {
+        throw new ConfigException(policyPath.field("typed_extension_config"), "typed_extension_config is required");
+      }
+      FieldPath configPath = policyPath.field("typed_extension_config").field("typed_config");
+      Any any = p.getTypedExtensionConfig().getTypedConfig();
+      Optional<Extension> known = registry.byTypeUrl(any.getTypeUrl())
+          .filter(e -> e.category() == Category.LOAD_BALANCING_POLICY);
+      if (known.isEmpty() && !ExtensionRegistry.isTypedStruct(any.getTypeUrl())) {
+        skipped.add(any.getTypeUrl());
+        continue; // Envoy takes the first policy it has and falls back past the others
+      }
+      Extension e = registry.resolve(any, Category.LOAD_BALANCING_POLICY, configPath);
+      return switch (e.name()) {
+        case ExtensionRegistry.LB_ROUND_ROBIN -> {
+          ROUND_ROBIN.check(registry.unpack(any, RoundRobin.class, Category.LOAD_BALANCING_POLICY, configPath),
+              configPath);
+          yield new Balancing(LbPolicy.ROUND_ROBIN, DEFAULT_CHOICE_COUNT, LbSettings.DEFAULTS);
+        }
+        case ExtensionRegistry.LB_RANDOM -> {
+          RANDOM.check(registry.unpack(any, Random.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
+          yield new Balancing(LbPolicy.RANDOM, DEFAULT_CHOICE_COUNT, LbSettings.DEFAULTS);
+        }
+        case ExtensionRegistry.LB_LEAST_REQUEST -> leastRequest(
+            registry.unpack(any, LeastRequest.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
+        case ExtensionRegistry.LB_CLIENT_SIDE_WEIGHTED_ROUND_ROBIN -> weightedRoundRobin(registry.unpack(any,
+            ClientSideWeightedRoundRobin.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
+        default -> throw new IllegalStateException("no translation for " + e.name());
+      };
+    }
+    throw new ConfigException(path.field("policies"), "none of the policies is supported (" + String.join(", ", skipped)
+        + "); supported: round_robin, least_request, random, client_side_weighted_round_robin");
+  }
+
+  private static Balancing leastRequest(LeastRequest lr, FieldPath path) throws ConfigException {
+    LEAST_REQUEST.check(lr, path);
+    int choiceCount = ProtoValues.uint32(lr.hasChoiceCount(), lr.getChoiceCount(), path.field("choice_count"), 2,
+        DEFAULT_CHOICE_COUNT);
+    double bias = lr.hasActiveRequestBias()
+        ? bias(lr.getActiveRequestBias(), path.field("active_request_bias"))
+        : DEFAULT_ACTIVE_REQUEST_BIAS;
+    return new Balancing(LbPolicy.LEAST_REQUEST, choiceCount, new LbSettings(bias, null, null));
+  }
+
+  private static double bias(RuntimeDouble value, FieldPath path) throws ConfigException {
+    if (!value.getRuntimeKey().isEmpty()) {
+      throw new ConfigException(path.field("runtime_key"), "runtime overrides are not supported; set default_value"
+          + " only");
+    }
+    RUNTIME_DOUBLE.check(value, path);
+    double bias = value.getDefaultValue();
+    if (!(bias >= 0) || Double.isInfinite(bias)) {
+      throw new ConfigException(path.field("default_value"), "must be a finite number, 0 or more");
+    }
+    return bias;
+  }
+
+  private static Balancing weightedRoundRobin(ClientSideWeightedRoundRobin w, FieldPath path) throws ConfigException {
+    CSWRR.check(w, path);
+    if (w.hasEnableOobLoadReport() && w.getEnableOobLoadReport().getValue()) {
+      throw new ConfigException(path.field("enable_oob_load_report"), "out-of-band load reports (the ORCA stream)"
+          + " are not supported yet; weights come from the load reports on responses");
+    }
+    Duration blackout = ProtoValues.duration(w.hasBlackoutPeriod(), w.getBlackoutPeriod(),
+        path.field("blackout_period"), DEFAULT_BLACKOUT);
+    Duration expiration = ProtoValues.positiveDuration(w.hasWeightExpirationPeriod(), w.getWeightExpirationPeriod(),
+        path.field("weight_expiration_period"), DEFAULT_EXPIRATION);
+    Duration update = ProtoValues.positiveDuration(w.hasWeightUpdatePeriod(), w.getWeightUpdatePeriod(),
+        path.field("weight_update_period"), DEFAULT_UPDATE_PERIOD);
+    if (update.compareTo(MIN_UPDATE_PERIOD) < 0) {
+      update = MIN_UPDATE_PERIOD; // Envoy and gRPC raise shorter periods to 100 ms
+    }
+    double penalty = 1.0;
+    if (w.hasErrorUtilizationPenalty()) {
+      penalty = w.getErrorUtilizationPenalty().getValue();
+      if (!(penalty >= 0) || Double.isInfinite(penalty)) {
+        throw new ConfigException(path.field("error_utilization_penalty"), "must be a finite number, 0 or more");
+      }
+    }
+    List<String> names = w.getMetricNamesForComputingUtilizationList();
+    for (int i = 0; i < names.size(); i++) {
+      String n = names.get(i);
+      boolean known = n.equals("cpu_utilization") || n.equals("mem_utilization")
+          || n.equals("application_utilization")
+          || (n.startsWith("named_metrics.") && n.length() > "named_metrics.".length())
+          || (n.startsWith("utilization.") && n.length() > "utilization.".length());
+      if (!known) {
+        throw new ConfigException(path.field("metric_names_for_computing_utilization").index(i),
+            "\"" + n + "\" is not an ORCA metric: use named_metrics.<name>, utilization.<name>, cpu_utilization"
+                + " or mem_utilization");
+      }
+    }
+    return new Balancing(LbPolicy.CLIENT_SIDE_WEIGHTED_ROUND_ROBIN, DEFAULT_CHOICE_COUNT,
+        new LbSettings(DEFAULT_ACTIVE_REQUEST_BIAS, null,
+            new WeightedRoundRobin(blackout, expiration, update, penalty, names)));
+  }
+}
