@@ -14,14 +14,12 @@ import io.spillway.edge.config.ClusterConfig.WeightedRoundRobin;
 import io.spillway.edge.config.ExtensionRegistry.Category;
 import io.spillway.edge.config.ExtensionRegistry.Extension;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * A cluster's load-balancing fields → policy, choice count and {@link LbSettings}: {@code
  * lb_policy} with {@code least_request_lb_config}, or {@code load_balancing_policy}, whose first
- * policy of a registered type is taken (as Envoy does; later ones are its fallbacks).
+ * policy is taken (Envoy takes the first it has; every type Spillway registers it has).
  */
 final class LoadBalancingTranslator {
 
@@ -98,42 +96,33 @@ final class LoadBalancingTranslator {
     if (lbp.getPoliciesCount() == 0) {
       throw new ConfigException(path.field("policies"), "at least one policy is required");
     }
-    List<String> skipped = new ArrayList<>();
-    for (int i = 0; i < lbp.getPoliciesCount(); i++) {
-      FieldPath policyPath = path.field("policies").index(i);
-      LoadBalancingPolicy.Policy p = lbp.getPolicies(i);
-      POLICY.check(p, policyPath);
-      if (!p.hasTypedExtensionConfig()) {
-        throw new ConfigException(policyPath.field("typed_extension_config"), "typed_extension_config is required");
-      }
-      FieldPath configPath = policyPath.field("typed_extension_config").field("typed_config");
-      Any any = p.getTypedExtensionConfig().getTypedConfig();
-      Optional<Extension> known = registry.byTypeUrl(any.getTypeUrl())
-          .filter(e -> e.category() == Category.LOAD_BALANCING_POLICY);
-      if (known.isEmpty() && !ExtensionRegistry.isTypedStruct(any.getTypeUrl())) {
-        skipped.add(any.getTypeUrl());
-        continue; // Envoy takes the first policy it has and falls back past the others
-      }
-      Extension e = registry.resolve(any, Category.LOAD_BALANCING_POLICY, configPath);
-      return switch (e.name()) {
-        case ExtensionRegistry.LB_ROUND_ROBIN -> {
-          ROUND_ROBIN.check(registry.unpack(any, RoundRobin.class, Category.LOAD_BALANCING_POLICY, configPath),
-              configPath);
-          yield new Balancing(LbPolicy.ROUND_ROBIN, DEFAULT_CHOICE_COUNT, LbSettings.DEFAULTS);
-        }
-        case ExtensionRegistry.LB_RANDOM -> {
-          RANDOM.check(registry.unpack(any, Random.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
-          yield new Balancing(LbPolicy.RANDOM, DEFAULT_CHOICE_COUNT, LbSettings.DEFAULTS);
-        }
-        case ExtensionRegistry.LB_LEAST_REQUEST -> leastRequest(
-            registry.unpack(any, LeastRequest.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
-        case ExtensionRegistry.LB_CLIENT_SIDE_WEIGHTED_ROUND_ROBIN -> weightedRoundRobin(registry.unpack(any,
-            ClientSideWeightedRoundRobin.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
-        default -> throw new IllegalStateException("no translation for " + e.name());
-      };
+    // Envoy takes the first policy it has and keeps the rest as fallbacks. A type Spillway does not
+    // register is refused when the bootstrap is read, so the first policy is the one taken.
+    FieldPath policyPath = path.field("policies").index(0);
+    LoadBalancingPolicy.Policy p = lbp.getPolicies(0);
+    POLICY.check(p, policyPath);
+    if (!p.hasTypedExtensionConfig()) {
+      throw new ConfigException(policyPath.field("typed_extension_config"), "typed_extension_config is required");
     }
-    throw new ConfigException(path.field("policies"), "none of the policies is supported (" + String.join(", ", skipped)
-        + "); supported: round_robin, least_request, random, client_side_weighted_round_robin");
+    FieldPath configPath = policyPath.field("typed_extension_config").field("typed_config");
+    Any any = p.getTypedExtensionConfig().getTypedConfig();
+    Extension e = registry.resolve(any, Category.LOAD_BALANCING_POLICY, configPath);
+    return switch (e.name()) {
+      case ExtensionRegistry.LB_ROUND_ROBIN -> {
+        ROUND_ROBIN.check(registry.unpack(any, RoundRobin.class, Category.LOAD_BALANCING_POLICY, configPath),
+            configPath);
+        yield new Balancing(LbPolicy.ROUND_ROBIN, DEFAULT_CHOICE_COUNT, LbSettings.DEFAULTS);
+      }
+      case ExtensionRegistry.LB_RANDOM -> {
+        RANDOM.check(registry.unpack(any, Random.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
+        yield new Balancing(LbPolicy.RANDOM, DEFAULT_CHOICE_COUNT, LbSettings.DEFAULTS);
+      }
+      case ExtensionRegistry.LB_LEAST_REQUEST -> leastRequest(
+          registry.unpack(any, LeastRequest.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
+      case ExtensionRegistry.LB_CLIENT_SIDE_WEIGHTED_ROUND_ROBIN -> weightedRoundRobin(registry.unpack(any,
+          ClientSideWeightedRoundRobin.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
+      default -> throw new IllegalStateException("no translation for " + e.name());
+    };
   }
 
   private static Balancing leastRequest(LeastRequest lr, FieldPath path) throws ConfigException {
