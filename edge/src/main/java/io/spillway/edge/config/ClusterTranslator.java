@@ -43,7 +43,8 @@ final class ClusterTranslator {
           "name", "type", "connect_timeout", "per_connection_buffer_limit_bytes", "lb_policy", "load_assignment",
           "max_requests_per_connection", "circuit_breakers", "common_http_protocol_options", "http_protocol_options",
           "http2_protocol_options", "typed_extension_protocol_options", "dns_refresh_rate", "dns_lookup_family",
-          "least_request_lb_config", "metadata", "eds_cluster_config", "load_balancing_policy")
+          "least_request_lb_config", "metadata", "eds_cluster_config", "load_balancing_policy",
+          "round_robin_lb_config")
       .later("transport_socket", "health_checks", "outlier_detection");
   private static final SupportedFields EDS_CLUSTER_CONFIG = SupportedFields.of(
       Cluster.EdsClusterConfig.getDescriptor(), "eds_config", "service_name");

@@ -31,17 +31,24 @@ final class LoadBalancingTranslator {
   static final Duration MIN_UPDATE_PERIOD = Duration.ofMillis(100);
 
   private static final SupportedFields LEAST_REQUEST_LB_CONFIG = SupportedFields.of(
-      Cluster.LeastRequestLbConfig.getDescriptor(), "choice_count", "active_request_bias")
-      .later("slow_start_config");
+      Cluster.LeastRequestLbConfig.getDescriptor(), "choice_count", "active_request_bias", "slow_start_config");
+  private static final SupportedFields ROUND_ROBIN_LB_CONFIG = SupportedFields.of(
+      Cluster.RoundRobinLbConfig.getDescriptor(), "slow_start_config");
+  private static final SupportedFields CLUSTER_SLOW_START = SupportedFields.of(
+      Cluster.SlowStartConfig.getDescriptor(), "slow_start_window", "aggression", "min_weight_percent");
+  private static final SupportedFields SLOW_START = SupportedFields.of(
+      io.envoyproxy.envoy.extensions.load_balancing_policies.common.v3.SlowStartConfig.getDescriptor(),
+      "slow_start_window", "aggression", "min_weight_percent");
   private static final SupportedFields POLICY_LIST = SupportedFields.of(
       LoadBalancingPolicy.getDescriptor(), "policies");
   private static final SupportedFields POLICY = SupportedFields.of(
       LoadBalancingPolicy.Policy.getDescriptor(), "typed_extension_config");
-  private static final SupportedFields ROUND_ROBIN = SupportedFields.of(RoundRobin.getDescriptor())
-      .later("slow_start_config", "locality_lb_config");
+  private static final SupportedFields ROUND_ROBIN = SupportedFields.of(RoundRobin.getDescriptor(),
+      "slow_start_config")
+      .later("locality_lb_config");
   private static final SupportedFields LEAST_REQUEST = SupportedFields.of(LeastRequest.getDescriptor(),
-      "choice_count", "active_request_bias")
-      .later("slow_start_config", "locality_lb_config", "enable_full_scan", "selection_method");
+      "choice_count", "active_request_bias", "slow_start_config")
+      .later("locality_lb_config", "enable_full_scan", "selection_method");
   private static final SupportedFields RANDOM = SupportedFields.of(Random.getDescriptor())
       .later("locality_lb_config");
   private static final SupportedFields CSWRR = SupportedFields.of(ClientSideWeightedRoundRobin.getDescriptor(),
@@ -78,6 +85,17 @@ final class LoadBalancingTranslator {
     };
     int choiceCount = DEFAULT_CHOICE_COUNT;
     double bias = DEFAULT_ACTIVE_REQUEST_BIAS;
+    ClusterConfig.SlowStart slowStart = null;
+    if (c.hasRoundRobinLbConfig()) {
+      FieldPath rrPath = path.field("round_robin_lb_config");
+      if (policy != LbPolicy.ROUND_ROBIN) {
+        throw new ConfigException(rrPath, "is only for lb_policy ROUND_ROBIN");
+      }
+      ROUND_ROBIN_LB_CONFIG.check(c.getRoundRobinLbConfig(), rrPath);
+      if (c.getRoundRobinLbConfig().hasSlowStartConfig()) {
+        slowStart = slowStart(c.getRoundRobinLbConfig().getSlowStartConfig(), rrPath.field("slow_start_config"));
+      }
+    }
     if (c.hasLeastRequestLbConfig()) {
       FieldPath lrPath = path.field("least_request_lb_config");
       Cluster.LeastRequestLbConfig lr = c.getLeastRequestLbConfig();
@@ -87,8 +105,11 @@ final class LoadBalancingTranslator {
       if (lr.hasActiveRequestBias()) {
         bias = bias(lr.getActiveRequestBias(), lrPath.field("active_request_bias"));
       }
+      if (lr.hasSlowStartConfig()) {
+        slowStart = slowStart(lr.getSlowStartConfig(), lrPath.field("slow_start_config"));
+      }
     }
-    return new Balancing(policy, choiceCount, new LbSettings(bias, null, null));
+    return new Balancing(policy, choiceCount, new LbSettings(bias, slowStart, null));
   }
 
   private Balancing policy(LoadBalancingPolicy lbp, FieldPath path) throws ConfigException {
@@ -109,9 +130,13 @@ final class LoadBalancingTranslator {
     Extension e = registry.resolve(any, Category.LOAD_BALANCING_POLICY, configPath);
     return switch (e.name()) {
       case ExtensionRegistry.LB_ROUND_ROBIN -> {
-        ROUND_ROBIN.check(registry.unpack(any, RoundRobin.class, Category.LOAD_BALANCING_POLICY, configPath),
-            configPath);
-        yield new Balancing(LbPolicy.ROUND_ROBIN, DEFAULT_CHOICE_COUNT, LbSettings.DEFAULTS);
+        RoundRobin rr = registry.unpack(any, RoundRobin.class, Category.LOAD_BALANCING_POLICY, configPath);
+        ROUND_ROBIN.check(rr, configPath);
+        ClusterConfig.SlowStart slowStart = rr.hasSlowStartConfig()
+            ? slowStart(rr.getSlowStartConfig(), configPath.field("slow_start_config"))
+            : null;
+        yield new Balancing(LbPolicy.ROUND_ROBIN, DEFAULT_CHOICE_COUNT,
+            new LbSettings(DEFAULT_ACTIVE_REQUEST_BIAS, slowStart, null));
       }
       case ExtensionRegistry.LB_RANDOM -> {
         RANDOM.check(registry.unpack(any, Random.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
@@ -132,7 +157,51 @@ final class LoadBalancingTranslator {
     double bias = lr.hasActiveRequestBias()
         ? bias(lr.getActiveRequestBias(), path.field("active_request_bias"))
         : DEFAULT_ACTIVE_REQUEST_BIAS;
-    return new Balancing(LbPolicy.LEAST_REQUEST, choiceCount, new LbSettings(bias, null, null));
+    ClusterConfig.SlowStart slowStart = lr.hasSlowStartConfig()
+        ? slowStart(lr.getSlowStartConfig(), path.field("slow_start_config"))
+        : null;
+    return new Balancing(LbPolicy.LEAST_REQUEST, choiceCount, new LbSettings(bias, slowStart, null));
+  }
+
+  private static ClusterConfig.SlowStart slowStart(Cluster.SlowStartConfig s, FieldPath path) throws ConfigException {
+    CLUSTER_SLOW_START.check(s, path);
+    return slowStart(s.hasSlowStartWindow(), s.getSlowStartWindow(), s.hasAggression(), s.getAggression(),
+        s.hasMinWeightPercent(), s.getMinWeightPercent().getValue(), path);
+  }
+
+  private static ClusterConfig.SlowStart slowStart(
+      io.envoyproxy.envoy.extensions.load_balancing_policies.common.v3.SlowStartConfig s, FieldPath path)
+      throws ConfigException {
+    SLOW_START.check(s, path);
+    return slowStart(s.hasSlowStartWindow(), s.getSlowStartWindow(), s.hasAggression(), s.getAggression(),
+        s.hasMinWeightPercent(), s.getMinWeightPercent().getValue(), path);
+  }
+
+  /** Envoy's defaults: aggression 1.0 (linear), min_weight_percent 10 %; a window is required. */
+  private static ClusterConfig.SlowStart slowStart(boolean hasWindow, com.google.protobuf.Duration window,
+      boolean hasAggression, RuntimeDouble aggression, boolean hasMinPercent, double minPercent, FieldPath path)
+      throws ConfigException {
+    Duration w = ProtoValues.positiveDuration(hasWindow, window, path.field("slow_start_window"), Duration.ZERO);
+    if (w.isZero()) {
+      throw new ConfigException(path.field("slow_start_window"), "is required (slow start lasts that long)");
+    }
+    double a = 1.0;
+    if (hasAggression) {
+      FieldPath aPath = path.field("aggression");
+      if (!aggression.getRuntimeKey().isEmpty()) {
+        throw new ConfigException(aPath.field("runtime_key"), "runtime overrides are not supported; set default_value"
+            + " only");
+      }
+      a = aggression.getDefaultValue();
+      if (!(a > 0) || Double.isInfinite(a)) {
+        throw new ConfigException(aPath.field("default_value"), "must be greater than 0");
+      }
+    }
+    double min = hasMinPercent ? minPercent : 10.0;
+    if (!(min >= 0 && min <= 100)) {
+      throw new ConfigException(path.field("min_weight_percent").field("value"), "must be within [0, 100]");
+    }
+    return new ClusterConfig.SlowStart(w, a, min);
   }
 
   private static double bias(RuntimeDouble value, FieldPath path) throws ConfigException {

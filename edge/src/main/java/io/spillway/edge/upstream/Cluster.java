@@ -45,7 +45,7 @@ public final class Cluster {
     this.connectionBudget = new ConnectionBudget(limits);
     this.balancers = new LoadBalancer[workers];
     for (int i = 0; i < workers; i++) {
-      balancers[i] = LoadBalancer.create(config, seeds.split(), weights);
+      balancers[i] = LoadBalancer.create(config, seeds.split(), weights, nanoClock);
     }
     this.http2Codecs = config.protocol() == ClusterConfig.UpstreamProtocol.HTTP2
         ? Http2CodecFactory.upstream(config.http2(), config.perConnectionBufferLimitBytes(), stats.http2)

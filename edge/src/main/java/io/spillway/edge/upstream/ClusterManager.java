@@ -205,7 +205,8 @@ public final class ClusterManager {
       if (h != null && h.weight() == e.weight()) {
         existing.remove(sa);
       } else {
-        h = new Host(cluster.name(), sa, e.address().host(), e.weight(), workers, cluster.collectsLoadReports());
+        h = new Host(cluster.name(), sa, e.address().host(), e.weight(), workers, cluster.collectsLoadReports(),
+            joined(cluster));
         changed = true;
       }
       hosts.add(h);
@@ -214,6 +215,14 @@ public final class ClusterManager {
       cluster.setHosts(HostSet.of(hosts));
       existing.values().forEach(Host::drainPools);
     }
+  }
+
+  /**
+   * The join time of a host added now: a cluster's first members are not new (Envoy starts slow
+   * start only for hosts that join a cluster already in service).
+   */
+  private long joined(Cluster cluster) {
+    return cluster.hosts() == HostSet.EMPTY ? Host.NOT_JOINING : nanoClock.getAsLong();
   }
 
   private static InetAddress literal(String host) {
@@ -259,8 +268,8 @@ public final class ClusterManager {
       for (InetAddress a : byFamily(addresses, config.dnsLookupFamily())) {
         InetSocketAddress sa = new InetSocketAddress(a, e.address().port());
         Host h = existing.remove(sa);
-        hosts.add(h != null ? h
-            : new Host(config.name(), sa, e.address().host(), e.weight(), workers, cluster.collectsLoadReports()));
+        hosts.add(h != null ? h : new Host(config.name(), sa, e.address().host(), e.weight(), workers,
+            cluster.collectsLoadReports(), joined(cluster)));
       }
     }
     if (!existing.isEmpty() || hosts.size() != cluster.hosts().hosts().size()) {

@@ -33,14 +33,22 @@ public final class Host {
   final AtomicReference<String> pendingBinaryReport = new AtomicReference<>();
   /** The host's weight from its load reports; read and written on the control thread only. */
   final EndpointWeight endpointWeight = new EndpointWeight();
+  /** {@link #joinedNanos()} of a host that was there when the cluster got its first members. */
+  public static final long NOT_JOINING = Long.MIN_VALUE;
+  private final long joinedNanos;
 
   Host(String clusterName, InetSocketAddress address, String hostname, int weight, int workers) {
-    this(clusterName, address, hostname, weight, workers, false);
+    this(clusterName, address, hostname, weight, workers, false, NOT_JOINING);
   }
 
+  /**
+   * @param collectsLoadReports whether the cluster's policy reads the ORCA reports on responses
+   * @param joinedNanos when the host joined a running cluster (slow start counts from then), or {@link #NOT_JOINING}
+   */
   Host(String clusterName, InetSocketAddress address, String hostname, int weight, int workers,
-      boolean collectsLoadReports) {
+      boolean collectsLoadReports, long joinedNanos) {
     this.collectsLoadReports = collectsLoadReports;
+    this.joinedNanos = joinedNanos;
     this.clusterName = clusterName;
     this.address = address;
     this.hostname = hostname;
@@ -64,6 +72,11 @@ public final class Host {
 
   public int weight() {
     return weight;
+  }
+
+  /** When the host joined a running cluster, or {@link #NOT_JOINING}. */
+  public long joinedNanos() {
+    return joinedNanos;
   }
 
   /** "ip:port", as Envoy prints upstream hosts. */

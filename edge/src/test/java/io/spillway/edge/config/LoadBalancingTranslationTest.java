@@ -81,6 +81,28 @@ class LoadBalancingTranslationTest {
   }
 
   @Test
+  void slowStartInEveryPlaceEnvoyTakesIt() throws ConfigException {
+    ClusterConfig rr = cluster("""
+        - name: backend
+          round_robin_lb_config: {slow_start_config: {slow_start_window: 30s}}
+        """);
+    assertThat(rr.lb().slowStart()).isEqualTo(new ClusterConfig.SlowStart(Duration.ofSeconds(30), 1.0, 10.0));
+    ClusterConfig lr = cluster("""
+        - name: backend
+          lb_policy: LEAST_REQUEST
+          least_request_lb_config:
+            slow_start_config: {slow_start_window: 5s, aggression: {default_value: 2}, min_weight_percent: {value: 25}}
+        """);
+    assertThat(lr.lb().slowStart()).isEqualTo(new ClusterConfig.SlowStart(Duration.ofSeconds(5), 2.0, 25.0));
+    ClusterConfig typed = cluster(policy("round_robin.v3.RoundRobin",
+        "slow_start_config: {slow_start_window: 2s, aggression: {default_value: 1.5}}"));
+    assertThat(typed.lb().slowStart()).isEqualTo(new ClusterConfig.SlowStart(Duration.ofSeconds(2), 1.5, 10.0));
+    ClusterConfig typedLr = cluster(policy("least_request.v3.LeastRequest",
+        "slow_start_config: {slow_start_window: 3s, min_weight_percent: {value: 0}}"));
+    assertThat(typedLr.lb().slowStart()).isEqualTo(new ClusterConfig.SlowStart(Duration.ofSeconds(3), 1.0, 0.0));
+  }
+
+  @Test
   void activeRequestBiasOnTheClusterField() throws ConfigException {
     ClusterConfig c = cluster("""
         - name: backend
@@ -105,8 +127,19 @@ class LoadBalancingTranslationTest {
             + " named_metrics.<name>, utilization.<name>, cpu_utilization or mem_utilization");
     BootstrapYaml.minimal().clusters(policy(cswrr, "weight_expiration_period: 0s"))
         .rejects(typed + ".weight_expiration_period: must be greater than 0");
-    BootstrapYaml.minimal().clusters(policy("round_robin.v3.RoundRobin", "slow_start_config: {slow_start_window: 1s}"))
-        .rejects(typed + ".slow_start_config: slow_start_config is not supported yet");
+    BootstrapYaml.minimal().clusters(policy("round_robin.v3.RoundRobin", "slow_start_config: {aggression: {default_value: 2}}"))
+        .rejects(typed + ".slow_start_config.slow_start_window: is required (slow start lasts that long)");
+    BootstrapYaml.minimal().clusters(policy("round_robin.v3.RoundRobin",
+            "slow_start_config: {slow_start_window: 1s, aggression: {default_value: 0}}"))
+        .rejects(typed + ".slow_start_config.aggression.default_value: must be greater than 0");
+    BootstrapYaml.minimal().clusters(policy("least_request.v3.LeastRequest",
+            "slow_start_config: {slow_start_window: 1s, min_weight_percent: {value: 150}}"))
+        .rejects(typed + ".slow_start_config.min_weight_percent.value: must be within [0, 100]");
+    BootstrapYaml.minimal().clusters("""
+        - name: backend
+          lb_policy: RANDOM
+          round_robin_lb_config: {slow_start_config: {slow_start_window: 5s}}
+        """).rejects(CLUSTER_0 + ".round_robin_lb_config: is only for lb_policy ROUND_ROBIN");
     BootstrapYaml.minimal().clusters(policy("least_request.v3.LeastRequest", "enable_full_scan: true"))
         .rejects(typed + ".enable_full_scan: enable_full_scan is not supported yet");
     BootstrapYaml.minimal().clusters(policy("least_request.v3.LeastRequest",
@@ -142,11 +175,6 @@ class LoadBalancingTranslationTest {
         """.formatted(TYPE))
         .rejects(CLUSTER_0 + ".least_request_lb_config: least_request_lb_config cannot be combined with"
             + " load_balancing_policy; configure the policy's typed_extension_config instead");
-    BootstrapYaml.minimal().clusters("""
-        - name: backend
-          lb_policy: LEAST_REQUEST
-          least_request_lb_config: {slow_start_config: {slow_start_window: 5s}}
-        """).rejects(CLUSTER_0 + ".least_request_lb_config.slow_start_config: slow_start_config is not supported yet");
     BootstrapYaml.minimal().clusters("""
         - name: backend
           lb_policy: LEAST_REQUEST

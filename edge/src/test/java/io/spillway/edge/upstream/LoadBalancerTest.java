@@ -123,7 +123,7 @@ class LoadBalancerTest {
       ClusterConfig c = config(p);
       ClientSideWeights weights = c.lb().weightedRoundRobin() == null ? null
           : new ClientSideWeights(c.lb().weightedRoundRobin(), null);
-      assertThat(LoadBalancer.create(c, new SplittableRandom(1), weights).pick(HostSet.EMPTY)).isNull();
+      assertThat(LoadBalancer.create(c, new SplittableRandom(1), weights, () -> 0L).pick(HostSet.EMPTY)).isNull();
     }
   }
 
