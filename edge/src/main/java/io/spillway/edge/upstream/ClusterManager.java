@@ -218,11 +218,12 @@ public final class ClusterManager {
   }
 
   /**
-   * The join time of a host added now: a cluster's first members are not new (Envoy starts slow
-   * start only for hosts that join a cluster already in service).
+   * The join time of a host added now: the members a cluster gets while it has none (its first,
+   * as an EDS cluster's first assignment) are not new; Envoy starts slow start only for hosts that
+   * join a cluster already in service.
    */
   private long joined(Cluster cluster) {
-    return cluster.hosts() == HostSet.EMPTY ? Host.NOT_JOINING : nanoClock.getAsLong();
+    return cluster.hosts().hosts().isEmpty() ? Host.NOT_JOINING : nanoClock.getAsLong();
   }
 
   private static InetAddress literal(String host) {

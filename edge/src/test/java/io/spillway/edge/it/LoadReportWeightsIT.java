@@ -64,6 +64,7 @@ class LoadReportWeightsIT {
       Thread.sleep(400); // a few weight updates (100 ms apart) take the reports in
 
       Map<String, Integer> shares = send(edge, 1400);
+      System.out.println("client-side weighted round robin, 1400 requests: " + shares);
       // weights 100/0.2 : 100/0.4 : 100/0.8 = 4 : 2 : 1, i.e. 800 : 400 : 200; allowed 5 % of all requests
       assertThat(shares.get("a")).isBetween(730, 870);
       assertThat(shares.get("b")).isBetween(330, 470);

@@ -62,6 +62,34 @@ class SlowStartTest {
   }
 
   @Test
+  void hostsThatJoinARunningClusterRampButItsFirstMembersDoNot() {
+    ClusterConfig base = LoadBalancerTest.config(LbPolicy.ROUND_ROBIN,
+        new LbSettings(1.0, new ClusterConfig.SlowStart(Duration.ofSeconds(10), 1.0, 10), null));
+    ClusterConfig eds = new ClusterConfig("c", ClusterConfig.DiscoveryType.EDS, LbPolicy.ROUND_ROBIN, 2,
+        base.connectTimeout(), base.dnsRefreshRate(), List.of(), base.thresholds(), base.protocol(),
+        base.perConnectionBufferLimitBytes(), 0, base.idleTimeout(), ClusterConfig.DnsLookupFamily.AUTO, "c",
+        base.http2(), base.lb());
+    ClusterManager manager = new ClusterManager(new io.spillway.edge.stats.StatsStore().rootScope(), 1, null,
+        host -> List.of(), 1L, now::get);
+    ClusterConfig.Endpoint a = new ClusterConfig.Endpoint(new io.spillway.edge.config.SocketAddress("127.0.0.1", 1), 1);
+    ClusterConfig.Endpoint b = new ClusterConfig.Endpoint(new io.spillway.edge.config.SocketAddress("127.0.0.1", 2), 1);
+    manager.update(Map.of("c", eds), Map.of());
+    Cluster cluster = manager.get("c");
+    manager.updateEndpoints("c", List.of(a)); // the first assignment of a cluster without hosts: no ramp
+    assertThat(cluster.hosts().lastJoinedNanos()).isEqualTo(Host.NOT_JOINING);
+    now.set(joined);
+    manager.updateEndpoints("c", List.of(a, b));
+    assertThat(cluster.hosts().lastJoinedNanos()).isEqualTo(joined);
+    now.set(joined + 5 * S);
+    Worker worker = new Worker(0, null, null, null, null, null);
+    int second = 0;
+    for (int i = 0; i < 900; i++) {
+      second += cluster.pickHost(worker) == cluster.hosts().hosts().get(1) ? 1 : 0;
+    }
+    assertThat(second).isBetween(299, 301);
+  }
+
+  @Test
   void leastRequestRampsTooAndKeepsTheActiveRequestBias() {
     LoadBalancer lb = balancer(LbPolicy.LEAST_REQUEST, 1.0, 10);
     now.set(joined + 5 * S);
