@@ -287,6 +287,7 @@ final class OriginExchange {
     private HttpHeaders baseHeaders() {
         HttpHeaders headers = new DefaultHttpHeaders();
         headers.set("x-origin", state.name());
+        state.responseHeaders().forEach(headers::set);
         return headers;
     }
 

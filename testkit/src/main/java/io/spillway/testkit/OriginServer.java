@@ -46,7 +46,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A prefix in front still works ({@code /cluster-a/status/503}). The default answer, {@code /delay},
  * {@code /drain}, {@code /headers} and {@code /chunked} take {@code ?status=<code>}. Every response
- * carries {@code x-origin: <name>}. Every request is recorded (see {@link RecordedRequest}) once its
+ * carries {@code x-origin: <name>} and the fields given to {@link Builder#responseHeader}. Every request is recorded (see {@link RecordedRequest}) once its
  * body is complete and before its answer is; {@link #failNext} makes the next requests answer an
  * error whatever their path. HTTP/1.x requests are answered in order, keep-alive unless the client
  * says otherwise, with {@code Expect: 100-continue} honoured; HTTP/2 streams run concurrently.
@@ -62,7 +62,7 @@ public final class OriginServer implements AutoCloseable {
     private final InetSocketAddress address;
 
     private OriginServer(Builder builder) {
-        this.state = new OriginState(builder.name, builder.maxRecordedRequests);
+        this.state = new OriginState(builder.name, builder.maxRecordedRequests, builder.responseHeaders);
         this.group = new MultiThreadIoEventLoopGroup(builder.ioThreads,
                 new DefaultThreadFactory("origin-" + builder.name, true), NioIoHandler.newFactory());
         this.connections = new DefaultChannelGroup("origin-" + builder.name, group.next());
@@ -212,8 +212,15 @@ public final class OriginServer implements AutoCloseable {
         private int port;
         private int ioThreads = 1;
         private int maxRecordedRequests = 10_000;
+        private final java.util.Map<String, String> responseHeaders = new java.util.LinkedHashMap<>();
 
         private Builder() {}
+
+        /** A field every answer carries, e.g. an ORCA {@code endpoint-load-metrics} report. */
+        public Builder responseHeader(String name, String value) {
+            responseHeaders.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+            return this;
+        }
 
         /** The name reported in bodies and {@code x-origin}; default {@code "origin"}. */
         public Builder name(String name) {

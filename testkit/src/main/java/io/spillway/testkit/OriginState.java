@@ -16,10 +16,21 @@ final class OriginState {
     private final RequestJournal journal;
     private final AtomicReference<FailurePlan> failures = new AtomicReference<>(new FailurePlan(0, 0));
     private final AtomicInteger connectionsAccepted = new AtomicInteger();
+    private final java.util.Map<String, String> responseHeaders;
 
     OriginState(String name, int maxRecordedRequests) {
+        this(name, maxRecordedRequests, java.util.Map.of());
+    }
+
+    OriginState(String name, int maxRecordedRequests, java.util.Map<String, String> responseHeaders) {
         this.name = name;
         this.journal = new RequestJournal(maxRecordedRequests);
+        this.responseHeaders = java.util.Map.copyOf(responseHeaders);
+    }
+
+    /** Fields added to every answer (besides {@code x-origin}). */
+    java.util.Map<String, String> responseHeaders() {
+        return responseHeaders;
     }
 
     String name() {

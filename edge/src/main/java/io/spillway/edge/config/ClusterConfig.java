@@ -25,6 +25,7 @@ import java.util.List;
  *     ({@code eds_cluster_config.service_name}, else the cluster name); empty otherwise
  * @param http2 {@code http2_protocol_options} of an HTTP/2 cluster: SETTINGS, windows, flood
  *     limits and the most streams per connection ({@link Http2Options#UPSTREAM_DEFAULTS} otherwise)
+ * @param lb the load-balancing policy's settings beyond {@code lbPolicy} ({@link LbSettings#DEFAULTS} otherwise)
  */
 public record ClusterConfig(
     String name,
@@ -41,11 +42,26 @@ public record ClusterConfig(
     Duration idleTimeout,
     DnsLookupFamily dnsLookupFamily,
     String edsServiceName,
-    Http2Options http2) {
+    Http2Options http2,
+    LbSettings lb) {
 
   public ClusterConfig {
     endpoints = List.copyOf(endpoints);
     java.util.Objects.requireNonNull(http2, "http2");
+    java.util.Objects.requireNonNull(lb, "lb");
+    if (lbPolicy == LbPolicy.CLIENT_SIDE_WEIGHTED_ROUND_ROBIN && lb.weightedRoundRobin() == null) {
+      throw new IllegalArgumentException("CLIENT_SIDE_WEIGHTED_ROUND_ROBIN needs its settings");
+    }
+  }
+
+  /** A cluster with the default load-balancing settings of its policy. */
+  public ClusterConfig(String name, DiscoveryType discoveryType, LbPolicy lbPolicy, int leastRequestChoiceCount,
+      Duration connectTimeout, Duration dnsRefreshRate, List<Endpoint> endpoints, Thresholds thresholds,
+      UpstreamProtocol protocol, int perConnectionBufferLimitBytes, int maxRequestsPerConnection, Duration idleTimeout,
+      DnsLookupFamily dnsLookupFamily, String edsServiceName, Http2Options http2) {
+    this(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate, endpoints, thresholds,
+        protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout, dnsLookupFamily, edsServiceName,
+        http2, LbSettings.DEFAULTS);
   }
 
   /** A cluster with the upstream HTTP/2 defaults. */
@@ -71,7 +87,7 @@ public record ClusterConfig(
   public ClusterConfig withEndpoints(List<Endpoint> newEndpoints) {
     return new ClusterConfig(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate,
         newEndpoints, thresholds, protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout,
-        dnsLookupFamily, edsServiceName, http2);
+        dnsLookupFamily, edsServiceName, http2, lb);
   }
 
   /** A cluster with Envoy's default DNS lookup family (AUTO). */
@@ -90,7 +106,51 @@ public record ClusterConfig(
 
   public enum DiscoveryType { STATIC, STRICT_DNS, EDS }
 
-  public enum LbPolicy { ROUND_ROBIN, LEAST_REQUEST, RANDOM }
+  /**
+   * How a host is picked: Envoy's {@code lb_policy} values, or the {@code load_balancing_policy}
+   * extension of the same name ({@code envoy.load_balancing_policies.round_robin}, {@code
+   * least_request}, {@code random}, {@code client_side_weighted_round_robin}).
+   */
+  public enum LbPolicy { ROUND_ROBIN, LEAST_REQUEST, RANDOM, CLIENT_SIDE_WEIGHTED_ROUND_ROBIN }
+
+  /**
+   * What a policy takes beyond its name.
+   *
+   * @param activeRequestBias LEAST_REQUEST with unequal weights: a host's weight is divided by
+   *     {@code (active requests + 1)^bias} (Envoy default 1.0; 0 is weighted round robin)
+   * @param slowStart ROUND_ROBIN and LEAST_REQUEST: ramp-up of hosts that join a running cluster, or null
+   * @param weightedRoundRobin CLIENT_SIDE_WEIGHTED_ROUND_ROBIN's settings, null for the other policies
+   */
+  public record LbSettings(double activeRequestBias, SlowStart slowStart, WeightedRoundRobin weightedRoundRobin) {
+    public static final LbSettings DEFAULTS = new LbSettings(1.0, null, null);
+
+    /** Whether hosts must hand the cluster the ORCA load reports their responses carry. */
+    public boolean wantsLoadReports() {
+      return weightedRoundRobin != null;
+    }
+  }
+
+  /**
+   * Envoy's {@code slow_start_config}: a host that joins a running cluster gets {@code weight *
+   * max(minWeightPercent / 100, (t / window)^(1 / aggression))} until {@code window} has passed.
+   */
+  public record SlowStart(Duration window, double aggression, double minWeightPercent) {}
+
+  /**
+   * Envoy's {@code ClientSideWeightedRoundRobin}: weights from the ORCA reports on responses.
+   *
+   * @param blackoutPeriod how long a host must report before its weight counts (Envoy default 10 s)
+   * @param weightExpirationPeriod a weight older than this no longer counts (Envoy default 3 min)
+   * @param weightUpdatePeriod how often the weights are rebuilt (Envoy default 1 s, at least 100 ms)
+   * @param errorUtilizationPenalty multiplier of {@code eps / qps} added to the utilization (default 1.0)
+   * @param metricNamesForComputingUtilization ORCA metrics to use when application_utilization is unset
+   */
+  public record WeightedRoundRobin(Duration blackoutPeriod, Duration weightExpirationPeriod,
+      Duration weightUpdatePeriod, double errorUtilizationPenalty, List<String> metricNamesForComputingUtilization) {
+    public WeightedRoundRobin {
+      metricNamesForComputingUtilization = List.copyOf(metricNamesForComputingUtilization);
+    }
+  }
 
   public enum UpstreamProtocol { HTTP1, HTTP2 }
 

@@ -13,7 +13,6 @@ import io.envoyproxy.envoy.config.endpoint.v3.LocalityLbEndpoints;
 import io.envoyproxy.envoy.extensions.upstreams.http.v3.HttpProtocolOptions;
 import io.spillway.edge.config.AddressTranslator.HostKind;
 import io.spillway.edge.config.ClusterConfig.DiscoveryType;
-import io.spillway.edge.config.ClusterConfig.LbPolicy;
 import io.spillway.edge.config.ClusterConfig.Thresholds;
 import io.spillway.edge.config.ClusterConfig.UpstreamProtocol;
 import io.spillway.edge.config.ExtensionRegistry.Category;
@@ -39,18 +38,16 @@ final class ClusterTranslator {
    * (shared by every worker) within a minute; see docs/configuration.md.
    */
   static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
-  private static final int DEFAULT_CHOICE_COUNT = 2;
 
   private static final SupportedFields CLUSTER = SupportedFields.of(Cluster.getDescriptor(),
           "name", "type", "connect_timeout", "per_connection_buffer_limit_bytes", "lb_policy", "load_assignment",
           "max_requests_per_connection", "circuit_breakers", "common_http_protocol_options", "http_protocol_options",
           "http2_protocol_options", "typed_extension_protocol_options", "dns_refresh_rate", "dns_lookup_family",
-          "least_request_lb_config", "metadata", "eds_cluster_config")
+          "least_request_lb_config", "metadata", "eds_cluster_config", "load_balancing_policy",
+          "round_robin_lb_config")
       .later("transport_socket", "health_checks", "outlier_detection");
   private static final SupportedFields EDS_CLUSTER_CONFIG = SupportedFields.of(
       Cluster.EdsClusterConfig.getDescriptor(), "eds_config", "service_name");
-  private static final SupportedFields LEAST_REQUEST = SupportedFields.of(
-      Cluster.LeastRequestLbConfig.getDescriptor(), "choice_count");
   private static final SupportedFields LOAD_ASSIGNMENT = SupportedFields.of(
       ClusterLoadAssignment.getDescriptor(), "cluster_name", "endpoints");
   private static final SupportedFields LOCALITY_ENDPOINTS = SupportedFields.of(
@@ -108,20 +105,7 @@ final class ClusterTranslator {
       throw new ConfigException(path.field("name"), "name is required");
     }
     DiscoveryType discovery = discoveryType(c, path);
-    LbPolicy lbPolicy = switch (c.getLbPolicy()) {
-      case ROUND_ROBIN -> LbPolicy.ROUND_ROBIN;
-      case LEAST_REQUEST -> LbPolicy.LEAST_REQUEST;
-      case RANDOM -> LbPolicy.RANDOM;
-      default -> throw new ConfigException(path.field("lb_policy"), c.getLbPolicy() + " is not supported");
-    };
-    int choiceCount = DEFAULT_CHOICE_COUNT;
-    if (c.hasLeastRequestLbConfig()) {
-      FieldPath lrPath = path.field("least_request_lb_config");
-      Cluster.LeastRequestLbConfig lr = c.getLeastRequestLbConfig();
-      LEAST_REQUEST.check(lr, lrPath);
-      choiceCount = ProtoValues.uint32(lr.hasChoiceCount(), lr.getChoiceCount(), lrPath.field("choice_count"), 2,
-          DEFAULT_CHOICE_COUNT);
-    }
+    LoadBalancingTranslator.Balancing balancing = new LoadBalancingTranslator(registry).translate(c, path);
     Duration connectTimeout = ProtoValues.positiveDuration(c.hasConnectTimeout(), c.getConnectTimeout(),
         path.field("connect_timeout"), DEFAULT_CONNECT_TIMEOUT);
     Duration dnsRefreshRate = ProtoValues.positiveDuration(c.hasDnsRefreshRate(), c.getDnsRefreshRate(),
@@ -153,9 +137,9 @@ final class ClusterTranslator {
       default -> throw new ConfigException(path.field("dns_lookup_family"),
           c.getDnsLookupFamily() + " is not supported");
     };
-    return new ClusterConfig(c.getName(), discovery, lbPolicy, choiceCount, connectTimeout, dnsRefreshRate,
-        endpoints, thresholds, http.protocol(), bufferLimit, http.maxRequestsPerConnection(), http.idleTimeout(),
-        family, edsServiceName, http.http2());
+    return new ClusterConfig(c.getName(), discovery, balancing.policy(), balancing.choiceCount(), connectTimeout,
+        dnsRefreshRate, endpoints, thresholds, http.protocol(), bufferLimit, http.maxRequestsPerConnection(),
+        http.idleTimeout(), family, edsServiceName, http.http2(), balancing.settings());
   }
 
   private String edsServiceName(Cluster c, FieldPath path) throws ConfigException {

@@ -56,7 +56,9 @@ public final class ExtensionRegistry {
     RESOURCE_MONITOR,
     OVERLOAD_ACTION,
     /** A route's or virtual host's {@code typed_per_filter_config} value. */
-    PER_ROUTE_FILTER_CONFIG
+    PER_ROUTE_FILTER_CONFIG,
+    /** A policy of a cluster's {@code load_balancing_policy}. */
+    LOAD_BALANCING_POLICY
   }
 
   /**
@@ -100,6 +102,11 @@ public final class ExtensionRegistry {
   public static final String TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
   /** The {@code typed_extension_protocol_options} key of upstream HTTP protocol options. */
   public static final String UPSTREAM_HTTP_PROTOCOL_OPTIONS = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions";
+  public static final String LB_ROUND_ROBIN = "envoy.load_balancing_policies.round_robin";
+  public static final String LB_LEAST_REQUEST = "envoy.load_balancing_policies.least_request";
+  public static final String LB_RANDOM = "envoy.load_balancing_policies.random";
+  public static final String LB_CLIENT_SIDE_WEIGHTED_ROUND_ROBIN =
+      "envoy.load_balancing_policies.client_side_weighted_round_robin";
 
   private static final ExtensionRegistry STANDARD = builder()
       .add(HTTP_CONNECTION_MANAGER, Category.NETWORK_FILTER, HttpConnectionManager.getDefaultInstance())
@@ -126,6 +133,15 @@ public final class ExtensionRegistry {
           DownstreamConnectionsConfig.getDefaultInstance())
       .add("envoy.resource_monitors.cpu_utilization", Category.RESOURCE_MONITOR,
           CpuUtilizationConfig.getDefaultInstance())
+      .add(LB_ROUND_ROBIN, Category.LOAD_BALANCING_POLICY,
+          io.envoyproxy.envoy.extensions.load_balancing_policies.round_robin.v3.RoundRobin.getDefaultInstance())
+      .add(LB_LEAST_REQUEST, Category.LOAD_BALANCING_POLICY,
+          io.envoyproxy.envoy.extensions.load_balancing_policies.least_request.v3.LeastRequest.getDefaultInstance())
+      .add(LB_RANDOM, Category.LOAD_BALANCING_POLICY,
+          io.envoyproxy.envoy.extensions.load_balancing_policies.random.v3.Random.getDefaultInstance())
+      .add(LB_CLIENT_SIDE_WEIGHTED_ROUND_ROBIN, Category.LOAD_BALANCING_POLICY,
+          io.envoyproxy.envoy.extensions.load_balancing_policies.client_side_weighted_round_robin.v3
+              .ClientSideWeightedRoundRobin.getDefaultInstance())
       .add("envoy.overload_actions.reduce_timeouts", Category.OVERLOAD_ACTION,
           ScaleTimersOverloadActionConfig.getDefaultInstance())
       // Struct-typed configs: cgroup_memory, shrink_heap and Spillway's own monitors.
@@ -336,6 +352,7 @@ public final class ExtensionRegistry {
       case RESOURCE_MONITOR -> "a resource monitor";
       case OVERLOAD_ACTION -> "an overload action config";
       case PER_ROUTE_FILTER_CONFIG -> "a per-route filter config";
+      case LOAD_BALANCING_POLICY -> "a load balancing policy";
     };
   }
 

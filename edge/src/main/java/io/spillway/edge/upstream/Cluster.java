@@ -2,6 +2,7 @@ package io.spillway.edge.upstream;
 
 import io.spillway.edge.config.ClusterConfig;
 import io.spillway.edge.http2.Http2CodecFactory;
+import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 import java.util.random.RandomGeneratorFactory;
 
@@ -17,23 +18,34 @@ public final class Cluster {
   private final ConnectionBudget connectionBudget;
   private final LoadBalancer[] balancers;
   private final Http2CodecFactory http2Codecs;
+  /** Client-side weighted round robin's weights; null under the other policies. */
+  private final ClientSideWeights weights;
+  private final LongSupplier nanoClock;
   private volatile HostSet hosts = HostSet.EMPTY;
 
   static Cluster create(ClusterConfig config, ClusterStats stats, int workers, long seed, ConnectionGate gate) {
+    return create(config, stats, workers, seed, gate, System::nanoTime);
+  }
+
+  static Cluster create(ClusterConfig config, ClusterStats stats, int workers, long seed, ConnectionGate gate,
+      LongSupplier nanoClock) {
     return new Cluster(config, stats, gate, workers,
-        RandomGeneratorFactory.<RandomGenerator.SplittableGenerator>of("L64X128MixRandom").create(seed));
+        RandomGeneratorFactory.<RandomGenerator.SplittableGenerator>of("L64X128MixRandom").create(seed), nanoClock);
   }
 
   private Cluster(ClusterConfig config, ClusterStats stats, ConnectionGate gate, int workers,
-      RandomGenerator.SplittableGenerator seeds) {
+      RandomGenerator.SplittableGenerator seeds, LongSupplier nanoClock) {
     this.config = config;
+    this.nanoClock = nanoClock;
+    this.weights = config.lb().weightedRoundRobin() == null ? null
+        : new ClientSideWeights(config.lb().weightedRoundRobin(), stats.lbOrcaReportParseError);
     this.stats = stats;
     this.gate = gate;
     this.limits = new ResourceLimits(config.thresholds());
     this.connectionBudget = new ConnectionBudget(limits);
     this.balancers = new LoadBalancer[workers];
     for (int i = 0; i < workers; i++) {
-      balancers[i] = LoadBalancer.create(config, seeds.split());
+      balancers[i] = LoadBalancer.create(config, seeds.split(), weights, nanoClock);
     }
     this.http2Codecs = config.protocol() == ClusterConfig.UpstreamProtocol.HTTP2
         ? Http2CodecFactory.upstream(config.http2(), config.perConnectionBufferLimitBytes(), stats.http2)
@@ -79,6 +91,22 @@ public final class Cluster {
     this.hosts = hosts;
     stats.membershipTotal.set(hosts.hosts().size());
     stats.membershipHealthy.set(hosts.hosts().size());
+    updateWeights();
+  }
+
+  /**
+   * Client-side weighted round robin: takes the hosts' latest load reports and publishes new
+   * weights (every {@code weight_update_period}, and when membership changes); control thread only.
+   */
+  void updateWeights() {
+    if (weights != null) {
+      weights.update(hosts, nanoClock.getAsLong());
+    }
+  }
+
+  /** Whether this cluster's hosts hand it the load reports on their responses. */
+  boolean collectsLoadReports() {
+    return weights != null;
   }
 
   /** Picks a host with this worker's balancer, or null when the cluster has none. */

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +34,9 @@ public final class ClusterManager {
   private ConnectionGate gate = ConnectionGate.OPEN;
   /** STRICT_DNS re-resolution tasks by cluster name; touched on the control thread only. */
   private final Map<String, ScheduledFuture<?>> dnsRefresh = new HashMap<>();
+  /** Client-side weighted round robin's weight updates by cluster name; control thread only. */
+  private final Map<String, ScheduledFuture<?>> weightUpdates = new HashMap<>();
+  private final LongSupplier nanoClock;
   private long nextSeed;
 
   /** Resolves a DNS name to addresses; blocking, called only on the control thread. */
@@ -44,6 +48,13 @@ public final class ClusterManager {
   }
 
   public ClusterManager(Scope statsRoot, int workers, ScheduledExecutorService control, Resolver resolver, long seed) {
+    this(statsRoot, workers, control, resolver, seed, System::nanoTime);
+  }
+
+  /** @param nanoClock the control thread's clock (load-report weights age by it) */
+  public ClusterManager(Scope statsRoot, int workers, ScheduledExecutorService control, Resolver resolver, long seed,
+      LongSupplier nanoClock) {
+    this.nanoClock = nanoClock;
     this.statsRoot = statsRoot;
     this.workers = workers;
     this.control = control;
@@ -102,8 +113,10 @@ public final class ClusterManager {
       }
       Scope scope = statsRoot.taggedScope("cluster", config.name(), "envoy_cluster_name");
       Cluster cluster = Cluster.create(config,
-          new ClusterStats(scope, config.protocol() == ClusterConfig.UpstreamProtocol.HTTP2), workers, nextSeed++, gate);
+          new ClusterStats(scope, config.protocol() == ClusterConfig.UpstreamProtocol.HTTP2), workers, nextSeed++, gate,
+          nanoClock);
       built.put(config.name(), cluster);
+      scheduleWeightUpdates(cluster);
       if (old != null) {
         retired.add(old);
       }
@@ -134,12 +147,31 @@ public final class ClusterManager {
         if (refresh != null) {
           refresh.cancel(false);
         }
+        ScheduledFuture<?> weightsTask = weightUpdates.remove(e.getKey());
+        if (weightsTask != null) {
+          weightsTask.cancel(false);
+        }
       }
     }
     clusters = Collections.unmodifiableMap(built);
     for (Cluster old : retired) {
       old.hosts().hosts().forEach(Host::drainPools);
       log.info("cluster {} {}", old.name(), configs.containsKey(old.name()) ? "replaced" : "removed");
+    }
+  }
+
+  /** Rebuilds a weighted cluster's weights every weight_update_period (and stops those of the cluster it replaces). */
+  private void scheduleWeightUpdates(Cluster cluster) {
+    ScheduledFuture<?> previous = null;
+    if (cluster.collectsLoadReports()) {
+      long every = cluster.config().lb().weightedRoundRobin().weightUpdatePeriod().toMillis();
+      previous = weightUpdates.put(cluster.name(),
+          control.scheduleWithFixedDelay(cluster::updateWeights, every, every, TimeUnit.MILLISECONDS));
+    } else {
+      previous = weightUpdates.remove(cluster.name());
+    }
+    if (previous != null) {
+      previous.cancel(false);
     }
   }
 
@@ -173,7 +205,8 @@ public final class ClusterManager {
       if (h != null && h.weight() == e.weight()) {
         existing.remove(sa);
       } else {
-        h = new Host(cluster.name(), sa, e.address().host(), e.weight(), workers);
+        h = new Host(cluster.name(), sa, e.address().host(), e.weight(), workers, cluster.collectsLoadReports(),
+            joined(cluster));
         changed = true;
       }
       hosts.add(h);
@@ -182,6 +215,15 @@ public final class ClusterManager {
       cluster.setHosts(HostSet.of(hosts));
       existing.values().forEach(Host::drainPools);
     }
+  }
+
+  /**
+   * The join time of a host added now: the members a cluster gets while it has none (its first,
+   * as an EDS cluster's first assignment) are not new; Envoy starts slow start only for hosts that
+   * join a cluster already in service.
+   */
+  private long joined(Cluster cluster) {
+    return cluster.hosts().hosts().isEmpty() ? Host.NOT_JOINING : nanoClock.getAsLong();
   }
 
   private static InetAddress literal(String host) {
@@ -227,7 +269,8 @@ public final class ClusterManager {
       for (InetAddress a : byFamily(addresses, config.dnsLookupFamily())) {
         InetSocketAddress sa = new InetSocketAddress(a, e.address().port());
         Host h = existing.remove(sa);
-        hosts.add(h != null ? h : new Host(config.name(), sa, e.address().host(), e.weight(), workers));
+        hosts.add(h != null ? h : new Host(config.name(), sa, e.address().host(), e.weight(), workers,
+            cluster.collectsLoadReports(), joined(cluster)));
       }
     }
     if (!existing.isEmpty() || hosts.size() != cluster.hosts().hosts().size()) {

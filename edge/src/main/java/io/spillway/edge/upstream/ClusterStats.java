@@ -41,6 +41,8 @@ public final class ClusterStats {
   public final Histogram upstreamCxConnectMs;
   public final Gauge membershipTotal;
   public final Gauge membershipHealthy;
+  /** ORCA load reports on responses that could not be read (client-side weighted round robin). */
+  public final Counter lbOrcaReportParseError;
 
   /** @param http2 whether the cluster speaks HTTP/2 to its hosts (it then has codec stats) */
   public ClusterStats(Scope scope, boolean http2) {
@@ -57,6 +59,7 @@ public final class ClusterStats {
     upstreamCxHttp1Total = scope.counter("upstream_cx_http1_total");
     upstreamCxHttp2Total = scope.counter("upstream_cx_http2_total");
     upstreamRqTotal = scope.counter("upstream_rq_total");
+    lbOrcaReportParseError = scope.counter("lb_orca_report_parse_error");
     upstreamRqActive = scope.gauge("upstream_rq_active");
     upstreamRqPendingTotal = scope.counter("upstream_rq_pending_total");
     upstreamRqPendingActive = scope.gauge("upstream_rq_pending_active");

@@ -1,8 +1,12 @@
 package io.spillway.edge.upstream;
 
 import java.net.InetSocketAddress;
-import java.util.concurrent.atomic.AtomicInteger;
+import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.stats.StripedLong;
+import io.spillway.edge.upstream.lb.EndpointWeight;
+import io.spillway.edge.upstream.lb.OrcaLoadReportParser;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One upstream endpoint. Shared by all workers; the counters are atomics (no locks). Each worker
@@ -22,8 +26,29 @@ public final class Host {
   final StripedLong cxTotal = new StripedLong();
   final StripedLong cxConnectFail = new StripedLong();
   final AtomicInteger cxActive = new AtomicInteger();
+  /** Whether the cluster's policy reads ORCA load reports (client-side weighted round robin). */
+  private final boolean collectsLoadReports;
+  /** The latest {@code endpoint-load-metrics} / {@code -bin} value not yet taken by the control thread. */
+  final AtomicReference<String> pendingTextReport = new AtomicReference<>();
+  final AtomicReference<String> pendingBinaryReport = new AtomicReference<>();
+  /** The host's weight from its load reports; read and written on the control thread only. */
+  final EndpointWeight endpointWeight = new EndpointWeight();
+  /** {@link #joinedNanos()} of a host that was there when the cluster got its first members. */
+  public static final long NOT_JOINING = Long.MIN_VALUE;
+  private final long joinedNanos;
 
   Host(String clusterName, InetSocketAddress address, String hostname, int weight, int workers) {
+    this(clusterName, address, hostname, weight, workers, false, NOT_JOINING);
+  }
+
+  /**
+   * @param collectsLoadReports whether the cluster's policy reads the ORCA reports on responses
+   * @param joinedNanos when the host joined a running cluster (slow start counts from then), or {@link #NOT_JOINING}
+   */
+  Host(String clusterName, InetSocketAddress address, String hostname, int weight, int workers,
+      boolean collectsLoadReports, long joinedNanos) {
+    this.collectsLoadReports = collectsLoadReports;
+    this.joinedNanos = joinedNanos;
     this.clusterName = clusterName;
     this.address = address;
     this.hostname = hostname;
@@ -49,6 +74,11 @@ public final class Host {
     return weight;
   }
 
+  /** When the host joined a running cluster, or {@link #NOT_JOINING}. */
+  public long joinedNanos() {
+    return joinedNanos;
+  }
+
   /** "ip:port", as Envoy prints upstream hosts. */
   public String addressString() {
     return address.getAddress().getHostAddress() + ":" + address.getPort();
@@ -66,6 +96,26 @@ public final class Host {
   public void requestFinished(boolean success) {
     activeRequests.decrementAndGet();
     (success ? rqSuccess : rqError).add(1);
+  }
+
+  /**
+   * Keeps the ORCA load report a response (headers or trailers) carries, when the cluster's policy
+   * wants one: only the raw value is stored, the control thread parses the latest at its next
+   * weight update, so the request path pays a header lookup and a reference write.
+   */
+  public void loadReport(HttpHeaders headers) {
+    if (!collectsLoadReports || headers.isEmpty()) {
+      return;
+    }
+    String bin = headers.get(OrcaLoadReportParser.BIN_HEADER);
+    if (bin != null) {
+      pendingBinaryReport.lazySet(bin);
+      return;
+    }
+    String text = headers.get(OrcaLoadReportParser.HEADER);
+    if (text != null) {
+      pendingTextReport.lazySet(text);
+    }
   }
 
   /** A request to this host timed out (route or per-try timeout). */

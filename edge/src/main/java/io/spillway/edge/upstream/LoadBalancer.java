@@ -2,6 +2,7 @@ package io.spillway.edge.upstream;
 
 import io.spillway.edge.config.ClusterConfig;
 import java.util.List;
+import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 
 /**
@@ -13,13 +14,58 @@ public abstract sealed class LoadBalancer {
   /** The next host, or null when the set is empty. */
   public abstract Host pick(HostSet set);
 
-  /** A balancer for the cluster's policy. */
+  /** A balancer for the cluster's policy (not client-side weighted round robin, which needs its weights). */
   public static LoadBalancer create(ClusterConfig config, RandomGenerator random) {
+    return create(config, random, null, System::nanoTime);
+  }
+
+  /**
+   * A balancer for the cluster's policy; {@code weights} are the cluster's under client-side
+   * weighted round robin, {@code nanoClock} times slow start.
+   */
+  static LoadBalancer create(ClusterConfig config, RandomGenerator random, ClientSideWeights weights,
+      LongSupplier nanoClock) {
+    SlowStart slowStart = config.lb().slowStart() == null ? null : new SlowStart(config.lb().slowStart(), nanoClock);
     return switch (config.lbPolicy()) {
-      case ROUND_ROBIN -> new RoundRobin(random);
-      case LEAST_REQUEST -> new LeastRequest(random, config.leastRequestChoiceCount());
+      case ROUND_ROBIN -> new RoundRobin(random, slowStart);
+      case LEAST_REQUEST -> new LeastRequest(random, config.leastRequestChoiceCount(), config.lb().activeRequestBias(),
+          slowStart);
       case RANDOM -> new Random(random);
+      case CLIENT_SIDE_WEIGHTED_ROUND_ROBIN -> {
+        if (weights == null) {
+          throw new IllegalArgumentException("client-side weighted round robin needs the cluster's weights");
+        }
+        yield new ClientSideWeighted(random, weights);
+      }
     };
+  }
+
+  /**
+   * Client-side weighted round robin: picks from the stride schedule the control thread last
+   * published for this host set, continuing this worker's own sequence (which starts at a random
+   * number); round robin while there is no schedule for the current hosts.
+   */
+  static final class ClientSideWeighted extends LoadBalancer {
+    private final ClientSideWeights weights;
+    private final RoundRobin fallback;
+    private long sequence;
+
+    ClientSideWeighted(RandomGenerator random, ClientSideWeights weights) {
+      this.weights = weights;
+      this.fallback = new RoundRobin(random, null);
+      this.sequence = random.nextLong() >>> 2;
+    }
+
+    @Override
+    public Host pick(HostSet set) {
+      ClientSideWeights.Schedule s = weights.schedule();
+      if (s == null || s.hosts() != set) {
+        return fallback.pick(set);
+      }
+      long accepted = s.scheduler().next(sequence);
+      sequence = accepted + 1 < 0 ? 0 : accepted + 1;
+      return set.hosts().get(s.scheduler().endpoint(accepted));
+    }
   }
 
   /**
@@ -28,12 +74,15 @@ public abstract sealed class LoadBalancer {
    * random offset so that workers and edges do not move in lock-step.
    */
   static final class RoundRobin extends LoadBalancer {
+    private final SlowStart slowStart;
+    private final SmoothWeighted ramping = new SmoothWeighted();
     private int next;
     private HostSet creditsFor;
     private int[] credits;
 
-    RoundRobin(RandomGenerator random) {
+    RoundRobin(RandomGenerator random, SlowStart slowStart) {
       this.next = random.nextInt(1 << 16);
+      this.slowStart = slowStart;
     }
 
     @Override
@@ -42,6 +91,17 @@ public abstract sealed class LoadBalancer {
       int n = hosts.size();
       if (n == 0) {
         return null;
+      }
+      if (slowStart != null) {
+        long now = slowStart.now(set);
+        if (now != Long.MIN_VALUE) {
+          double[] w = ramping.weights(set);
+          for (int i = 0; i < n; i++) {
+            Host h = hosts.get(i);
+            w[i] = h.weight() * slowStart.factor(h, now);
+          }
+          return ramping.pick(set);
+        }
       }
       if (set.equalWeights()) {
         int i = Math.floorMod(next++, n);
@@ -64,16 +124,45 @@ public abstract sealed class LoadBalancer {
   }
 
   /**
-   * Least request with power-of-N choices (Envoy's LEAST_REQUEST): draws {@code choiceCount}
-   * hosts at random and takes the one with the fewest active requests relative to its weight.
+   * Envoy's LEAST_REQUEST. With equal weights, power-of-N choices: draws {@code choiceCount} hosts
+   * at random and takes the one with the fewest active requests. With unequal weights, weighted
+   * round robin (smooth, as {@link RoundRobin}) over each host's weight divided by {@code (active
+   * requests + 1)^active_request_bias}, recomputed on every pick; a bias of 0 is plain weighted
+   * round robin.
    */
   static final class LeastRequest extends LoadBalancer {
     private final RandomGenerator random;
     private final int choiceCount;
+    private final double bias;
+    private final SlowStart slowStart;
+    private final SmoothWeighted weighted = new SmoothWeighted();
 
-    LeastRequest(RandomGenerator random, int choiceCount) {
+    LeastRequest(RandomGenerator random, int choiceCount, double activeRequestBias, SlowStart slowStart) {
       this.random = random;
       this.choiceCount = Math.max(2, choiceCount);
+      this.bias = activeRequestBias;
+      this.slowStart = slowStart;
+    }
+
+    /** Envoy's effective weight of a host under least request with unequal weights. */
+    static double effectiveWeight(int weight, int activeRequests, double bias) {
+      if (bias == 0) {
+        return weight;
+      }
+      double base = activeRequests + 1.0;
+      return weight / (bias == 1.0 ? base : Math.pow(base, bias));
+    }
+
+    /** Weighted round robin over the effective weights (with slow start's factor while a host ramps). */
+    private Host weighted(HostSet set, long now) {
+      List<Host> hosts = set.hosts();
+      double[] w = weighted.weights(set);
+      for (int i = 0; i < w.length; i++) {
+        Host h = hosts.get(i);
+        w[i] = effectiveWeight(h.weight(), h.activeRequests(), bias)
+            * (now == Long.MIN_VALUE ? 1.0 : slowStart.factor(h, now));
+      }
+      return weighted.pick(set);
     }
 
     @Override
@@ -86,11 +175,15 @@ public abstract sealed class LoadBalancer {
       if (n == 1) {
         return hosts.get(0);
       }
+      long now = slowStart == null ? Long.MIN_VALUE : slowStart.now(set);
+      if (!set.equalWeights() || now != Long.MIN_VALUE) {
+        return weighted(set, now); // Envoy too leaves power-of-N choices while a host ramps
+      }
       Host best = null;
-      double bestLoad = Double.MAX_VALUE;
+      int bestLoad = Integer.MAX_VALUE;
       for (int c = 0; c < choiceCount; c++) {
         Host h = hosts.get(random.nextInt(n));
-        double load = set.equalWeights() ? h.activeRequests() : (h.activeRequests() + 1.0) / h.weight();
+        int load = h.activeRequests();
         if (load < bestLoad) {
           best = h;
           bestLoad = load;
@@ -126,6 +219,78 @@ public abstract sealed class LoadBalancer {
         }
       }
       return hosts.get(n - 1);
+    }
+  }
+
+  /**
+   * Envoy's slow start: a host that joined a running cluster less than {@code window} ago counts
+   * with {@code weight * max(min_weight_percent, (t / window)^(1 / aggression))}, t in ms (at least 1).
+   */
+  static final class SlowStart {
+    private final long windowNanos;
+    private final double windowMillis;
+    private final double inverseAggression;
+    private final double minFactor;
+    private final LongSupplier nanoClock;
+
+    SlowStart(ClusterConfig.SlowStart config, LongSupplier nanoClock) {
+      this.windowNanos = config.window().toNanos();
+      this.windowMillis = Math.max(1, config.window().toMillis());
+      this.inverseAggression = 1.0 / config.aggression();
+      this.minFactor = config.minWeightPercent() / 100.0;
+      this.nanoClock = nanoClock;
+    }
+
+    /** Now, when some host of the set is still ramping; else {@link Long#MIN_VALUE} (no clock read then). */
+    long now(HostSet set) {
+      if (set.lastJoinedNanos() == Host.NOT_JOINING) {
+        return Long.MIN_VALUE;
+      }
+      long now = nanoClock.getAsLong();
+      return now - set.lastJoinedNanos() < windowNanos ? now : Long.MIN_VALUE;
+    }
+
+    /** The factor on the host's weight at {@code now}: 1 once its window has passed. */
+    double factor(Host h, long now) {
+      long joined = h.joinedNanos();
+      if (joined == Host.NOT_JOINING || now - joined >= windowNanos) {
+        return 1.0;
+      }
+      double t = Math.max(1, (now - joined) / 1_000_000) / windowMillis;
+      double ramp = inverseAggression == 1.0 ? t : Math.pow(t, inverseAggression);
+      return Math.max(ramp, minFactor);
+    }
+  }
+
+  /** Smooth weighted round robin over weights a balancer fills in before each pick (doubles). */
+  static final class SmoothWeighted {
+    private HostSet creditsFor;
+    private double[] credits;
+    private double[] weights;
+
+    /** The array to fill with this pick's weights, one per host of {@code set}. */
+    double[] weights(HostSet set) {
+      if (creditsFor != set) {
+        creditsFor = set;
+        credits = new double[set.hosts().size()];
+        weights = new double[set.hosts().size()];
+      }
+      return weights;
+    }
+
+    /** Adds every weight to its host's credit and takes the host with the most, which pays the total. */
+    Host pick(HostSet set) {
+      double total = 0;
+      int best = 0;
+      for (int i = 0; i < weights.length; i++) {
+        credits[i] += weights[i];
+        total += weights[i];
+        if (credits[i] > credits[best]) {
+          best = i;
+        }
+      }
+      credits[best] -= total;
+      return set.hosts().get(best);
     }
   }
 }

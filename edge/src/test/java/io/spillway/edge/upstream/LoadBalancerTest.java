@@ -16,9 +16,18 @@ import org.junit.jupiter.api.Test;
 class LoadBalancerTest {
 
   static ClusterConfig config(ClusterConfig.LbPolicy policy) {
+    ClusterConfig.LbSettings lb = policy == ClusterConfig.LbPolicy.CLIENT_SIDE_WEIGHTED_ROUND_ROBIN
+        ? new ClusterConfig.LbSettings(1.0, null, new ClusterConfig.WeightedRoundRobin(Duration.ofSeconds(10),
+            Duration.ofMinutes(3), Duration.ofSeconds(1), 1.0, List.of()))
+        : ClusterConfig.LbSettings.DEFAULTS;
+    return config(policy, lb);
+  }
+
+  static ClusterConfig config(ClusterConfig.LbPolicy policy, ClusterConfig.LbSettings lb) {
     return new ClusterConfig("c", ClusterConfig.DiscoveryType.STATIC, policy, 2, Duration.ofSeconds(1),
         Duration.ofSeconds(5), List.of(new ClusterConfig.Endpoint(new SocketAddress("127.0.0.1", 1), 1)),
-        ClusterConfig.Thresholds.DEFAULTS, ClusterConfig.UpstreamProtocol.HTTP1, 1 << 20, 0, Duration.ofHours(1));
+        ClusterConfig.Thresholds.DEFAULTS, ClusterConfig.UpstreamProtocol.HTTP1, 1 << 20, 0, Duration.ofHours(1),
+        ClusterConfig.DnsLookupFamily.AUTO, "", io.spillway.edge.config.Http2Options.UPSTREAM_DEFAULTS, lb);
   }
 
   static HostSet hosts(int... weights) {
@@ -79,6 +88,28 @@ class LoadBalancerTest {
   }
 
   @Test
+  void activeRequestBiasFollowsEnvoysFormula() {
+    assertThat(LoadBalancer.LeastRequest.effectiveWeight(4, 3, 1.0)).isEqualTo(1.0);
+    assertThat(LoadBalancer.LeastRequest.effectiveWeight(4, 3, 0.0)).isEqualTo(4.0);
+    assertThat(LoadBalancer.LeastRequest.effectiveWeight(8, 3, 0.5)).isEqualTo(4.0);
+    assertThat(LoadBalancer.LeastRequest.effectiveWeight(9, 8, 2.0)).isEqualTo(9.0 / 81);
+  }
+
+  @Test
+  void weightedLeastRequestDividesWeightsByActiveRequests() {
+    HostSet set = hosts(4, 1);
+    Host heavy = set.hosts().get(0);
+    for (int i = 0; i < 7; i++) {
+      heavy.requestStarted(); // 4 / (7 + 1) = 0.5 against 1 / 1
+    }
+    LoadBalancer lb = LoadBalancer.create(config(ClusterConfig.LbPolicy.LEAST_REQUEST), new SplittableRandom(3));
+    assertThat(picks(lb, set, 900).get(heavy)).isEqualTo(300);
+    LoadBalancer noBias = LoadBalancer.create(config(ClusterConfig.LbPolicy.LEAST_REQUEST,
+        new ClusterConfig.LbSettings(0.0, null, null)), new SplittableRandom(3));
+    assertThat(picks(noBias, set, 1000).get(heavy)).isEqualTo(800);
+  }
+
+  @Test
   void randomCoversHostsByWeight() {
     HostSet set = hosts(3, 1);
     LoadBalancer lb = LoadBalancer.create(config(ClusterConfig.LbPolicy.RANDOM), new SplittableRandom(5));
@@ -89,7 +120,10 @@ class LoadBalancerTest {
   @Test
   void emptySetPicksNothing() {
     for (ClusterConfig.LbPolicy p : ClusterConfig.LbPolicy.values()) {
-      assertThat(LoadBalancer.create(config(p), new SplittableRandom(1)).pick(HostSet.EMPTY)).isNull();
+      ClusterConfig c = config(p);
+      ClientSideWeights weights = c.lb().weightedRoundRobin() == null ? null
+          : new ClientSideWeights(c.lb().weightedRoundRobin(), null);
+      assertThat(LoadBalancer.create(c, new SplittableRandom(1), weights, () -> 0L).pick(HostSet.EMPTY)).isNull();
     }
   }
 

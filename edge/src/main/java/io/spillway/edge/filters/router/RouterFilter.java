@@ -274,6 +274,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       return;
     }
     HttpHeaders headers = response.headers();
+    a.host().loadReport(headers);
     HopByHop.strip(headers);
     headers.set(X_UPSTREAM_SERVICE_TIME, Long.toString(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - a.readyNanos())));
     HeaderMutator.apply(entry.responseHeaders(), headers);
@@ -305,6 +306,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     if (a != attempt || destroyed) {
       return;
     }
+    a.host().loadReport(trailers);
     completed(a);
     callbacks.encodeTrailers(trailers);
   }
