@@ -25,6 +25,7 @@ import java.util.List;
  *     ({@code eds_cluster_config.service_name}, else the cluster name); empty otherwise
  * @param http2 {@code http2_protocol_options} of an HTTP/2 cluster: SETTINGS, windows, flood
  *     limits and the most streams per connection ({@link Http2Options#UPSTREAM_DEFAULTS} otherwise)
+ * @param hostHealth active health checking, outlier detection and the panic threshold
  */
 public record ClusterConfig(
     String name,
@@ -41,11 +42,23 @@ public record ClusterConfig(
     Duration idleTimeout,
     DnsLookupFamily dnsLookupFamily,
     String edsServiceName,
-    Http2Options http2) {
+    Http2Options http2,
+    HostHealthConfig hostHealth) {
 
   public ClusterConfig {
     endpoints = List.copyOf(endpoints);
     java.util.Objects.requireNonNull(http2, "http2");
+    java.util.Objects.requireNonNull(hostHealth, "hostHealth");
+  }
+
+  /** A cluster without health checking or outlier detection. */
+  public ClusterConfig(String name, DiscoveryType discoveryType, LbPolicy lbPolicy, int leastRequestChoiceCount,
+      Duration connectTimeout, Duration dnsRefreshRate, List<Endpoint> endpoints, Thresholds thresholds,
+      UpstreamProtocol protocol, int perConnectionBufferLimitBytes, int maxRequestsPerConnection, Duration idleTimeout,
+      DnsLookupFamily dnsLookupFamily, String edsServiceName, Http2Options http2) {
+    this(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate, endpoints, thresholds,
+        protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout, dnsLookupFamily, edsServiceName,
+        http2, HostHealthConfig.NONE);
   }
 
   /** A cluster with the upstream HTTP/2 defaults. */
@@ -71,7 +84,7 @@ public record ClusterConfig(
   public ClusterConfig withEndpoints(List<Endpoint> newEndpoints) {
     return new ClusterConfig(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate,
         newEndpoints, thresholds, protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout,
-        dnsLookupFamily, edsServiceName, http2);
+        dnsLookupFamily, edsServiceName, http2, hostHealth);
   }
 
   /** A cluster with Envoy's default DNS lookup family (AUTO). */

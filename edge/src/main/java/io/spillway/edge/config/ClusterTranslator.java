@@ -45,8 +45,9 @@ final class ClusterTranslator {
           "name", "type", "connect_timeout", "per_connection_buffer_limit_bytes", "lb_policy", "load_assignment",
           "max_requests_per_connection", "circuit_breakers", "common_http_protocol_options", "http_protocol_options",
           "http2_protocol_options", "typed_extension_protocol_options", "dns_refresh_rate", "dns_lookup_family",
-          "least_request_lb_config", "metadata", "eds_cluster_config")
-      .later("transport_socket", "health_checks", "outlier_detection");
+          "least_request_lb_config", "metadata", "eds_cluster_config", "health_checks", "outlier_detection",
+          "common_lb_config")
+      .later("transport_socket");
   private static final SupportedFields EDS_CLUSTER_CONFIG = SupportedFields.of(
       Cluster.EdsClusterConfig.getDescriptor(), "eds_config", "service_name");
   private static final SupportedFields LEAST_REQUEST = SupportedFields.of(
@@ -155,7 +156,7 @@ final class ClusterTranslator {
     };
     return new ClusterConfig(c.getName(), discovery, lbPolicy, choiceCount, connectTimeout, dnsRefreshRate,
         endpoints, thresholds, http.protocol(), bufferLimit, http.maxRequestsPerConnection(), http.idleTimeout(),
-        family, edsServiceName, http.http2());
+        family, edsServiceName, http.http2(), HostHealthTranslator.translate(c, path));
   }
 
   private String edsServiceName(Cluster c, FieldPath path) throws ConfigException {

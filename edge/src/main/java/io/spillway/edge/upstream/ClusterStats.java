@@ -41,6 +41,8 @@ public final class ClusterStats {
   public final Histogram upstreamCxConnectMs;
   public final Gauge membershipTotal;
   public final Gauge membershipHealthy;
+  /** Picks made over every host because too few were healthy (Envoy's panic mode). */
+  public final Counter lbHealthyPanic;
 
   /** @param http2 whether the cluster speaks HTTP/2 to its hosts (it then has codec stats) */
   public ClusterStats(Scope scope, boolean http2) {
@@ -79,6 +81,7 @@ public final class ClusterStats {
     upstreamCxConnectMs = scope.histogram("upstream_cx_connect_ms", Histogram.Unit.MILLISECONDS);
     membershipTotal = scope.gauge("membership_total");
     membershipHealthy = scope.gauge("membership_healthy");
+    lbHealthyPanic = scope.counter("lb_healthy_panic");
   }
 
   /** Counts a completed upstream response by status class. */
