@@ -148,8 +148,9 @@ final class HostHealthTranslator {
     }
     boolean http2 = switch (http.getCodecClientType()) {
       case HTTP1 -> false;
+      case HTTP2 -> true;
       default -> throw new ConfigException(path.field("codec_client_type"),
-          http.getCodecClientType() + " is not supported yet (HTTP1 only)");
+          http.getCodecClientType() + " is not supported (HTTP1 or HTTP2)");
     };
     String method = switch (http.getMethod()) {
       case METHOD_UNSPECIFIED, GET -> "GET";

@@ -24,16 +24,16 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * What one health check sends and how its answer is judged: HTTP/1.1 (a request, the status
- * against {@code expected_statuses} / {@code retriable_statuses}) or TCP (connect, optionally send
- * bytes and wait for the expected ones). Each probe is built once per checker; its handlers run on
+ * What one health check sends and how its answer is judged: HTTP/1.1 or HTTP/2 with prior
+ * knowledge (a request, the status against {@code expected_statuses} / {@code retriable_statuses})
+ * or TCP (connect, optionally send bytes and wait for the expected ones). Each probe is built once per checker; its handlers run on
  * the health-check loop and report to the {@link HealthChecker.Session} that owns the connection.
  */
 sealed interface HealthProbe {
 
   static HealthProbe of(HostHealthConfig.Probe probe) {
     return switch (probe) {
-      case HostHealthConfig.HttpProbe http -> new Http1(http);
+      case HostHealthConfig.HttpProbe http -> http.http2() ? new Http2(http) : new Http1(http);
       case HostHealthConfig.TcpProbe tcp -> new Tcp(tcp);
     };
   }
@@ -95,11 +95,7 @@ sealed interface HealthProbe {
               if (!keepAlive) {
                 ctx.close();
               }
-              HealthChecker.Result result = session.immediateFail ? HealthChecker.Result.FAIL
-                  : config.expected(s) ? HealthChecker.Result.PASS
-                  : config.retriable(s) ? HealthChecker.Result.FAIL_RETRIABLE
-                  : HealthChecker.Result.FAIL;
-              session.finish(result);
+              session.finish(verdict(config, session, s));
             }
           } finally {
             ReferenceCountUtil.release(msg);
@@ -127,6 +123,119 @@ sealed interface HealthProbe {
         request.headers().set(HttpHeaderNames.CONNECTION, "close");
       }
       channel.writeAndFlush(request, channel.voidPromise());
+    }
+
+    @Override
+    public boolean closesAfterCheck() {
+      return false;
+    }
+  }
+
+  /** The verdict on an HTTP check's status, as Envoy's HTTP health checker gives it. */
+  private static HealthChecker.Result verdict(HostHealthConfig.HttpProbe config, HealthChecker.Session session,
+      int status) {
+    return session.immediateFail ? HealthChecker.Result.FAIL
+        : config.expected(status) ? HealthChecker.Result.PASS
+        : config.retriable(status) ? HealthChecker.Result.FAIL_RETRIABLE
+        : HealthChecker.Result.FAIL;
+  }
+
+  /**
+   * Envoy's HTTP health checker over HTTP/2 ({@code codec_client_type: HTTP2}): cleartext with
+   * prior knowledge (RFC 9113 §3.3), one stream per check on the check's connection.
+   */
+  final class Http2 implements HealthProbe {
+    private final HostHealthConfig.HttpProbe config;
+    private final io.netty.handler.codec.http2.Http2Headers headers;
+
+    Http2(HostHealthConfig.HttpProbe config) {
+      this.config = config;
+      io.netty.handler.codec.http2.Http2Headers h = new io.netty.handler.codec.http2.DefaultHttp2Headers()
+          .method(config.method()).scheme("http").authority(config.host()).path(config.path());
+      h.set("user-agent", "Envoy/HC");
+      HeaderMutations m = config.headers();
+      for (HeaderMutations.HeaderValue v : m.add()) {
+        if (v.append()) {
+          h.add(v.name(), v.value());
+        } else {
+          h.set(v.name(), v.value());
+        }
+      }
+      m.remove().forEach(h::remove);
+      this.headers = h;
+    }
+
+    @Override
+    public void initChannel(ChannelPipeline pipeline, HealthChecker.Session session) {
+      pipeline.addLast("h2", io.netty.handler.codec.http2.Http2FrameCodecBuilder.forClient().build());
+      pipeline.addLast("streams", new io.netty.handler.codec.http2.Http2MultiplexHandler(
+          new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+              ReferenceCountUtil.release(msg); // no pushed streams are expected
+            }
+          }));
+      pipeline.addLast("health-check", new ChannelInboundHandlerAdapter() {
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+          session.connectionLost(ctx.channel());
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+          ctx.close();
+        }
+      });
+    }
+
+    @Override
+    public void send(Channel channel, HealthChecker.Session session) {
+      new io.netty.handler.codec.http2.Http2StreamChannelBootstrap(channel)
+          .handler(new ChannelInboundHandlerAdapter() {
+            private int status;
+
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+              try {
+                boolean end = false;
+                if (msg instanceof io.netty.handler.codec.http2.Http2HeadersFrame frame) {
+                  CharSequence s = frame.headers().status();
+                  if (s != null && status == 0) {
+                    int code = Integer.parseInt(s.toString());
+                    if (code >= 200) {
+                      status = code;
+                      if (frame.headers().contains(Http1.IMMEDIATE_FAIL)) {
+                        session.immediateFail = true;
+                      }
+                    }
+                  }
+                  end = frame.isEndStream();
+                } else if (msg instanceof io.netty.handler.codec.http2.Http2DataFrame frame) {
+                  end = frame.isEndStream();
+                } else if (msg instanceof io.netty.handler.codec.http2.Http2ResetFrame) {
+                  session.finish(HealthChecker.Result.FAIL_NETWORK);
+                  return;
+                }
+                if (end && status >= 200) {
+                  session.finish(verdict(config, session, status));
+                }
+              } catch (NumberFormatException e) {
+                session.finish(HealthChecker.Result.FAIL_NETWORK);
+              } finally {
+                ReferenceCountUtil.release(msg);
+              }
+            }
+          })
+          .open()
+          .addListener(f -> {
+            if (!f.isSuccess()) {
+              session.finish(HealthChecker.Result.FAIL_NETWORK);
+              return;
+            }
+            io.netty.handler.codec.http2.Http2StreamChannel stream =
+                (io.netty.handler.codec.http2.Http2StreamChannel) f.getNow();
+            stream.writeAndFlush(new io.netty.handler.codec.http2.DefaultHttp2HeadersFrame(headers, true));
+          });
     }
 
     @Override
