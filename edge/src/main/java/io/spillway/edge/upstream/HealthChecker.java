@@ -194,6 +194,11 @@ final class HealthChecker {
       }
     }
 
+    /** Whether {@code ch} is the session's connection now (answers on an abandoned one are ignored). */
+    boolean current(Channel ch) {
+      return ch == channel;
+    }
+
     /** The connection closed: a check under way failed. */
     void connectionLost(Channel ch) {
       if (ch == channel) {

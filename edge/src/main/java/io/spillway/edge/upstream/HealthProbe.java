@@ -82,6 +82,9 @@ sealed interface HealthProbe {
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
           try {
+            if (!session.current(ctx.channel())) {
+              return;
+            }
             if (msg instanceof HttpResponse response) {
               status = response.status().code();
               keepAlive = HttpUtil.isKeepAlive(response);
@@ -197,6 +200,9 @@ sealed interface HealthProbe {
             @Override
             public void channelRead(ChannelHandlerContext ctx, Object msg) {
               try {
+                if (!session.current(ctx.channel().parent())) {
+                  return;
+                }
                 boolean end = false;
                 if (msg instanceof io.netty.handler.codec.http2.Http2HeadersFrame frame) {
                   CharSequence s = frame.headers().status();
@@ -266,7 +272,7 @@ sealed interface HealthProbe {
             return;
           }
           try {
-            if (receive.isEmpty()) {
+            if (receive.isEmpty() || !session.current(ctx.channel())) {
               return;
             }
             if (received == null) {
