@@ -24,9 +24,10 @@ import java.util.function.Supplier;
  * Envoy's text form ({@code <cluster>::<ip:port>::<stat>::<value>} lines) or, with
  * {@code ?format=json}, as Envoy's {@code envoy.admin.v3.Clusters}.
  *
- * <p>Only what Spillway tracks is shown: no outlier detection or active health checking exists
- * yet, so every host is healthy, in priority 0, with no success rate ({@code -1}, as Envoy prints
- * it without an outlier detector); only the default priority's thresholds are configurable.
+ * <p>Each host's {@code health_flags} are Envoy's: {@code healthy}, or the set flags, each after a
+ * slash ({@code /failed_active_hc/failed_outlier_check/pending_active_hc}...), and its success
+ * rates as the outlier detector last computed them ({@code -1} when not computed). Every host is in
+ * priority 0; only the default priority's thresholds are configurable.
  */
 final class ClustersEndpoint implements AdminEndpoint {
   private static final JsonFormat.Printer PRINTER = JsonFormat.printer()
@@ -94,18 +95,43 @@ final class ClustersEndpoint implements AdminEndpoint {
         line(out, prefix, "rq_timeout", c.rqTimeout());
         line(out, prefix, "rq_total", c.rqTotal());
         line(out, prefix, "hostname", host.hostname());
-        line(out, prefix, "health_flags", "healthy");
+        line(out, prefix, "health_flags", healthFlags(host.healthFlags()));
         line(out, prefix, "weight", host.weight());
         line(out, prefix, "region", "");
         line(out, prefix, "zone", "");
         line(out, prefix, "sub_zone", "");
         line(out, prefix, "canary", false);
         line(out, prefix, "priority", 0);
-        line(out, prefix, "success_rate", -1);
-        line(out, prefix, "local_origin_success_rate", -1);
+        line(out, prefix, "success_rate", rate(host.outlier().successRate()));
+        line(out, prefix, "local_origin_success_rate", rate(host.outlier().localOriginSuccessRate()));
       }
     }
     return out.toString();
+  }
+
+  /** Envoy's rendering of a host's health flags. */
+  static String healthFlags(int flags) {
+    if (flags == 0) {
+      return "healthy";
+    }
+    StringBuilder b = new StringBuilder();
+    if ((flags & Host.FAILED_ACTIVE_HC) != 0) {
+      b.append("/failed_active_hc");
+    }
+    if ((flags & Host.FAILED_OUTLIER_CHECK) != 0) {
+      b.append("/failed_outlier_check");
+    }
+    if ((flags & Host.PENDING_ACTIVE_HC) != 0) {
+      b.append("/pending_active_hc");
+    }
+    if ((flags & Host.EXCLUDED_VIA_IMMEDIATE_HC_FAIL) != 0) {
+      b.append("/excluded_via_immediate_hc_fail");
+    }
+    return b.toString();
+  }
+
+  private static Object rate(double rate) {
+    return rate < 0 ? (Object) (-1) : (Object) rate;
   }
 
   private static void line(StringBuilder out, String prefix, String stat, Object value) {
@@ -137,7 +163,7 @@ final class ClustersEndpoint implements AdminEndpoint {
             .addStats(counter("rq_total", c.rqTotal()))
             .addStats(gauge("cx_active", c.cxActive()))
             .addStats(gauge("rq_active", c.rqActive()))
-            .setHealthStatus(HostHealthStatus.newBuilder().setEdsHealthStatus(HealthStatus.HEALTHY))
+            .setHealthStatus(healthStatus(host.healthFlags()))
             .setWeight(host.weight())
             .setHostname(host.hostname()));
       }
@@ -148,6 +174,16 @@ final class ClustersEndpoint implements AdminEndpoint {
     } catch (InvalidProtocolBufferException e) {
       throw new IllegalStateException("cannot print clusters: " + e.getMessage(), e);
     }
+  }
+
+  private static HostHealthStatus healthStatus(int flags) {
+    return HostHealthStatus.newBuilder()
+        .setEdsHealthStatus(HealthStatus.HEALTHY)
+        .setFailedActiveHealthCheck((flags & Host.FAILED_ACTIVE_HC) != 0)
+        .setFailedOutlierCheck((flags & Host.FAILED_OUTLIER_CHECK) != 0)
+        .setPendingActiveHc((flags & Host.PENDING_ACTIVE_HC) != 0)
+        .setExcludedViaImmediateHcFail((flags & Host.EXCLUDED_VIA_IMMEDIATE_HC_FAIL) != 0)
+        .build();
   }
 
   private static SimpleMetric counter(String name, long value) {

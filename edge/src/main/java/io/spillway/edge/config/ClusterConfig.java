@@ -26,6 +26,7 @@ import java.util.List;
  * @param http2 {@code http2_protocol_options} of an HTTP/2 cluster: SETTINGS, windows, flood
  *     limits and the most streams per connection ({@link Http2Options#UPSTREAM_DEFAULTS} otherwise)
  * @param lb the load-balancing policy's settings beyond {@code lbPolicy} ({@link LbSettings#DEFAULTS} otherwise)
+ * @param hostHealth active health checking, outlier detection and the panic threshold
  */
 public record ClusterConfig(
     String name,
@@ -43,12 +44,14 @@ public record ClusterConfig(
     DnsLookupFamily dnsLookupFamily,
     String edsServiceName,
     Http2Options http2,
-    LbSettings lb) {
+    LbSettings lb,
+    HostHealthConfig hostHealth) {
 
   public ClusterConfig {
     endpoints = List.copyOf(endpoints);
     java.util.Objects.requireNonNull(http2, "http2");
     java.util.Objects.requireNonNull(lb, "lb");
+    java.util.Objects.requireNonNull(hostHealth, "hostHealth");
     if (lbPolicy == LbPolicy.CLIENT_SIDE_WEIGHTED_ROUND_ROBIN && lb.weightedRoundRobin() == null) {
       throw new IllegalArgumentException("CLIENT_SIDE_WEIGHTED_ROUND_ROBIN needs its settings");
     }
@@ -58,10 +61,30 @@ public record ClusterConfig(
   public ClusterConfig(String name, DiscoveryType discoveryType, LbPolicy lbPolicy, int leastRequestChoiceCount,
       Duration connectTimeout, Duration dnsRefreshRate, List<Endpoint> endpoints, Thresholds thresholds,
       UpstreamProtocol protocol, int perConnectionBufferLimitBytes, int maxRequestsPerConnection, Duration idleTimeout,
+      DnsLookupFamily dnsLookupFamily, String edsServiceName, Http2Options http2, HostHealthConfig hostHealth) {
+    this(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate, endpoints, thresholds,
+        protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout, dnsLookupFamily, edsServiceName,
+        http2, LbSettings.DEFAULTS, hostHealth);
+  }
+
+  /** A cluster without health checking or outlier detection. */
+  public ClusterConfig(String name, DiscoveryType discoveryType, LbPolicy lbPolicy, int leastRequestChoiceCount,
+      Duration connectTimeout, Duration dnsRefreshRate, List<Endpoint> endpoints, Thresholds thresholds,
+      UpstreamProtocol protocol, int perConnectionBufferLimitBytes, int maxRequestsPerConnection, Duration idleTimeout,
+      DnsLookupFamily dnsLookupFamily, String edsServiceName, Http2Options http2, LbSettings lb) {
+    this(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate, endpoints, thresholds,
+        protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout, dnsLookupFamily, edsServiceName,
+        http2, lb, HostHealthConfig.NONE);
+  }
+
+  /** A cluster with the default load-balancing settings, without health checking or outlier detection. */
+  public ClusterConfig(String name, DiscoveryType discoveryType, LbPolicy lbPolicy, int leastRequestChoiceCount,
+      Duration connectTimeout, Duration dnsRefreshRate, List<Endpoint> endpoints, Thresholds thresholds,
+      UpstreamProtocol protocol, int perConnectionBufferLimitBytes, int maxRequestsPerConnection, Duration idleTimeout,
       DnsLookupFamily dnsLookupFamily, String edsServiceName, Http2Options http2) {
     this(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate, endpoints, thresholds,
         protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout, dnsLookupFamily, edsServiceName,
-        http2, LbSettings.DEFAULTS);
+        http2, LbSettings.DEFAULTS, HostHealthConfig.NONE);
   }
 
   /** A cluster with the upstream HTTP/2 defaults. */
@@ -87,7 +110,7 @@ public record ClusterConfig(
   public ClusterConfig withEndpoints(List<Endpoint> newEndpoints) {
     return new ClusterConfig(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate,
         newEndpoints, thresholds, protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout,
-        dnsLookupFamily, edsServiceName, http2, lb);
+        dnsLookupFamily, edsServiceName, http2, lb, hostHealth);
   }
 
   /** A cluster with Envoy's default DNS lookup family (AUTO). */

@@ -44,8 +44,8 @@ final class ClusterTranslator {
           "max_requests_per_connection", "circuit_breakers", "common_http_protocol_options", "http_protocol_options",
           "http2_protocol_options", "typed_extension_protocol_options", "dns_refresh_rate", "dns_lookup_family",
           "least_request_lb_config", "metadata", "eds_cluster_config", "load_balancing_policy",
-          "round_robin_lb_config")
-      .later("transport_socket", "health_checks", "outlier_detection");
+          "round_robin_lb_config", "health_checks", "outlier_detection", "common_lb_config")
+      .later("transport_socket");
   private static final SupportedFields EDS_CLUSTER_CONFIG = SupportedFields.of(
       Cluster.EdsClusterConfig.getDescriptor(), "eds_config", "service_name");
   private static final SupportedFields LOAD_ASSIGNMENT = SupportedFields.of(
@@ -139,7 +139,8 @@ final class ClusterTranslator {
     };
     return new ClusterConfig(c.getName(), discovery, balancing.policy(), balancing.choiceCount(), connectTimeout,
         dnsRefreshRate, endpoints, thresholds, http.protocol(), bufferLimit, http.maxRequestsPerConnection(),
-        http.idleTimeout(), family, edsServiceName, http.http2(), balancing.settings());
+        http.idleTimeout(), family, edsServiceName, http.http2(), balancing.settings(),
+        HostHealthTranslator.translate(c, path));
   }
 
   private String edsServiceName(Cluster c, FieldPath path) throws ConfigException {

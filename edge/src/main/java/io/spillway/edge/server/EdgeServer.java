@@ -83,6 +83,8 @@ public final class EdgeServer implements AdminContext {
   private EventLoopGroup acceptors;
   private EventLoopGroup workerGroup;
   private EventLoopGroup adminGroup;
+  /** One loop for every active health check's connections, so checks never run on a worker. */
+  private EventLoopGroup healthCheckGroup;
   private ClusterManager clusters;
   private OverloadManager overload;
   private AdmissionController admission;
@@ -163,6 +165,9 @@ public final class EdgeServer implements AdminContext {
         100, 100, TimeUnit.MILLISECONDS);
     ListenerOverload listenerOverload = ListenerOverload.of(overload);
     clusters = new ClusterManager(root, options.concurrency(), control, ClusterManager.Resolver.SYSTEM, options.seed());
+    healthCheckGroup = transport.newGroup(1, "spillway-health");
+    clusters.setHealthCheckLoop(new io.spillway.edge.upstream.HealthCheckLoop(healthCheckGroup.next(),
+        transport.clientChannels(), allocator));
     var newConnectionShed = overload.loadShedPoint(OverloadNames.CONNECTION_POOL_NEW_CONNECTION);
     if (newConnectionShed.isConfigured()) {
       clusters.setConnectionGate(worker -> !newConnectionShed.shouldShed(overload.state(), worker.random()));
@@ -570,6 +575,7 @@ public final class EdgeServer implements AdminContext {
     shutdownGroup(acceptors);
     shutdownGroup(workerGroup);
     shutdownGroup(adminGroup);
+    shutdownGroup(healthCheckGroup);
     if (accessLogs != null) {
       accessLogs.close(); // after the loops: the connections' last lines are in
     }

@@ -7,10 +7,21 @@ import java.util.random.RandomGenerator;
 import java.util.random.RandomGeneratorFactory;
 
 /**
- * A cluster at run time: its configuration, stats, circuit breakers, the published host set and
- * one load balancer per worker.
+ * A cluster at run time: its configuration, stats, circuit breakers, the published host set, the
+ * published {@link Routing} (the hosts load balancers choose from) and one load balancer per
+ * worker. With health checking or outlier detection, its {@link HealthChecker} and
+ * {@link OutlierDetector} change host flags and {@link #publishRouting()} turns them into a new
+ * routing snapshot on the control side; workers only read it.
  */
 public final class Cluster {
+  /**
+   * The hosts the load balancers choose from: the healthy ones, or in panic (fewer healthy hosts
+   * than {@code healthy_panic_threshold} percent) every host, as Envoy does.
+   */
+  public record Routing(HostSet hosts, boolean panic) {
+    static final Routing EMPTY = new Routing(HostSet.EMPTY, false);
+  }
+
   private final ClusterConfig config;
   private final ClusterStats stats;
   private final ConnectionGate gate;
@@ -21,31 +32,64 @@ public final class Cluster {
   /** Client-side weighted round robin's weights; null under the other policies. */
   private final ClientSideWeights weights;
   private final LongSupplier nanoClock;
+  private final int workers;
+  private final OutlierDetector outlierDetector;
+  private final HealthChecker healthChecker;
   private volatile HostSet hosts = HostSet.EMPTY;
+  private volatile Routing routing = Routing.EMPTY;
 
   static Cluster create(ClusterConfig config, ClusterStats stats, int workers, long seed, ConnectionGate gate) {
-    return create(config, stats, workers, seed, gate, System::nanoTime);
+    return create(config, stats, workers, seed, gate, HostHealthServices.NONE, null);
   }
 
+  /** A cluster without health checking or outlier detection, on the clock given (tests of the weights). */
   static Cluster create(ClusterConfig config, ClusterStats stats, int workers, long seed, ConnectionGate gate,
       LongSupplier nanoClock) {
+    return create(config, stats, workers, seed, gate, new HostHealthServices(Runnable::run, nanoClock, null), null);
+  }
+
+  /**
+   * @param services where health checks and outlier sweeps run, and the clock of weights and sweeps
+   * @param scope the cluster's stats scope ({@code cluster.<name>}), for the health-check and
+   *     outlier-detection stats; may be null when the cluster has neither
+   */
+  static Cluster create(ClusterConfig config, ClusterStats stats, int workers, long seed, ConnectionGate gate,
+      HostHealthServices services, io.spillway.edge.stats.Scope scope) {
     return new Cluster(config, stats, gate, workers,
-        RandomGeneratorFactory.<RandomGenerator.SplittableGenerator>of("L64X128MixRandom").create(seed), nanoClock);
+        RandomGeneratorFactory.<RandomGenerator.SplittableGenerator>of("L64X128MixRandom").create(seed), services,
+        scope);
   }
 
   private Cluster(ClusterConfig config, ClusterStats stats, ConnectionGate gate, int workers,
-      RandomGenerator.SplittableGenerator seeds, LongSupplier nanoClock) {
+      RandomGenerator.SplittableGenerator seeds, HostHealthServices services, io.spillway.edge.stats.Scope scope) {
     this.config = config;
-    this.nanoClock = nanoClock;
+    this.nanoClock = services.nanoClock();
     this.weights = config.lb().weightedRoundRobin() == null ? null
         : new ClientSideWeights(config.lb().weightedRoundRobin(), stats.lbOrcaReportParseError);
     this.stats = stats;
     this.gate = gate;
+    this.workers = workers;
     this.limits = new ResourceLimits(config.thresholds());
     this.connectionBudget = new ConnectionBudget(limits);
     this.balancers = new LoadBalancer[workers];
     for (int i = 0; i < workers; i++) {
       balancers[i] = LoadBalancer.create(config, seeds.split(), weights, nanoClock);
+    }
+    var health = config.hostHealth();
+    this.outlierDetector = health.outlier().isEmpty() ? null
+        : new OutlierDetector(health.outlier().get(), scope.scope("outlier_detection"), services.control(),
+            services.nanoClock(), seeds.split());
+    if (outlierDetector != null) {
+      outlierDetector.attach(this);
+    }
+    if (health.healthCheck().isPresent()) {
+      if (services.healthCheckLoop() == null) {
+        throw new IllegalStateException("cluster " + config.name() + " has health checks but no health-check loop");
+      }
+      this.healthChecker = new HealthChecker(this, health.healthCheck().get(), scope.scope("health_check"),
+          services.healthCheckLoop(), services.control(), seeds.split());
+    } else {
+      this.healthChecker = null;
     }
     this.http2Codecs = config.protocol() == ClusterConfig.UpstreamProtocol.HTTP2
         ? Http2CodecFactory.upstream(config.http2(), config.perConnectionBufferLimitBytes(), stats.http2)
@@ -90,7 +134,10 @@ public final class Cluster {
   void setHosts(HostSet hosts) {
     this.hosts = hosts;
     stats.membershipTotal.set(hosts.hosts().size());
-    stats.membershipHealthy.set(hosts.hosts().size());
+    publishRouting();
+    if (healthChecker != null) {
+      healthChecker.hostsChanged(hosts);
+    }
     updateWeights();
   }
 
@@ -109,9 +156,102 @@ public final class Cluster {
     return weights != null;
   }
 
-  /** Picks a host with this worker's balancer, or null when the cluster has none. */
+  /** A new host of this cluster: unhealthy until its first check passes when health checking is on. */
+  /**
+   * A host of this cluster, health flags and outlier monitor included.
+   *
+   * @param joinedNanos when it joined a running cluster (slow start), or {@link Host#NOT_JOINING}
+   */
+  Host newHost(java.net.InetSocketAddress address, String hostname, int weight, long joinedNanos) {
+    return new Host(config.name(), address, hostname, weight, workers, weights != null, joinedNanos,
+        healthChecker == null ? 0 : Host.FAILED_ACTIVE_HC | Host.PENDING_ACTIVE_HC, outlierDetector);
+  }
+
+  /** The hosts the balancers choose from now. */
+  public Routing routing() {
+    return routing;
+  }
+
+  /**
+   * Recomputes and publishes the routing snapshot from the hosts' flags (control side; the lock
+   * only orders the control thread's and the start-up thread's publications, never a worker).
+   */
+  synchronized void publishRouting() {
+    HostSet all = hosts;
+    java.util.List<Host> list = all.hosts();
+    if (!config.hostHealth().tracksHealth()) {
+      routing = new Routing(all, false);
+      stats.membershipHealthy.set(list.size());
+      return;
+    }
+    java.util.List<Host> healthy = new java.util.ArrayList<>(list.size());
+    int passingActive = 0;
+    int ejected = 0;
+    for (Host h : list) {
+      int flags = h.healthFlags();
+      if ((flags & Host.UNHEALTHY) == 0) {
+        healthy.add(h);
+      }
+      if ((flags & Host.FAILED_ACTIVE_HC) == 0) {
+        passingActive++;
+      }
+      if ((flags & Host.FAILED_OUTLIER_CHECK) != 0) {
+        ejected++;
+      }
+    }
+    boolean panic = !list.isEmpty() && 100.0 * healthy.size() / list.size() < config.hostHealth().healthyPanicThreshold();
+    routing = panic ? new Routing(all, true)
+        : new Routing(healthy.size() == list.size() ? all : HostSet.of(healthy), false);
+    stats.membershipHealthy.set(healthy.size());
+    if (healthChecker != null) {
+      healthChecker.healthy.set(passingActive);
+    }
+    if (outlierDetector != null) {
+      outlierDetector.ejectionsActive.set(ejected);
+    }
+  }
+
+  /** The outlier detector, or null without {@code outlier_detection}. */
+  OutlierDetector outlierDetector() {
+    return outlierDetector;
+  }
+
+  /** The active health checker, or null without {@code health_checks}. */
+  HealthChecker healthChecker() {
+    return healthChecker;
+  }
+
+  /** Starts the outlier sweeps (control side). */
+  void startHostHealth(java.util.concurrent.ScheduledExecutorService control) {
+    if (outlierDetector != null) {
+      long every = config.hostHealth().outlier().get().interval().toNanos();
+      sweeps = control.scheduleWithFixedDelay(outlierDetector::sweep, every, every,
+          java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+  }
+
+  private java.util.concurrent.ScheduledFuture<?> sweeps;
+
+  /** Stops health checks and sweeps: the cluster was replaced or removed. */
+  void stopHostHealth() {
+    if (sweeps != null) {
+      sweeps.cancel(false);
+    }
+    if (healthChecker != null) {
+      healthChecker.stop();
+    }
+  }
+
+  /**
+   * Picks a host with this worker's balancer from the published routing, or null when there is
+   * none; a pick in panic counts {@code lb_healthy_panic}.
+   */
   public Host pickHost(Worker worker) {
-    return balancers[worker.index()].pick(hosts);
+    Routing r = routing;
+    if (r.panic()) {
+      stats.lbHealthyPanic.inc();
+    }
+    return balancers[worker.index()].pick(r.hosts());
   }
 
   /** This worker's connection pool for the host, created on first use. */

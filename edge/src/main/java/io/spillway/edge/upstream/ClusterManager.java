@@ -32,6 +32,7 @@ public final class ClusterManager {
   private final Resolver resolver;
   private volatile Map<String, Cluster> clusters = Map.of();
   private ConnectionGate gate = ConnectionGate.OPEN;
+  private HostHealthServices healthServices;
   /** STRICT_DNS re-resolution tasks by cluster name; touched on the control thread only. */
   private final Map<String, ScheduledFuture<?>> dnsRefresh = new HashMap<>();
   /** Client-side weighted round robin's weight updates by cluster name; control thread only. */
@@ -60,6 +61,12 @@ public final class ClusterManager {
     this.control = control;
     this.resolver = resolver;
     this.nextSeed = seed;
+    this.healthServices = new HostHealthServices(control, nanoClock, null);
+  }
+
+  /** The loop active health checks run on; call before {@link #initialize} when any cluster has them. */
+  public void setHealthCheckLoop(HealthCheckLoop loop) {
+    this.healthServices = new HostHealthServices(control, nanoClock, loop);
   }
 
   /** Sets the gate every pool asks before opening a connection; call before {@link #initialize}. */
@@ -114,7 +121,7 @@ public final class ClusterManager {
       Scope scope = statsRoot.taggedScope("cluster", config.name(), "envoy_cluster_name");
       Cluster cluster = Cluster.create(config,
           new ClusterStats(scope, config.protocol() == ClusterConfig.UpstreamProtocol.HTTP2), workers, nextSeed++, gate,
-          nanoClock);
+          healthServices, scope);
       built.put(config.name(), cluster);
       scheduleWeightUpdates(cluster);
       if (old != null) {
@@ -133,6 +140,7 @@ public final class ClusterManager {
           }
         }
       }
+      cluster.startHostHealth(control);
       if (config.discoveryType() != ClusterConfig.DiscoveryType.STRICT_DNS) {
         ScheduledFuture<?> previous = dnsRefresh.remove(config.name());
         if (previous != null) {
@@ -155,6 +163,7 @@ public final class ClusterManager {
     }
     clusters = Collections.unmodifiableMap(built);
     for (Cluster old : retired) {
+      old.stopHostHealth();
       old.hosts().hosts().forEach(Host::drainPools);
       log.info("cluster {} {}", old.name(), configs.containsKey(old.name()) ? "replaced" : "removed");
     }
@@ -205,8 +214,7 @@ public final class ClusterManager {
       if (h != null && h.weight() == e.weight()) {
         existing.remove(sa);
       } else {
-        h = new Host(cluster.name(), sa, e.address().host(), e.weight(), workers, cluster.collectsLoadReports(),
-            joined(cluster));
+        h = cluster.newHost(sa, e.address().host(), e.weight(), joined(cluster));
         changed = true;
       }
       hosts.add(h);
@@ -269,8 +277,7 @@ public final class ClusterManager {
       for (InetAddress a : byFamily(addresses, config.dnsLookupFamily())) {
         InetSocketAddress sa = new InetSocketAddress(a, e.address().port());
         Host h = existing.remove(sa);
-        hosts.add(h != null ? h : new Host(config.name(), sa, e.address().host(), e.weight(), workers,
-            cluster.collectsLoadReports(), joined(cluster)));
+        hosts.add(h != null ? h : cluster.newHost(sa, e.address().host(), e.weight(), joined(cluster)));
       }
     }
     if (!existing.isEmpty() || hosts.size() != cluster.hosts().hosts().size()) {

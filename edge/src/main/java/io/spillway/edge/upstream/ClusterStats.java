@@ -43,6 +43,8 @@ public final class ClusterStats {
   public final Gauge membershipHealthy;
   /** ORCA load reports on responses that could not be read (client-side weighted round robin). */
   public final Counter lbOrcaReportParseError;
+  /** Picks made over every host because too few were healthy (Envoy's panic mode). */
+  public final Counter lbHealthyPanic;
 
   /** @param http2 whether the cluster speaks HTTP/2 to its hosts (it then has codec stats) */
   public ClusterStats(Scope scope, boolean http2) {
@@ -82,6 +84,7 @@ public final class ClusterStats {
     upstreamCxConnectMs = scope.histogram("upstream_cx_connect_ms", Histogram.Unit.MILLISECONDS);
     membershipTotal = scope.gauge("membership_total");
     membershipHealthy = scope.gauge("membership_healthy");
+    lbHealthyPanic = scope.counter("lb_healthy_panic");
   }
 
   /** Counts a completed upstream response by status class. */

@@ -10,9 +10,22 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One upstream endpoint. Shared by all workers; the counters are atomics (no locks). Each worker
- * keeps its own connection pool for the host in {@link #pool(int)}.
+ * keeps its own connection pool for the host in {@link #pool(int)}. Its health flags are set by
+ * the active health checker and the outlier detector; load balancers never read them, they balance
+ * over the cluster's published {@link Cluster.Routing}.
  */
 public final class Host {
+  /** Envoy's {@code failed_active_hc}: the active health check says unhealthy (or has not passed yet). */
+  public static final int FAILED_ACTIVE_HC = 1;
+  /** Envoy's {@code failed_outlier_check}: ejected by outlier detection. */
+  public static final int FAILED_OUTLIER_CHECK = 2;
+  /** Envoy's {@code pending_active_hc}: a new host not checked yet. */
+  public static final int PENDING_ACTIVE_HC = 4;
+  /** Envoy's {@code excluded_via_immediate_hc_fail}: the host answered x-envoy-immediate-health-check-fail. */
+  public static final int EXCLUDED_VIA_IMMEDIATE_HC_FAIL = 8;
+  /** The flags that take a host out of rotation. */
+  static final int UNHEALTHY = FAILED_ACTIVE_HC | FAILED_OUTLIER_CHECK;
+
   private final String clusterName;
   private final InetSocketAddress address;
   private final String hostname;
@@ -36,17 +49,22 @@ public final class Host {
   /** {@link #joinedNanos()} of a host that was there when the cluster got its first members. */
   public static final long NOT_JOINING = Long.MIN_VALUE;
   private final long joinedNanos;
+  private final AtomicInteger healthFlags;
+  private final OutlierMonitor outlier;
 
   Host(String clusterName, InetSocketAddress address, String hostname, int weight, int workers) {
-    this(clusterName, address, hostname, weight, workers, false, NOT_JOINING);
+    this(clusterName, address, hostname, weight, workers, false, NOT_JOINING, 0, null);
   }
 
   /**
    * @param collectsLoadReports whether the cluster's policy reads the ORCA reports on responses
    * @param joinedNanos when the host joined a running cluster (slow start counts from then), or {@link #NOT_JOINING}
+   * @param initialFlags health flags the host starts with (a cluster with active health checking
+   *     starts its hosts as {@code FAILED_ACTIVE_HC | PENDING_ACTIVE_HC}, as Envoy does)
+   * @param detector the cluster's outlier detector, or null
    */
   Host(String clusterName, InetSocketAddress address, String hostname, int weight, int workers,
-      boolean collectsLoadReports, long joinedNanos) {
+      boolean collectsLoadReports, long joinedNanos, int initialFlags, OutlierDetector detector) {
     this.collectsLoadReports = collectsLoadReports;
     this.joinedNanos = joinedNanos;
     this.clusterName = clusterName;
@@ -54,6 +72,34 @@ public final class Host {
     this.hostname = hostname;
     this.weight = weight;
     this.pools = new HostPool[workers];
+    this.healthFlags = new AtomicInteger(initialFlags);
+    this.outlier = detector == null ? OutlierMonitor.NONE : new OutlierMonitor(this, detector);
+  }
+
+  /** The health flags ({@link #FAILED_ACTIVE_HC}, ...); 0 is healthy. */
+  public int healthFlags() {
+    return healthFlags.get();
+  }
+
+  /** Whether the host may take traffic outside panic: no check failed, not ejected. */
+  public boolean healthy() {
+    return (healthFlags.get() & UNHEALTHY) == 0;
+  }
+
+  /** Sets or clears flags; true when that changed whether the host is healthy. */
+  boolean setHealthFlags(int set, int clear) {
+    int before;
+    int after;
+    do {
+      before = healthFlags.get();
+      after = (before | set) & ~clear;
+    } while (before != after && !healthFlags.compareAndSet(before, after));
+    return (before & UNHEALTHY) != (after & UNHEALTHY);
+  }
+
+  /** What the outlier detector knows of this host (a no-op without outlier detection). */
+  public OutlierMonitor outlier() {
+    return outlier;
   }
 
   public String clusterName() {
@@ -121,6 +167,7 @@ public final class Host {
   /** A request to this host timed out (route or per-try timeout). */
   public void requestTimedOut() {
     rqTimeout.add(1);
+    outlier.localOriginTimeout();
   }
 
   /** This worker's pool for the host, or null before the worker first used it. */

@@ -21,6 +21,10 @@ import java.util.concurrent.TimeUnit;
  * relayed to the caller. Whatever it took it gives back exactly once,
  * however the call ends: the guard's permit with the call's {@link Outcome}, the request slot, the
  * host's active count, the caller's timers. The router makes one per try; ext_authz one per check.
+ *
+ * <p>It reports what it saw of the host to the host's {@link OutlierMonitor} (a stream had or
+ * not, the response status, a reset before the response) and passes a response's
+ * {@code x-envoy-immediate-health-check-fail} to the cluster's health checker.
  */
 public final class UpstreamCall implements StreamCallbacks, UpstreamResponseListener, QueueCallback {
 
@@ -73,6 +77,7 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
   private UpstreamStream stream;
   private boolean slotHeld;
   private boolean ended;
+  private boolean responseStarted;
   private Outcome outcome = Outcome.ABANDONED;
   private ScheduledFuture<?> guardTimer;
   private ScheduledFuture<?> timer1;
@@ -235,6 +240,7 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
       return;
     }
     stream = ready;
+    host.outlier().localOriginSuccess();
     readyNanos = System.nanoTime();
     ready.bind(this);
     listener.onCallReady(this);
@@ -247,6 +253,9 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
       return;
     }
     outcome = failure == PoolFailure.OVERFLOW ? Outcome.ABANDONED : Outcome.TRANSPORT_ERROR;
+    if (failure != PoolFailure.OVERFLOW && host != null) {
+      host.outlier().localOriginFailure();
+    }
     end(false);
     listener.onCallFailed(this, failure, detail);
   }
@@ -257,6 +266,14 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
   public void onResponseHeaders(ResponseHeaders headers, boolean endStream) {
     if (!ended) {
       cancelGuardTimer();
+      if (headers.status() >= 200) {
+        responseStarted = true;
+        host.outlier().putHttpStatus(headers.status());
+        HealthChecker checker = cluster.healthChecker();
+        if (checker != null && headers.headers().contains(HealthProbe.Http1.IMMEDIATE_FAIL)) {
+          checker.passiveFailure(host);
+        }
+      }
       listener.onResponseHeaders(this, headers, endStream);
     }
   }
@@ -299,6 +316,9 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
   public void onReset(String reason) {
     if (!ended) {
       outcome = Outcome.TRANSPORT_ERROR;
+      if (!responseStarted) {
+        host.outlier().localOriginFailure();
+      }
       end(false);
       listener.onCallReset(this, reason);
     }

@@ -110,4 +110,13 @@ class ClustersEndpointTest {
   void unknownFormatIsA400() {
     assertThat(endpoint.handle(Requests.get("/clusters?format=yaml")).status()).isEqualTo(400);
   }
+
+  @Test
+  void healthFlagsReadAsEnvoyPrintsThem() {
+    assertThat(ClustersEndpoint.healthFlags(0)).isEqualTo("healthy");
+    assertThat(ClustersEndpoint.healthFlags(Host.FAILED_ACTIVE_HC)).isEqualTo("/failed_active_hc");
+    assertThat(ClustersEndpoint.healthFlags(Host.FAILED_OUTLIER_CHECK)).isEqualTo("/failed_outlier_check");
+    assertThat(ClustersEndpoint.healthFlags(Host.FAILED_ACTIVE_HC | Host.FAILED_OUTLIER_CHECK | Host.PENDING_ACTIVE_HC))
+        .isEqualTo("/failed_active_hc/failed_outlier_check/pending_active_hc");
+  }
 }

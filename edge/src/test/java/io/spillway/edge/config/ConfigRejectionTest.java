@@ -549,14 +549,58 @@ class ConfigRejectionTest {
                   "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext
             """)
         .rejects(CLUSTER_0 + ".transport_socket: transport_socket is not supported yet");
+  }
+
+  @Test
+  void rejectsHealthCheckingAndOutlierDetectionOutsideTheSubset() {
     BootstrapYaml.minimal()
         .clusters("""
             - name: backend
               health_checks: [{timeout: 1s, interval: 5s, http_health_check: {path: /healthz}}]
             """)
-        .rejects(CLUSTER_0 + ".health_checks: health_checks is not supported yet");
-    BootstrapYaml.minimal().clusters("- {name: backend, outlier_detection: {}}\n")
-        .rejects(CLUSTER_0 + ".outlier_detection: outlier_detection is not supported yet");
+        .rejects(CLUSTER_0 + ".health_checks[0].unhealthy_threshold: unhealthy_threshold is required");
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              health_checks: [{interval: 5s, unhealthy_threshold: 2, healthy_threshold: 1, tcp_health_check: {}}]
+            """)
+        .rejects(CLUSTER_0 + ".health_checks[0].timeout: timeout is required");
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              health_checks: [{timeout: 1s, interval: 5s, unhealthy_threshold: 2, healthy_threshold: 1,
+                               grpc_health_check: {}}]
+            """)
+        .rejects(CLUSTER_0 + ".health_checks[0].grpc_health_check: grpc_health_check is not supported");
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              health_checks: [{timeout: 1s, interval: 5s, unhealthy_threshold: 2, healthy_threshold: 1,
+                               http_health_check: {path: /healthz, service_name_matcher: {prefix: x}}}]
+            """)
+        .rejects(CLUSTER_0 + ".health_checks[0].http_health_check.service_name_matcher: service_name_matcher is not"
+            + " supported");
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              health_checks: [{timeout: 1s, interval: 5s, unhealthy_threshold: 2, healthy_threshold: 1,
+                               http_health_check: {path: /healthz, expected_statuses: [{start: 200, end: 200}]}}]
+            """)
+        .rejects(CLUSTER_0 + ".health_checks[0].http_health_check.expected_statuses[0].end: must be greater than"
+            + " start and at most 600 (the end is exclusive)");
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              health_checks: [{timeout: 1s, interval: 5s, unhealthy_threshold: 2, healthy_threshold: 1,
+                               tls_options: {alpn_protocols: [h2]}, tcp_health_check: {}}]
+            """)
+        .rejects(CLUSTER_0 + ".health_checks[0].tls_options: tls_options is not supported");
+    BootstrapYaml.minimal().clusters("- {name: backend, outlier_detection: {max_ejection_percent: 101}}\n")
+        .rejects(CLUSTER_0 + ".outlier_detection.max_ejection_percent: must be a percentage between 0 and 100");
+    BootstrapYaml.minimal().clusters("- {name: backend, outlier_detection: {monitors: [{name: x}]}}\n")
+        .rejects(CLUSTER_0 + ".outlier_detection.monitors: monitors is not supported");
+    BootstrapYaml.minimal().clusters("- {name: backend, common_lb_config: {update_merge_window: 1s}}\n")
+        .rejects(CLUSTER_0 + ".common_lb_config.update_merge_window: update_merge_window is not supported");
   }
 
   @Test

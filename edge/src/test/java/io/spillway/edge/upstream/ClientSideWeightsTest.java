@@ -37,7 +37,7 @@ class ClientSideWeightsTest {
     List<Host> hosts = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       hosts.add(new Host("c", new InetSocketAddress("127.0.0.1", 20_000 + i), "127.0.0.1", 1, 1,
-          cluster.collectsLoadReports(), Host.NOT_JOINING));
+          cluster.collectsLoadReports(), Host.NOT_JOINING, 0, null));
     }
     cluster.setHosts(HostSet.of(hosts));
     set = cluster.hosts();
@@ -113,7 +113,7 @@ class ClientSideWeightsTest {
 
   @Test
   void otherPoliciesIgnoreReports() {
-    Host h = new Host("c", new InetSocketAddress("127.0.0.1", 1), "127.0.0.1", 1, 1, false, Host.NOT_JOINING);
+    Host h = new Host("c", new InetSocketAddress("127.0.0.1", 1), "127.0.0.1", 1, 1, false, Host.NOT_JOINING, 0, null);
     HttpHeaders headers = new DefaultHttpHeaders().set("endpoint-load-metrics", "TEXT cpu_utilization=1");
     h.loadReport(headers);
     assertThat(h.pendingTextReport.get()).isNull();

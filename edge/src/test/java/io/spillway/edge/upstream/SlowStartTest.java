@@ -21,8 +21,9 @@ class SlowStartTest {
   private final AtomicLong now = new AtomicLong(100 * S);
   private final long joined = 100 * S;
   private final Host old = new Host("c", new InetSocketAddress("127.0.0.1", 1), "127.0.0.1", 1, 1, false,
-      Host.NOT_JOINING);
-  private final Host fresh = new Host("c", new InetSocketAddress("127.0.0.1", 2), "127.0.0.1", 1, 1, false, joined);
+      Host.NOT_JOINING, 0, null);
+  private final Host fresh = new Host("c", new InetSocketAddress("127.0.0.1", 2), "127.0.0.1", 1, 1, false,
+      joined, 0, null);
   private final HostSet set = HostSet.of(List.of(old, fresh));
 
   private LoadBalancer balancer(LbPolicy policy, double aggression, double minPercent) {
