@@ -18,8 +18,8 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
-import io.spillway.edge.config.HeaderMutations;
 import io.spillway.edge.config.HostHealthConfig;
+import io.spillway.edge.http.message.Http2Fields;
 import java.util.Arrays;
 import java.util.List;
 
@@ -60,15 +60,7 @@ sealed interface HealthProbe {
       HttpHeaders h = new DefaultHttpHeaders();
       h.set(HttpHeaderNames.HOST, config.host());
       h.set(HttpHeaderNames.USER_AGENT, "Envoy/HC");
-      HeaderMutations m = config.headers();
-      for (HeaderMutations.HeaderValue v : m.add()) {
-        if (v.append()) {
-          h.add(v.name(), v.value());
-        } else {
-          h.set(v.name(), v.value());
-        }
-      }
-      m.remove().forEach(h::remove);
+      config.headers().applyTo(h);
       this.headers = h;
     }
 
@@ -153,19 +145,11 @@ sealed interface HealthProbe {
 
     Http2(HostHealthConfig.HttpProbe config) {
       this.config = config;
-      io.netty.handler.codec.http2.Http2Headers h = new io.netty.handler.codec.http2.DefaultHttp2Headers()
+      HttpHeaders fields = new DefaultHttpHeaders();
+      fields.set(HttpHeaderNames.USER_AGENT, "Envoy/HC");
+      config.headers().applyTo(fields);
+      this.headers = Http2Fields.toFrame(fields, 4)
           .method(config.method()).scheme("http").authority(config.host()).path(config.path());
-      h.set("user-agent", "Envoy/HC");
-      HeaderMutations m = config.headers();
-      for (HeaderMutations.HeaderValue v : m.add()) {
-        if (v.append()) {
-          h.add(v.name(), v.value());
-        } else {
-          h.set(v.name(), v.value());
-        }
-      }
-      m.remove().forEach(h::remove);
-      this.headers = h;
     }
 
     @Override
