@@ -45,7 +45,7 @@ public record ExtAuthzConfig(
     boolean failureModeAllowHeaderAdd,
     int statusOnError,
     String statPrefix,
-    String filterName) {
+    String filterName) implements HttpFilterConfig.Settings {
 
   /** Envoy's default {@code status_on_error}: 403 Forbidden. */
   public static final int DEFAULT_STATUS_ON_ERROR = 403;

@@ -19,7 +19,6 @@ import java.util.Optional;
  * @param drainTimeout how long an HTTP/2 connection that was sent GOAWAY may finish its streams (default 5 s)
  * @param maxRequestHeadersBytes limit on the request headers' size (default 60 KiB)
  * @param maxRequestHeadersCount limit on the request header count (default 100)
- * @param maxRequestBodyBytes from the buffer filter when configured: larger bodies get 413
  * @param useRemoteAddress append the peer address to x-forwarded-for and treat the client as external
  *     (Envoy's default is false; an edge facing the internet sets it true)
  * @param xffNumTrustedHops trusted hops in x-forwarded-for
@@ -27,14 +26,12 @@ import java.util.Optional;
  * @param preserveExternalRequestId keep an incoming x-request-id from an untrusted client
  * @param appendLocalOverload add {@code x-envoy-local-overloaded: true} to overload replies
  * @param serverName the {@code server} header value of local replies and responses
- * @param httpFilters the filter chain, router last
+ * @param httpFilters {@code http_filters}: the filter chain with each filter's settings, router last
  * @param rdsRouteConfigName the route configuration to take from RDS, or empty when
  *     {@code routeConfig} is inline; with RDS, {@code routeConfig} is empty until RDS delivers it
- * @param extAuthz the ext_authz filter's config when the chain has one
  * @param http1 {@code http_protocol_options}: what HTTP/1.0 requests get
  * @param http2 {@code http2_protocol_options} (with {@code stream_error_on_invalid_http_message}
  *     folded in): SETTINGS, windows and flood limits of downstream HTTP/2 connections
- * @param localRateLimit the local_ratelimit filter's entry when the chain has one
  * @param accessLogs {@code access_log}: one line per request for each entry whose filter passes
  */
 public record HttpConnectionManagerConfig(
@@ -49,19 +46,16 @@ public record HttpConnectionManagerConfig(
     Duration drainTimeout,
     int maxRequestHeadersBytes,
     int maxRequestHeadersCount,
-    Optional<Long> maxRequestBodyBytes,
     boolean useRemoteAddress,
     int xffNumTrustedHops,
     boolean generateRequestId,
     boolean preserveExternalRequestId,
     boolean appendLocalOverload,
     String serverName,
-    List<String> httpFilters,
+    List<HttpFilterConfig> httpFilters,
     Optional<String> rdsRouteConfigName,
-    Optional<ExtAuthzConfig> extAuthz,
     Http1Options http1,
     Http2Options http2,
-    Optional<NamedLocalRateLimit> localRateLimit,
     List<AccessLogConfig> accessLogs) {
 
   public HttpConnectionManagerConfig {
@@ -69,15 +63,17 @@ public record HttpConnectionManagerConfig(
     accessLogs = List.copyOf(accessLogs);
     java.util.Objects.requireNonNull(http1, "http1");
     java.util.Objects.requireNonNull(http2, "http2");
-    java.util.Objects.requireNonNull(localRateLimit, "localRateLimit");
   }
 
-  /**
-   * The local_ratelimit entry of the chain.
-   *
-   * @param name the entry's name, which routes' {@code typed_per_filter_config} refer to
-   */
-  public record NamedLocalRateLimit(String name, LocalRateLimitConfig config) {}
+  /** The chain's extension names, in order. */
+  public List<String> filterNames() {
+    return httpFilters.stream().map(HttpFilterConfig::extension).toList();
+  }
+
+  /** The chain's entry for an extension, when it has one (an extension appears at most once). */
+  public Optional<HttpFilterConfig> filter(String extension) {
+    return httpFilters.stream().filter(f -> f.extension().equals(extension)).findFirst();
+  }
 
   /**
    * Envoy's {@code Http1ProtocolOptions}, the supported part.
@@ -97,8 +93,8 @@ public record HttpConnectionManagerConfig(
   public static HttpConnectionManagerConfig defaults(String statPrefix, CodecType codec, RouteConfig routes) {
     return new HttpConnectionManagerConfig(statPrefix, codec, routes,
         Duration.ofHours(1), Duration.ofMinutes(5), Duration.ZERO, Duration.ZERO, Duration.ZERO,
-        Duration.ofSeconds(5), 60 * 1024, 100, Optional.empty(), false, 0, true, false, false,
-        "spillway", List.of("envoy.filters.http.router"), Optional.empty(), Optional.empty(),
-        Http1Options.ENVOY_DEFAULTS, Http2Options.DOWNSTREAM_DEFAULTS, Optional.empty(), List.of());
+        Duration.ofSeconds(5), 60 * 1024, 100, false, 0, true, false, false,
+        "spillway", List.of(HttpFilterConfig.router()), Optional.empty(),
+        Http1Options.ENVOY_DEFAULTS, Http2Options.DOWNSTREAM_DEFAULTS, List.of());
   }
 }

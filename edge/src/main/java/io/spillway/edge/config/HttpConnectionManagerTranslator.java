@@ -135,7 +135,7 @@ final class HttpConnectionManagerTranslator {
     }
     List<AccessLogConfig> accessLogs =
         AccessLogTranslator.translate(hcm.getAccessLogList(), path.field("access_log"), registry);
-    HttpFilters filters = httpFilters(hcm.getHttpFiltersList(), path.field("http_filters"));
+    List<HttpFilterConfig> filters = httpFilters(hcm.getHttpFiltersList(), path.field("http_filters"));
     int xffHops = ProtoValues.uint32(hcm.getXffNumTrustedHops(), path.field("xff_num_trusted_hops"), 0);
     if (xffHops > 0) {
       // Trusted hops decide which client address counts as the real one; nothing here uses it yet.
@@ -148,10 +148,9 @@ final class HttpConnectionManagerTranslator {
     String serverName = hcm.getServerName().isEmpty() ? defaults.serverName() : hcm.getServerName();
     return new HttpConnectionManagerConfig(hcm.getStatPrefix(), codec, routeConfig, idle, streamIdle,
         requestTimeout, requestHeadersTimeout, maxConnectionDuration, drain, headersBytes, maxHeadersCount,
-        filters.maxRequestBodyBytes(), useRemoteAddress, xffHops, generateRequestId,
-        hcm.getPreserveExternalRequestId(), hcm.getAppendLocalOverload(), serverName, filters.names(), rdsName,
-        filters.extAuthz(), http1(hcm, path.field("http_protocol_options")), http2(hcm, path),
-        filters.localRateLimit(), accessLogs);
+        useRemoteAddress, xffHops, generateRequestId,
+        hcm.getPreserveExternalRequestId(), hcm.getAppendLocalOverload(), serverName, filters, rdsName,
+        http1(hcm, path.field("http_protocol_options")), http2(hcm, path), accessLogs);
   }
 
   /**
@@ -185,15 +184,10 @@ final class HttpConnectionManagerTranslator {
     return new HttpConnectionManagerConfig.Http1Options(options.getAcceptHttp10(), host);
   }
 
-  /** The HTTP filter chain: Envoy's canonical names in order, the buffer filter's limit, ext_authz, local_ratelimit. */
-  private record HttpFilters(List<String> names, Optional<Long> maxRequestBodyBytes,
-      Optional<ExtAuthzConfig> extAuthz, Optional<HttpConnectionManagerConfig.NamedLocalRateLimit> localRateLimit) {}
-
-  private HttpFilters httpFilters(List<HttpFilter> filters, FieldPath path) throws ConfigException {
+  /** The HTTP filter chain: each entry's extension, name and translated settings, router last. */
+  private List<HttpFilterConfig> httpFilters(List<HttpFilter> filters, FieldPath path) throws ConfigException {
+    List<HttpFilterConfig> chain = new ArrayList<>();
     List<String> names = new ArrayList<>();
-    Optional<Long> maxBody = Optional.empty();
-    Optional<ExtAuthzConfig> extAuthz = Optional.empty();
-    Optional<HttpConnectionManagerConfig.NamedLocalRateLimit> localRateLimit = Optional.empty();
     for (int i = 0; i < filters.size(); i++) {
       FieldPath filterPath = path.index(i);
       HttpFilter filter = filters.get(i);
@@ -206,38 +200,45 @@ final class HttpConnectionManagerTranslator {
       if (names.contains(name)) {
         throw new ConfigException(filterPath, name + " appears twice");
       }
-      FieldPath configPath = filterPath.field("typed_config");
-      switch (name) {
-        case ExtensionRegistry.ROUTER -> {
-          if (ExtensionRegistry.carriesConfig(filter.hasTypedConfig(), filter.getTypedConfig())) {
-            ROUTER.check(registry.unpack(filter.getTypedConfig(), Router.class, Category.HTTP_FILTER, configPath),
-                configPath);
-          }
-        }
-        case ExtensionRegistry.BUFFER -> {
-          Buffer buffer = registry.unpack(filter.getTypedConfig(), Buffer.class, Category.HTTP_FILTER, configPath);
-          BUFFER.check(buffer, configPath);
-          if (!buffer.hasMaxRequestBytes()) {
-            throw new ConfigException(configPath.field("max_request_bytes"), "max_request_bytes is required");
-          }
-          maxBody = Optional.of(Integer.toUnsignedLong(ProtoValues.uint32(buffer.getMaxRequestBytes().getValue(),
-              configPath.field("max_request_bytes"), 1)));
-        }
-        case ExtensionRegistry.EXT_AUTHZ -> extAuthz = Optional.of(ExtAuthzTranslator.translate(
-            registry.unpack(filter.getTypedConfig(), ExtAuthz.class, Category.HTTP_FILTER, configPath),
-            filter.getName().isEmpty() ? name : filter.getName(), routes::knowsCluster, configPath));
-        case ExtensionRegistry.LOCAL_RATELIMIT -> localRateLimit = Optional.of(
-            new HttpConnectionManagerConfig.NamedLocalRateLimit(filter.getName().isEmpty() ? name : filter.getName(),
-                RateLimitTranslator.localRateLimit(registry.unpack(filter.getTypedConfig(), LocalRateLimit.class,
-                    Category.HTTP_FILTER, configPath), configPath, false)));
-        default -> throw new ConfigException(filterPath, name + " is not supported");
-      }
+      String entryName = filter.getName().isEmpty() ? name : filter.getName();
+      chain.add(new HttpFilterConfig(name, entryName, settings(name, entryName, filter, filterPath)));
       names.add(name);
     }
     if (names.isEmpty() || !names.get(names.size() - 1).equals(ExtensionRegistry.ROUTER)) {
       throw new ConfigException(path, ExtensionRegistry.ROUTER + " is required as the last filter");
     }
-    return new HttpFilters(names, maxBody, extAuthz, localRateLimit);
+    return chain;
+  }
+
+  /** One filter's {@code typed_config}, translated by its extension. */
+  private HttpFilterConfig.Settings settings(String extension, String entryName, HttpFilter filter,
+      FieldPath filterPath) throws ConfigException {
+    FieldPath configPath = filterPath.field("typed_config");
+    return switch (extension) {
+      case ExtensionRegistry.ROUTER -> {
+        if (ExtensionRegistry.carriesConfig(filter.hasTypedConfig(), filter.getTypedConfig())) {
+          ROUTER.check(registry.unpack(filter.getTypedConfig(), Router.class, Category.HTTP_FILTER, configPath),
+              configPath);
+        }
+        yield HttpFilterConfig.NoSettings.INSTANCE;
+      }
+      case ExtensionRegistry.BUFFER -> {
+        Buffer buffer = registry.unpack(filter.getTypedConfig(), Buffer.class, Category.HTTP_FILTER, configPath);
+        BUFFER.check(buffer, configPath);
+        if (!buffer.hasMaxRequestBytes()) {
+          throw new ConfigException(configPath.field("max_request_bytes"), "max_request_bytes is required");
+        }
+        yield new HttpFilterConfig.Buffer(Integer.toUnsignedLong(ProtoValues.uint32(
+            buffer.getMaxRequestBytes().getValue(), configPath.field("max_request_bytes"), 1)));
+      }
+      case ExtensionRegistry.EXT_AUTHZ -> ExtAuthzTranslator.translate(
+          registry.unpack(filter.getTypedConfig(), ExtAuthz.class, Category.HTTP_FILTER, configPath),
+          entryName, routes::knowsCluster, configPath);
+      case ExtensionRegistry.LOCAL_RATELIMIT -> RateLimitTranslator.localRateLimit(
+          registry.unpack(filter.getTypedConfig(), LocalRateLimit.class, Category.HTTP_FILTER, configPath),
+          configPath, false);
+      default -> throw new ConfigException(filterPath, extension + " is not supported");
+    };
   }
 
   /** The extension a filter entry names, chosen as {@link ExtensionRegistry#select} chooses. */

@@ -40,7 +40,7 @@ public record LocalRateLimitConfig(
     boolean xRateLimitHeaders,
     VhRateLimits vhRateLimits,
     boolean alwaysConsumeDefaultTokenBucket,
-    List<RateLimitPolicy> rateLimits) implements RouteFilterConfig {
+    List<RateLimitPolicy> rateLimits) implements RouteFilterConfig, HttpFilterConfig.Settings {
 
   /** One million: the scale of the two fractions. */
   public static final int MILLION = 1_000_000;

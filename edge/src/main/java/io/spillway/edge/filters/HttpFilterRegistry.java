@@ -1,5 +1,8 @@
 package io.spillway.edge.filters;
 
+import io.spillway.edge.config.ExtAuthzConfig;
+import io.spillway.edge.config.HttpFilterConfig;
+import io.spillway.edge.config.LocalRateLimitConfig;
 import io.spillway.edge.filters.admission.AdmissionFilter;
 import io.spillway.edge.filters.buffer.BufferFilter;
 import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
@@ -27,13 +30,14 @@ public final class HttpFilterRegistry {
   public static final String EXT_AUTHZ = "envoy.filters.http.ext_authz";
   public static final String LOCAL_RATELIMIT = "envoy.filters.http.local_ratelimit";
 
-  private static final Map<String, BiFunction<String, FilterContext, HttpFilterFactory>> FACTORIES = Map.of(
-      ROUTER, RouterFactory::new,
-      BUFFER, (name, context) -> BufferFilter.factory(name, context.config().maxRequestBodyBytes().orElseThrow(),
+  private static final Map<String, BiFunction<HttpFilterConfig, FilterContext, HttpFilterFactory>> FACTORIES = Map.of(
+      ROUTER, (entry, context) -> new RouterFactory(entry.extension(), context),
+      BUFFER, (entry, context) -> BufferFilter.factory(entry.extension(),
+          entry.settings(HttpFilterConfig.Buffer.class).maxRequestBytes(),
           context.httpScope().counter("downstream_rq_too_large")),
-      EXT_AUTHZ, (name, context) -> new ExtAuthzFactory(context.config().extAuthz().orElseThrow(), context),
-      LOCAL_RATELIMIT, (name, context) -> new LocalRateLimitFactory(context.config().localRateLimit().orElseThrow(),
-          context.rootScope(), context.nanoClock()));
+      EXT_AUTHZ, (entry, context) -> new ExtAuthzFactory(entry.settings(ExtAuthzConfig.class), context),
+      LOCAL_RATELIMIT, (entry, context) -> new LocalRateLimitFactory(entry.name(),
+          entry.settings(LocalRateLimitConfig.class), context.rootScope(), context.nanoClock()));
 
   private HttpFilterRegistry() {}
 
@@ -57,12 +61,12 @@ public final class HttpFilterRegistry {
   public static List<HttpFilterFactory> chain(FilterContext context) {
     List<HttpFilterFactory> chain = new ArrayList<>();
     chain.add(AdmissionFilter.factory(context.admission()));
-    for (String name : context.config().httpFilters()) {
-      var builder = FACTORIES.get(name);
+    for (HttpFilterConfig entry : context.config().httpFilters()) {
+      var builder = FACTORIES.get(entry.extension());
       if (builder == null) {
-        throw new IllegalArgumentException("no HTTP filter " + name);
+        throw new IllegalArgumentException("no HTTP filter " + entry.extension());
       }
-      chain.add(builder.apply(name, context));
+      chain.add(builder.apply(entry, context));
     }
     return List.copyOf(chain);
   }

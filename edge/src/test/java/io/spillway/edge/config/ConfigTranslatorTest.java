@@ -31,7 +31,7 @@ class ConfigTranslatorTest {
     assertThat(listener.tls()).isEmpty();
     HttpConnectionManagerConfig hcm = listener.hcm();
     assertThat(hcm.statPrefix()).isEqualTo("ingress_http");
-    assertThat(hcm.httpFilters()).containsExactly("envoy.filters.http.router");
+    assertThat(hcm.filterNames()).containsExactly("envoy.filters.http.router");
     RouteConfig.VirtualHost vhost = hcm.routeConfig().virtualHosts().get(0);
     assertThat(hcm.routeConfig().name()).isEqualTo("local_route");
     assertThat(vhost.domains()).containsExactly("*");
@@ -78,7 +78,7 @@ class ConfigTranslatorTest {
     assertThat(hcm.drainTimeout()).isEqualTo(Duration.ofSeconds(5));
     assertThat(hcm.maxRequestHeadersBytes()).isEqualTo(60 * 1024);
     assertThat(hcm.maxRequestHeadersCount()).isEqualTo(100);
-    assertThat(hcm.maxRequestBodyBytes()).isEmpty();
+    assertThat(hcm.filter("envoy.filters.http.buffer")).isEmpty();
     assertThat(hcm.useRemoteAddress()).isFalse(); // Envoy's default
     assertThat(hcm.xffNumTrustedHops()).isZero();
     assertThat(hcm.generateRequestId()).isTrue();
@@ -168,10 +168,10 @@ class ConfigTranslatorTest {
     assertThat(hcm).usingRecursiveComparison().ignoringFields("accessLogs").isEqualTo(new HttpConnectionManagerConfig(
         "ingress_http", CodecType.HTTP2, hcm.routeConfig(),
         Duration.ofSeconds(30), Duration.ofSeconds(10), Duration.ofSeconds(20), Duration.ofSeconds(2),
-        Duration.ofMinutes(10), Duration.ofSeconds(1), 16 * 1024, 50, Optional.of(65536L), true, 0, false, true,
-        true, "edge", List.of("envoy.filters.http.buffer", "envoy.filters.http.router"), Optional.empty(),
-        Optional.empty(), HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS, Http2Options.DOWNSTREAM_DEFAULTS,
-        Optional.empty(), List.of()));
+        Duration.ofMinutes(10), Duration.ofSeconds(1), 16 * 1024, 50, true, 0, false, true,
+        true, "edge", List.of(new HttpFilterConfig("envoy.filters.http.buffer", "envoy.filters.http.buffer",
+            new HttpFilterConfig.Buffer(65536)), HttpFilterConfig.router()), Optional.empty(),
+        HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS, Http2Options.DOWNSTREAM_DEFAULTS, List.of()));
     assertThat(hcm.accessLogs()).singleElement().satisfies(log -> {
       assertThat(log.sink()).isEqualTo(AccessLogConfig.Sink.FILE);
       assertThat(log.path()).isEqualTo("/dev/stdout");
@@ -189,10 +189,10 @@ class ConfigTranslatorTest {
     assertThat(hcm).isEqualTo(new HttpConnectionManagerConfig(hcm.statPrefix(), hcm.codecType(), hcm.routeConfig(),
         hcm.idleTimeout(), hcm.streamIdleTimeout(), hcm.requestTimeout(), hcm.requestHeadersTimeout(),
         hcm.maxConnectionDuration(), hcm.drainTimeout(), hcm.maxRequestHeadersBytes(), hcm.maxRequestHeadersCount(),
-        hcm.maxRequestBodyBytes(), false, hcm.xffNumTrustedHops(), hcm.generateRequestId(),
+        false, hcm.xffNumTrustedHops(), hcm.generateRequestId(),
         hcm.preserveExternalRequestId(), hcm.appendLocalOverload(), hcm.serverName(), hcm.httpFilters(),
-        Optional.empty(), Optional.empty(), HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS,
-        Http2Options.DOWNSTREAM_DEFAULTS, Optional.empty(), List.of()));
+        Optional.empty(), HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS,
+        Http2Options.DOWNSTREAM_DEFAULTS, List.of()));
     HttpConnectionManagerConfig defaults =
         HttpConnectionManagerConfig.defaults("ingress_http", CodecType.AUTO, hcm.routeConfig());
     assertThat(BootstrapYaml.minimal().translate().listeners().get(0).hcm()).isEqualTo(defaults);
@@ -204,7 +204,7 @@ class ConfigTranslatorTest {
         .httpFilters("- name: envoy.filters.http.router\n")
         .translate().listeners().get(0).hcm();
 
-    assertThat(hcm.httpFilters()).containsExactly("envoy.filters.http.router");
+    assertThat(hcm.filterNames()).containsExactly("envoy.filters.http.router");
   }
 
   @Test
@@ -216,7 +216,7 @@ class ConfigTranslatorTest {
             """)
         .translate().listeners().get(0).hcm();
 
-    assertThat(hcm.httpFilters()).containsExactly("envoy.filters.http.router");
+    assertThat(hcm.filterNames()).containsExactly("envoy.filters.http.router");
   }
 
   @Test

@@ -95,7 +95,7 @@ class EnvoyLeniencyTest {
             """)
         .translate();
 
-    assertThat(config.listeners().get(0).hcm().httpFilters()).containsExactly("envoy.filters.http.router");
+    assertThat(config.listeners().get(0).hcm().filterNames()).containsExactly("envoy.filters.http.router");
     assertThat(config.listeners().get(0).hcm().routeConfig().virtualHosts().get(0).domains()).containsExactly("*");
   }
 
@@ -138,7 +138,7 @@ class EnvoyLeniencyTest {
         .httpFilters("- name: envoy.filters.http.router\n  typed_config: {}\n")
         .translate();
 
-    assertThat(config.listeners().get(0).hcm().httpFilters()).containsExactly("envoy.filters.http.router");
+    assertThat(config.listeners().get(0).hcm().filterNames()).containsExactly("envoy.filters.http.router");
   }
 
   @Test
@@ -201,7 +201,7 @@ class EnvoyLeniencyTest {
             """)
         .translate();
 
-    assertThat(config.listeners().get(0).hcm().maxRequestBodyBytes()).contains(65536L);
+    assertThat(config.listeners().get(0).hcm().filter("envoy.filters.http.buffer").map(f -> f.settings(HttpFilterConfig.Buffer.class).maxRequestBytes())).contains(65536L);
     // The loader keeps the message the TypedStruct wrapped, not the wrapper.
     HttpConnectionManager hcm = BootstrapLoaderTest.unpackHcm(BootstrapYaml.minimal()
         .httpFilters("""
@@ -215,7 +215,7 @@ class EnvoyLeniencyTest {
         .isEqualTo("type.googleapis.com/envoy.extensions.filters.http.router.v3.Router");
     assertThat(unpack(hcm.getHttpFilters(0).getTypedConfig(),
         io.envoyproxy.envoy.extensions.filters.http.router.v3.Router.class).hasDynamicStats()).isTrue();
-    assertThat(config.listeners().get(0).hcm().httpFilters())
+    assertThat(config.listeners().get(0).hcm().filterNames())
         .containsExactly("envoy.filters.http.buffer", "envoy.filters.http.router");
   }
 

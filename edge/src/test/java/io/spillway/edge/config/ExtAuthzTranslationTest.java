@@ -36,8 +36,8 @@ class ExtAuthzTranslationTest {
   @Test
   void minimalHttpServiceTakesEnvoysDefaults() throws ConfigException {
     HttpConnectionManagerConfig hcm = withExtAuthz(SERVICE).translate().listeners().get(0).hcm();
-    assertThat(hcm.httpFilters()).containsExactly("envoy.filters.http.ext_authz", "envoy.filters.http.router");
-    ExtAuthzConfig c = hcm.extAuthz().orElseThrow();
+    assertThat(hcm.filterNames()).containsExactly("envoy.filters.http.ext_authz", "envoy.filters.http.router");
+    ExtAuthzConfig c = hcm.filter("envoy.filters.http.ext_authz").orElseThrow().settings(ExtAuthzConfig.class);
     assertThat(c.cluster()).isEqualTo("backend");
     assertThat(c.uri()).isEqualTo("http://auth.local");
     assertThat(c.timeout()).isEqualTo(Duration.ofMillis(250));
@@ -50,7 +50,7 @@ class ExtAuthzTranslationTest {
 
   @Test
   void withoutTheFilterThereIsNoConfig() throws ConfigException {
-    assertThat(BootstrapYaml.minimal().translate().listeners().get(0).hcm().extAuthz()).isEmpty();
+    assertThat(BootstrapYaml.minimal().translate().listeners().get(0).hcm().filter("envoy.filters.http.ext_authz")).isEmpty();
   }
 
   @Test
@@ -72,7 +72,7 @@ class ExtAuthzTranslationTest {
         transport_api_version: V3
         include_peer_certificate: false
         stat_prefix: waf
-        """).translate().listeners().get(0).hcm().extAuthz().orElseThrow();
+        """).translate().listeners().get(0).hcm().filter("envoy.filters.http.ext_authz").orElseThrow().settings(ExtAuthzConfig.class);
     assertThat(c.timeout()).isEqualTo(Duration.ofMillis(1500));
     assertThat(c.pathPrefix()).isEqualTo("/check");
     assertThat(c.headersToAdd()).containsExactly(new ExtAuthzConfig.Header("x-edge", "spillway 100%"));
@@ -91,7 +91,7 @@ class ExtAuthzTranslationTest {
   void readsTheDeprecatedRequestAllowedHeadersButNotBothLists() throws ConfigException {
     ExtAuthzConfig c = withExtAuthz(SERVICE + """
           authorization_request: {allowed_headers: {patterns: [{exact: x-tenant}]}}
-        """).translate().listeners().get(0).hcm().extAuthz().orElseThrow();
+        """).translate().listeners().get(0).hcm().filter("envoy.filters.http.ext_authz").orElseThrow().settings(ExtAuthzConfig.class);
     assertThat(c.allowedHeaders()).containsExactly(new StringMatch.Exact("x-tenant", false));
 
     withExtAuthz(SERVICE + """
@@ -213,7 +213,7 @@ class ExtAuthzTranslationTest {
           server_uri: {uri: "http://auth.local", cluster: backend, timeout: 1s}
           authorization_response:
             allowed_upstream_headers: {patterns: [{contains: user}, {safe_regex: {regex: "x-[a-z]+"}}]}
-        """).translate().listeners().get(0).hcm().extAuthz().orElseThrow();
+        """).translate().listeners().get(0).hcm().filter("envoy.filters.http.ext_authz").orElseThrow().settings(ExtAuthzConfig.class);
     assertThat(c.allowedUpstreamHeaders()).hasSize(2);
     assertThat(c.allowedUpstreamHeaders().get(0)).isEqualTo(new StringMatch.Contains("user", false));
     assertThat(c.allowedUpstreamHeaders().get(1)).isInstanceOf(StringMatch.Regex.class);
@@ -244,7 +244,7 @@ class ExtAuthzTranslationTest {
     assertThat(all.get(0).disabledFilters()).containsExactly("envoy.filters.http.ext_authz");
     assertThat(all.get(1).disabledFilters()).as("the route's own entry wins").isEmpty();
     assertThat(all.get(2).disabledFilters()).containsExactlyInAnyOrder("envoy.filters.http.ext_authz", "custom-name");
-    assertThat(withExtAuthz(SERVICE).translate().listeners().get(0).hcm().extAuthz().orElseThrow().filterName())
+    assertThat(withExtAuthz(SERVICE).translate().listeners().get(0).hcm().filter("envoy.filters.http.ext_authz").orElseThrow().settings(ExtAuthzConfig.class).filterName())
         .isEqualTo("envoy.filters.http.ext_authz");
   }
 

@@ -35,15 +35,15 @@ class LocalRateLimitTranslationTest {
   }
 
   private static LocalRateLimitConfig translate(String fields) throws ConfigException {
-    return withFilter(fields).translate().listeners().get(0).hcm().localRateLimit().orElseThrow().config();
+    return withFilter(fields).translate().listeners().get(0).hcm().filter("envoy.filters.http.local_ratelimit").orElseThrow().settings(LocalRateLimitConfig.class);
   }
 
   @Test
   void takesEnvoysDefaults() throws ConfigException {
     HttpConnectionManagerConfig hcm = withFilter("stat_prefix: rl\n").translate().listeners().get(0).hcm();
-    assertThat(hcm.httpFilters()).containsExactly("envoy.filters.http.local_ratelimit", "envoy.filters.http.router");
-    assertThat(hcm.localRateLimit().orElseThrow().name()).isEqualTo("envoy.filters.http.local_ratelimit");
-    LocalRateLimitConfig c = hcm.localRateLimit().orElseThrow().config();
+    assertThat(hcm.filterNames()).containsExactly("envoy.filters.http.local_ratelimit", "envoy.filters.http.router");
+    assertThat(hcm.filter("envoy.filters.http.local_ratelimit").orElseThrow().name()).isEqualTo("envoy.filters.http.local_ratelimit");
+    LocalRateLimitConfig c = hcm.filter("envoy.filters.http.local_ratelimit").orElseThrow().settings(LocalRateLimitConfig.class);
     assertThat(c.statPrefix()).isEqualTo("rl");
     assertThat(c.status()).isEqualTo(429);
     assertThat(c.tokenBucket()).isEmpty();
@@ -53,7 +53,7 @@ class LocalRateLimitTranslationTest {
     assertThat(c.vhRateLimits()).isEqualTo(LocalRateLimitConfig.VhRateLimits.OVERRIDE);
     assertThat(c.xRateLimitHeaders()).isFalse();
     assertThat(c.perDownstreamConnection()).isFalse();
-    assertThat(BootstrapYaml.minimal().translate().listeners().get(0).hcm().localRateLimit()).isEmpty();
+    assertThat(BootstrapYaml.minimal().translate().listeners().get(0).hcm().filter("envoy.filters.http.local_ratelimit")).isEmpty();
   }
 
   @Test

@@ -1,6 +1,5 @@
 package io.spillway.edge.filters.ratelimit;
 
-import io.spillway.edge.config.HttpConnectionManagerConfig.NamedLocalRateLimit;
 import io.spillway.edge.config.LocalRateLimitConfig;
 import io.spillway.edge.config.RouteFilterConfig;
 import io.spillway.edge.http.filter.FilterChainBuilder;
@@ -21,12 +20,13 @@ public final class LocalRateLimitFactory implements HttpFilterFactory {
   private final LocalRateLimit config;
 
   /**
+   * @param name the chain entry's name, which routes' {@code typed_per_filter_config} refer to
    * @param root the root stats scope ({@code <stat_prefix>.http_local_rate_limit.*} live there)
    * @param nanoClock a monotonic clock in nanoseconds
    */
-  public LocalRateLimitFactory(NamedLocalRateLimit entry, Scope root, LongSupplier nanoClock) {
-    this.name = entry.name();
-    this.config = new LocalRateLimit(entry.config(), root, nanoClock);
+  public LocalRateLimitFactory(String name, LocalRateLimitConfig config, Scope root, LongSupplier nanoClock) {
+    this.name = name;
+    this.config = new LocalRateLimit(config, root, nanoClock);
   }
 
   /** A route's (or virtual host's) LocalRateLimit as the filter uses it: its own buckets and stats. */

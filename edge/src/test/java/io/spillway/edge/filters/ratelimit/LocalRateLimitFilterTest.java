@@ -3,7 +3,6 @@ package io.spillway.edge.filters.ratelimit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.edge.config.HeaderMutations;
-import io.spillway.edge.config.HttpConnectionManagerConfig.NamedLocalRateLimit;
 import io.spillway.edge.config.LocalRateLimitConfig;
 import io.spillway.edge.config.LocalRateLimitConfig.Entry;
 import io.spillway.edge.config.RateLimitPolicy;
@@ -71,7 +70,7 @@ class LocalRateLimitFilterTest {
   }
 
   private LocalRateLimitFactory factory(Config c) {
-    return new LocalRateLimitFactory(new NamedLocalRateLimit(NAME, c.build()), stats.rootScope(), clock::get);
+    return new LocalRateLimitFactory(NAME, c.build(), stats.rootScope(), clock::get);
   }
 
   private static RequestHeaders request(String... nameValues) {
