@@ -62,6 +62,9 @@ public interface AdminContext {
 
   default void adminConnectionClosed() {}
 
+  /** The runtime, for /runtime and /runtime_modify. */
+  io.spillway.edge.runtime.Runtime runtime();
+
   /** Inbound admission, for /overload; null when none is running. */
   default io.spillway.edge.admission.AdmissionController admission() {
     return null;

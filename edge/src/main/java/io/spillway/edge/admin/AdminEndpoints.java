@@ -40,7 +40,8 @@ final class AdminEndpoints {
     m.put("/drain_listeners", new DrainListenersEndpoint(context));
     m.put("/quitquitquit", new QuitEndpoint(context));
     m.put("/reopen_logs", new ReopenLogsEndpoint(context));
-    m.put("/runtime", new RuntimeEndpoint());
+    m.put("/runtime", new RuntimeEndpoint(() -> context.runtime().snapshot()));
+    m.put("/runtime_modify", new RuntimeModifyEndpoint(context.runtime()));
     m.put("/overload", new OverloadEndpoint(context));
     m.put("/xds", new XdsEndpoint(context));
     Path profiles = Path.of(System.getProperty("java.io.tmpdir"));

@@ -24,9 +24,9 @@ import java.util.Optional;
 public final class ConfigTranslator {
 
   private static final SupportedFields BOOTSTRAP = SupportedFields.of(Bootstrap.getDescriptor(),
-          "node", "static_resources", "admin", "overload_manager", "dynamic_resources")
+          "node", "static_resources", "admin", "overload_manager", "dynamic_resources", "layered_runtime")
       .later("stats_sinks")
-      .laterUnlessEmpty("layered_runtime", "watchdogs", "watchdog", "cluster_manager");
+      .laterUnlessEmpty("watchdogs", "watchdog", "cluster_manager");
   private static final SupportedFields STATIC_RESOURCES = SupportedFields.of(
       Bootstrap.StaticResources.getDescriptor(), "listeners", "clusters");
   private static final SupportedFields NODE = SupportedFields.of(Node.getDescriptor(),
@@ -63,7 +63,8 @@ public final class ConfigTranslator {
         listenerTranslator.translate(resources.getListenersList(), staticPath.field("listeners"));
     OverloadConfig overload = OverloadManagerTranslator.translate(bootstrap.getOverloadManager(),
         root.field("overload_manager"), registry);
-    return new EdgeConfig(node, admin, listeners, clusters, overload, xds);
+    RuntimeConfig runtime = RuntimeTranslator.translate(bootstrap.getLayeredRuntime(), root.field("layered_runtime"));
+    return new EdgeConfig(node, admin, listeners, clusters, overload, xds, runtime);
   }
 
   private static EdgeConfig.NodeInfo node(Node node, FieldPath path) throws ConfigException {

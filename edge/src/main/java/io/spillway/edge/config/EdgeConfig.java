@@ -14,6 +14,7 @@ import java.util.Optional;
  * @param clusters clusters by name, in bootstrap order
  * @param overload the overload manager ({@link OverloadConfig#disabled()} when not configured)
  * @param xds the ADS client's settings from {@code dynamic_resources}, absent for a static edge
+ * @param runtime {@code layered_runtime} ({@link RuntimeConfig#NONE} when not configured)
  */
 public record EdgeConfig(
     NodeInfo node,
@@ -21,9 +22,11 @@ public record EdgeConfig(
     List<ListenerConfig> listeners,
     Map<String, ClusterConfig> clusters,
     OverloadConfig overload,
-    Optional<io.spillway.edge.config.XdsClientConfig> xds) {
+    Optional<io.spillway.edge.config.XdsClientConfig> xds,
+    RuntimeConfig runtime) {
 
   public EdgeConfig {
+    java.util.Objects.requireNonNull(runtime, "runtime");
     listeners = List.copyOf(listeners);
     clusters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(clusters));
   }
@@ -31,7 +34,12 @@ public record EdgeConfig(
   /** A static edge: no xDS. */
   public EdgeConfig(NodeInfo node, Optional<AdminConfig> admin, List<ListenerConfig> listeners,
       Map<String, ClusterConfig> clusters, OverloadConfig overload) {
-    this(node, admin, listeners, clusters, overload, Optional.empty());
+    this(node, admin, listeners, clusters, overload, Optional.empty(), RuntimeConfig.NONE);
+  }
+
+  /** The same configuration with another xDS client config. */
+  public EdgeConfig withXds(Optional<io.spillway.edge.config.XdsClientConfig> otherXds) {
+    return new EdgeConfig(node, admin, listeners, clusters, overload, otherXds, runtime);
   }
 
   /** The node identity: {@code node.id}, {@code node.cluster} and string metadata. */

@@ -32,10 +32,16 @@ final class ConnectionTracker extends ChannelDuplexHandler {
   private final boolean ignoreGlobalLimit;
   private final java.util.Map<io.netty.channel.EventLoop, io.spillway.edge.upstream.Worker> workers;
   private final AccessLogs accessLogs;
+  /** This listener's open connections on every worker, kept across {@link Listener#replace}. */
+  private final java.util.concurrent.atomic.AtomicLong listenerConnections;
+  private final String listenerLimitKey;
 
   ConnectionTracker(ListenerStats listenerStats, HcmStats hcmStats, ListenerOverload overload, boolean ignoreGlobalLimit,
-      java.util.Map<io.netty.channel.EventLoop, io.spillway.edge.upstream.Worker> workers, AccessLogs accessLogs) {
+      java.util.Map<io.netty.channel.EventLoop, io.spillway.edge.upstream.Worker> workers, AccessLogs accessLogs,
+      String listenerName, java.util.concurrent.atomic.AtomicLong listenerConnections) {
     this.accessLogs = accessLogs;
+    this.listenerConnections = listenerConnections;
+    this.listenerLimitKey = ListenerOverload.listenerConnectionLimitKey(listenerName);
     this.listenerStats = listenerStats;
     this.hcmStats = hcmStats;
     this.overload = overload;
@@ -53,10 +59,18 @@ final class ConnectionTracker extends ChannelDuplexHandler {
       ctx.close();
       return;
     }
+    var runtime = overload.runtime().snapshot();
     if (ignoreGlobalLimit) {
       overload.connections().allocateIgnoringLimit();
-    } else if (!overload.connections().tryAllocate()) {
+    } else if (!overload.connections().tryAllocate(
+        runtime.getInteger(ListenerOverload.GLOBAL_MAX_CONNECTIONS_KEY, Long.MAX_VALUE))) {
       listenerStats.downstreamGlobalCxOverflow.inc();
+      ctx.close();
+      return;
+    }
+    if (!tryCountListenerConnection(runtime.getInteger(listenerLimitKey, Long.MAX_VALUE))) {
+      overload.connections().deallocate();
+      listenerStats.downstreamCxOverflow.inc();
       ctx.close();
       return;
     }
@@ -83,6 +97,7 @@ final class ConnectionTracker extends ChannelDuplexHandler {
       return; // refused on accept: never counted
     }
     overload.connections().deallocate();
+    listenerConnections.decrementAndGet();
     Long accepted = ctx.channel().attr(Listener.ACCEPTED_AT).get();
     long ms = accepted == null ? 0 : TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - accepted);
     listenerStats.downstreamCxActive.dec();
@@ -99,6 +114,18 @@ final class ConnectionTracker extends ChannelDuplexHandler {
           worker != null ? worker.random() : java.util.concurrent.ThreadLocalRandom.current()));
     }
     ctx.fireChannelInactive();
+  }
+
+  /** One more connection on this listener, if that stays within its runtime limit. */
+  private boolean tryCountListenerConnection(long limit) {
+    long current;
+    do {
+      current = listenerConnections.get();
+      if (current >= limit) {
+        return false;
+      }
+    } while (!listenerConnections.compareAndSet(current, current + 1));
+    return true;
   }
 
   @Override

@@ -48,6 +48,8 @@ public final class Listener {
   private final ListenerStats stats;
   private final Map<EventLoop, Worker> workers;
   private final ListenerOverload overload;
+  /** Open connections on every worker, for the runtime's per-listener connection limit. */
+  private final java.util.concurrent.atomic.AtomicLong openConnections = new java.util.concurrent.atomic.AtomicLong();
   /** What new connections get; swapped whole by {@link #replace}. */
   private volatile Generation current;
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
@@ -72,7 +74,7 @@ public final class Listener {
     this.overload = overload;
     this.current = new Generation(config, hcm, ssl, hcm == null ? null
         : new ConnectionTracker(stats, hcm.stats(), overload, config.ignoreGlobalConnLimit(), this.workers,
-            accessLogs));
+            accessLogs, config.name(), openConnections));
   }
 
   /**
@@ -108,7 +110,8 @@ public final class Listener {
     }
     List<Channel> open = new ArrayList<>(connections);
     current = new Generation(config, hcm, ssl,
-        new ConnectionTracker(stats, hcm.stats(), overload, config.ignoreGlobalConnLimit(), workers, accessLogs));
+        new ConnectionTracker(stats, hcm.stats(), overload, config.ignoreGlobalConnLimit(), workers, accessLogs,
+            config.name(), openConnections));
     for (Channel ch : open) {
       ch.pipeline().fireUserEventTriggered(DownstreamEvents.Drain.INSTANCE);
     }

@@ -16,6 +16,8 @@ public final class ListenerStats {
   public final Counter transportSocketConnectTimeout;
   public final Counter downstreamGlobalCxOverflow;
   public final Counter downstreamCxOverloadReject;
+  /** Connections closed because the listener had its runtime connection limit's worth open. */
+  public final Counter downstreamCxOverflow;
 
   public ListenerStats(Scope scope) {
     downstreamCxTotal = scope.counter("downstream_cx_total");
@@ -26,5 +28,6 @@ public final class ListenerStats {
     transportSocketConnectTimeout = scope.counter("downstream_cx_transport_socket_connect_timeout");
     downstreamGlobalCxOverflow = scope.counter("downstream_global_cx_overflow");
     downstreamCxOverloadReject = scope.counter("downstream_cx_overload_reject");
+    downstreamCxOverflow = scope.counter("downstream_cx_overflow");
   }
 }

@@ -49,10 +49,19 @@ public final class GlobalConnectionLimit {
    * @return false, counting nothing but {@code failed_updates}, if the limit is reached
    */
   public boolean tryAllocate() {
+    return tryAllocate(Long.MAX_VALUE);
+  }
+
+  /**
+   * {@link #tryAllocate()} with a limit for when the monitor sets none: the deprecated runtime key
+   * {@code overload.global_downstream_max_connections}, which the monitor overrides as in Envoy.
+   */
+  public boolean tryAllocate(long limitWithoutMonitor) {
+    long effective = limit == Long.MAX_VALUE ? limitWithoutMonitor : limit;
     long current;
     do {
       current = active.get();
-      if (current >= limit) {
+      if (current >= effective) {
         if (failedUpdates != null) {
           failedUpdates.inc();
         }

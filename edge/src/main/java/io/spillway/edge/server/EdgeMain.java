@@ -136,8 +136,7 @@ public final class EdgeMain implements Callable<Integer> {
     config = withNodeOverrides(config);
     if (config.xds().isPresent() && policySubscription != XdsClientConfig.PolicySubscription.ADVERTISED) {
       XdsClientConfig.PolicySubscription subscription = policySubscription;
-      config = new EdgeConfig(config.node(), config.admin(), config.listeners(), config.clusters(), config.overload(),
-          config.xds().map(xds -> xds.withPolicySubscription(subscription)));
+      config = config.withXds(config.xds().map(xds -> xds.withPolicySubscription(subscription)));
     }
     io.spillway.policy.EffectivePolicy policy;
     try {
@@ -195,7 +194,7 @@ public final class EdgeMain implements Callable<Integer> {
     // The identity on the xDS stream follows the overrides too.
     java.util.Optional<io.spillway.edge.config.XdsClientConfig> xds = c.xds().map(x -> x.withNode(
         x.node().toBuilder().setId(node.id()).setCluster(node.cluster()).build()));
-    return new EdgeConfig(node, c.admin(), c.listeners(), c.clusters(), c.overload(), xds);
+    return new EdgeConfig(node, c.admin(), c.listeners(), c.clusters(), c.overload(), xds, c.runtime());
   }
 
   private int serve(Bootstrap bootstrap, EdgeConfig config, io.spillway.policy.EffectivePolicy policy) throws Exception {

@@ -98,6 +98,8 @@ public final class EdgeServer implements AdminContext {
   private io.spillway.policy.EffectivePolicy filePolicy;
   private java.util.Optional<io.spillway.policy.OverloadPolicy> controlPlanePolicy = java.util.Optional.empty();
   private io.spillway.edge.xds.AdsClient xdsClient;
+  private io.spillway.edge.runtime.Runtime runtime;
+  private io.spillway.edge.runtime.DiskLayerWatcher runtimeWatcher;
   private volatile boolean ready;
   private volatile boolean healthCheckFailed;
   private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
@@ -163,7 +165,8 @@ public final class EdgeServer implements AdminContext {
     guards = io.spillway.edge.guard.GuardRegistry.build(guarded, options.policy().outbound(), stats);
     control.scheduleAtFixedRate(() -> admission.onExecutorLag(lag.worstLagNanosForAdmission()),
         100, 100, TimeUnit.MILLISECONDS);
-    ListenerOverload listenerOverload = ListenerOverload.of(overload);
+    startRuntime(root);
+    ListenerOverload listenerOverload = ListenerOverload.of(overload, runtime);
     clusters = new ClusterManager(root, options.concurrency(), control, ClusterManager.Resolver.SYSTEM, options.seed());
     healthCheckGroup = transport.newGroup(1, "spillway-health");
     clusters.setHealthCheckLoop(new io.spillway.edge.upstream.HealthCheckLoop(healthCheckGroup.next(),
@@ -579,11 +582,40 @@ public final class EdgeServer implements AdminContext {
     if (accessLogs != null) {
       accessLogs.close(); // after the loops: the connections' last lines are in
     }
+    if (runtimeWatcher != null) {
+      try {
+        runtimeWatcher.close();
+      } catch (java.io.IOException e) {
+        log.debug("closing the runtime watcher", e);
+      }
+    }
     if (control != null) {
       control.shutdownNow();
     }
     log.info("edge stopped");
     terminated.countDown();
+  }
+
+  /** The layered runtime, and the watch on its disk layers' links when it has any. */
+  private void startRuntime(Scope root) {
+    runtime = new io.spillway.edge.runtime.Runtime(config.runtime(), config.node().cluster(), root.scope("runtime"));
+    if (!runtime.diskDirectories().isEmpty()) {
+      try {
+        runtimeWatcher = io.spillway.edge.runtime.DiskLayerWatcher.start(runtime);
+      } catch (java.io.IOException e) {
+        log.warn("runtime disk layers will not reload: {}", e.getMessage());
+      }
+    }
+    if (runtime.snapshot().get(ListenerOverload.GLOBAL_MAX_CONNECTIONS_KEY).isPresent()) {
+      log.warn("runtime key {} is deprecated; configure the {} resource monitor instead{}",
+          ListenerOverload.GLOBAL_MAX_CONNECTIONS_KEY, OverloadNames.GLOBAL_DOWNSTREAM_MAX_CONNECTIONS,
+          overload.globalConnections().limit().isPresent() ? " (the monitor is configured: the key is ignored)" : "");
+    }
+  }
+
+  @Override
+  public io.spillway.edge.runtime.Runtime runtime() {
+    return runtime;
   }
 
   private static void shutdownGroup(EventLoopGroup g) {

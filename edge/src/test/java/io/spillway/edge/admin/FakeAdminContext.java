@@ -104,6 +104,7 @@ final class FakeAdminContext implements AdminContext, AutoCloseable {
           new RouteConfig("local_route", List.of(), HeaderMutations.NONE, HeaderMutations.NONE)));
 
   final StatsStore stats = new StatsStore();
+  io.spillway.edge.runtime.Runtime runtime = io.spillway.edge.runtime.Runtime.none(stats.rootScope().scope("runtime"));
   final Instant startedAt = Instant.parse("2025-01-01T00:00:00Z");
   Clock clock = Clock.fixed(startedAt, ZoneOffset.UTC);
   EdgeConfig config = new EdgeConfig(new EdgeConfig.NodeInfo("edge-1", "edges", Map.of("team", "core")),
@@ -159,6 +160,11 @@ final class FakeAdminContext implements AdminContext, AutoCloseable {
   @Override
   public void setHealthCheckFailed(boolean failed) {
     healthCheckFailed = failed;
+  }
+
+  @Override
+  public io.spillway.edge.runtime.Runtime runtime() {
+    return runtime;
   }
 
   @Override

@@ -2,8 +2,6 @@ package io.spillway.edge.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -52,18 +50,4 @@ class LifecycleEndpointsTest {
     assertThat(context.reopenCalls).hasValue(1);
   }
 
-  @Test
-  void runtimeHasNoLayersYet() throws Exception {
-    RuntimeEndpoint runtime = new RuntimeEndpoint();
-
-    AdminResponse r = runtime.handle(Requests.get("/runtime"));
-
-    assertThat(r.contentType()).isEqualTo("application/json");
-    JsonNode doc = new ObjectMapper().readTree(r.body());
-    assertThat(doc.get("layers").isArray()).isTrue();
-    assertThat(doc.get("layers")).isEmpty();
-    assertThat(doc.get("entries").isObject()).isTrue();
-    assertThat(doc.get("entries")).isEmpty();
-    assertThat(runtime.help()).contains("no runtime layers");
-  }
 }

@@ -40,8 +40,7 @@ final class EdgeHarness implements AutoCloseable {
     Bootstrap bootstrap = BootstrapLoader.parse(yaml, BootstrapLoader.Format.YAML);
     EdgeConfig config = ConfigTranslator.translate(bootstrap);
     if (!xdsPolicyType) {
-      config = new EdgeConfig(config.node(), config.admin(), config.listeners(), config.clusters(), config.overload(),
-          config.xds().map(io.spillway.edge.config.XdsClientConfig::withoutOverloadPolicy));
+      config = config.withXds(config.xds().map(io.spillway.edge.config.XdsClientConfig::withoutOverloadPolicy));
     }
     io.spillway.policy.DeploymentDefaults defaults = io.spillway.policy.DeploymentDefaults.builtIn();
     io.spillway.policy.OverloadPolicy policy = null;

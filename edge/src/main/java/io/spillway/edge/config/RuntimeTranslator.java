@@ -1,0 +1,149 @@
+package io.spillway.edge.config;
+
+import com.google.protobuf.Struct;
+import com.google.protobuf.Value;
+import io.envoyproxy.envoy.config.bootstrap.v3.LayeredRuntime;
+import io.envoyproxy.envoy.config.bootstrap.v3.RuntimeLayer;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * {@code layered_runtime} → {@link RuntimeConfig}. A static layer's nested objects become dotted
+ * keys ({@code {overload: {global_downstream_max_connections: 5}}} is
+ * {@code overload.global_downstream_max_connections = 5}); an object with {@code numerator} or
+ * {@code denominator} is one fractional-percent value, as in Envoy. Lists and nulls have no runtime
+ * meaning and are refused, as are duplicate layer names and a second admin layer (Envoy's rules).
+ * RTDS layers are not supported yet.
+ */
+final class RuntimeTranslator {
+  private static final SupportedFields LAYERED = SupportedFields.of(LayeredRuntime.getDescriptor(), "layers");
+  private static final SupportedFields LAYER = SupportedFields.of(RuntimeLayer.getDescriptor(),
+      "name", "static_layer", "disk_layer", "admin_layer");
+  private static final SupportedFields DISK = SupportedFields.of(RuntimeLayer.DiskLayer.getDescriptor(),
+      "symlink_root", "subdirectory", "append_service_cluster");
+
+  private RuntimeTranslator() {}
+
+  static RuntimeConfig translate(LayeredRuntime runtime, FieldPath path)
+      throws ConfigException {
+    LAYERED.check(runtime, path);
+    List<RuntimeConfig.Layer> layers = new ArrayList<>();
+    Set<String> names = new HashSet<>();
+    boolean admin = false;
+    for (int i = 0; i < runtime.getLayersCount(); i++) {
+      FieldPath layerPath = path.field("layers").index(i);
+      RuntimeLayer layer = runtime.getLayers(i);
+      if (layer.getLayerSpecifierCase() == RuntimeLayer.LayerSpecifierCase.RTDS_LAYER) {
+        throw new ConfigException(layerPath.field("rtds_layer"),
+            "RTDS layers are not supported yet; give the values in a static_layer, disk_layer or admin_layer");
+      }
+      LAYER.check(layer, layerPath);
+      if (!names.add(layer.getName())) {
+        throw new ConfigException(layerPath.field("name"), "duplicate layer name \"" + layer.getName() + "\"");
+      }
+      layers.add(switch (layer.getLayerSpecifierCase()) {
+        case STATIC_LAYER -> new RuntimeConfig.StaticLayer(layer.getName(),
+            flatten(layer.getStaticLayer(), layerPath.field("static_layer")));
+        case DISK_LAYER -> disk(layer, layerPath.field("disk_layer"));
+        case ADMIN_LAYER -> {
+          if (admin) {
+            throw new ConfigException(layerPath.field("admin_layer"),
+                "at most one admin layer may be specified");
+          }
+          admin = true;
+          yield new RuntimeConfig.AdminLayer(layer.getName());
+        }
+        default -> throw new ConfigException(layerPath,
+            "one of static_layer, disk_layer, admin_layer or rtds_layer is required");
+      });
+    }
+    return new RuntimeConfig(layers);
+  }
+
+  private static RuntimeConfig.DiskLayer disk(RuntimeLayer layer, FieldPath path)
+      throws ConfigException {
+    RuntimeLayer.DiskLayer disk = layer.getDiskLayer();
+    DISK.check(disk, path);
+    if (disk.getSymlinkRoot().isEmpty()) {
+      throw new ConfigException(path.field("symlink_root"), "symlink_root is required");
+    }
+    if (disk.getSubdirectory().contains("..")) {
+      throw new ConfigException(path.field("subdirectory"), "must not leave symlink_root (\"..\")");
+    }
+    return new RuntimeConfig.DiskLayer(layer.getName(), disk.getSymlinkRoot(), disk.getSubdirectory(),
+        disk.getAppendServiceCluster());
+  }
+
+  /** A static layer's values under their dotted keys, sorted. */
+  static Map<String, String> flatten(Struct struct, FieldPath path) throws ConfigException {
+    Map<String, String> values = new TreeMap<>();
+    walk(struct, "", path, values);
+    return values;
+  }
+
+  private static void walk(Struct struct, String prefix, FieldPath path, Map<String, String> values)
+      throws ConfigException {
+    for (Map.Entry<String, Value> e : struct.getFieldsMap().entrySet()) {
+      String key = prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey();
+      FieldPath keyPath = path.field(e.getKey());
+      Value v = e.getValue();
+      switch (v.getKindCase()) {
+        case STRING_VALUE -> values.put(key, v.getStringValue());
+        case BOOL_VALUE -> values.put(key, Boolean.toString(v.getBoolValue()));
+        case NUMBER_VALUE -> values.put(key, number(v.getNumberValue()));
+        case STRUCT_VALUE -> {
+          Struct s = v.getStructValue();
+          if (s.containsFields("numerator") || s.containsFields("denominator")) {
+            values.put(key, fractionalPercent(s, keyPath));
+          } else if (s.getFieldsCount() == 0) {
+            throw new ConfigException(keyPath, "an empty object is not a runtime value");
+          } else {
+            walk(s, key, keyPath, values);
+          }
+        }
+        default -> throw new ConfigException(keyPath, "a runtime value is a string, number, boolean or"
+            + " fractional percent ({numerator, denominator}), not " + v.getKindCase().name().toLowerCase());
+      }
+    }
+  }
+
+  /** Integers as integers (5, not 5.0): the text a runtime lookup parses. */
+  private static String number(double d) {
+    if (d == Math.rint(d) && !Double.isInfinite(d) && Math.abs(d) < 1e18) {
+      return Long.toString((long) d);
+    }
+    return BigDecimal.valueOf(d).toPlainString();
+  }
+
+  private static String fractionalPercent(Struct s, FieldPath path) throws ConfigException {
+    for (String field : s.getFieldsMap().keySet()) {
+      if (!field.equals("numerator") && !field.equals("denominator")) {
+        throw new ConfigException(path.field(field), "a fractional percent has only numerator and denominator");
+      }
+    }
+    Value n = s.getFieldsOrDefault("numerator", Value.newBuilder().setNumberValue(0).build());
+    if (n.getKindCase() != Value.KindCase.NUMBER_VALUE || n.getNumberValue() < 0
+        || n.getNumberValue() != Math.rint(n.getNumberValue()) || n.getNumberValue() > 0xFFFF_FFFFL) {
+      throw new ConfigException(path.field("numerator"), "must be a whole number from 0 to 4294967295");
+    }
+    String denominator = "HUNDRED";
+    if (s.containsFields("denominator")) {
+      Value d = s.getFieldsOrThrow("denominator");
+      denominator = d.getKindCase() == Value.KindCase.STRING_VALUE ? d.getStringValue().toUpperCase() : "";
+      if (!Set.of("HUNDRED", "TEN_THOUSAND", "MILLION").contains(denominator)) {
+        throw new ConfigException(path.field("denominator"), "must be HUNDRED, TEN_THOUSAND or MILLION");
+      }
+    }
+    long scale = switch (denominator) {
+      case "TEN_THOUSAND" -> 10_000;
+      case "MILLION" -> 1_000_000;
+      default -> 100;
+    };
+    return (long) n.getNumberValue() + "/" + scale;
+  }
+}
