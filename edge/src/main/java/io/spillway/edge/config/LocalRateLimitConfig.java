@@ -12,8 +12,8 @@ import java.util.Optional;
  * @param status the refusal's status (429 unless set to 400 or more)
  * @param tokenBucket the default bucket; empty in the chain means no default limit (routes bring
  *     their own), always present in a route's config
- * @param enabledPerMillion {@code filter_enabled}'s default_value in parts per million (0 unless set)
- * @param enforcedPerMillion {@code filter_enforced}'s default_value in parts per million (0 unless set)
+ * @param filterEnabled {@code filter_enabled}: the share of requests checked (none unless set)
+ * @param filterEnforced {@code filter_enforced}: the share of checked requests refused when over the limit (none unless set)
  * @param responseHeadersToAdd added to an enforced refusal
  * @param requestHeadersToAddWhenNotEnforced added to a request over the limit that goes on
  *     because the limit is not enforced for it
@@ -30,8 +30,8 @@ public record LocalRateLimitConfig(
     String statPrefix,
     int status,
     Optional<TokenBucket> tokenBucket,
-    int enabledPerMillion,
-    int enforcedPerMillion,
+    RuntimeFraction filterEnabled,
+    RuntimeFraction filterEnforced,
     HeaderMutations responseHeadersToAdd,
     HeaderMutations requestHeadersToAddWhenNotEnforced,
     List<Descriptor> descriptors,
@@ -43,7 +43,7 @@ public record LocalRateLimitConfig(
     List<RateLimitPolicy> rateLimits) implements RouteFilterConfig, HttpFilterConfig.Settings {
 
   /** One million: the scale of the two fractions. */
-  public static final int MILLION = 1_000_000;
+  public static final int MILLION = RuntimeFraction.MILLION;
 
   public LocalRateLimitConfig {
     descriptors = List.copyOf(descriptors);

@@ -77,8 +77,8 @@ final class RateLimitTranslator {
       throw new ConfigException(path.field("token_bucket"),
           "token_bucket is required in typed_per_filter_config (the route's bucket)");
     }
-    int enabled = fraction(l.hasFilterEnabled(), l.getFilterEnabled(), path.field("filter_enabled"));
-    int enforced = fraction(l.hasFilterEnforced(), l.getFilterEnforced(), path.field("filter_enforced"));
+    RuntimeFraction enabled = fraction(l.hasFilterEnabled(), l.getFilterEnabled(), path.field("filter_enabled"));
+    RuntimeFraction enforced = fraction(l.hasFilterEnforced(), l.getFilterEnforced(), path.field("filter_enforced"));
     if (l.getResponseHeadersToAddCount() > 10) {
       throw new ConfigException(path.field("response_headers_to_add"), "at most 10 headers");
     }
@@ -241,10 +241,11 @@ final class RateLimitTranslator {
     return new LocalRateLimitConfig.TokenBucket(max, perFill, interval);
   }
 
-  /** A fractional percent's default value in parts per million; 0 when unset (Envoy's default). */
-  private static int fraction(boolean has, RuntimeFractionalPercent f, FieldPath path) throws ConfigException {
+  /** A runtime fractional percent: its key and default in parts per million; never when unset (Envoy's default). */
+  private static RuntimeFraction fraction(boolean has, RuntimeFractionalPercent f, FieldPath path)
+      throws ConfigException {
     if (!has) {
-      return 0;
+      return RuntimeFraction.NEVER;
     }
     FRACTION.check(f, path);
     FractionalPercent p = f.getDefaultValue();
@@ -256,7 +257,8 @@ final class RateLimitTranslator {
           p.getDenominator() + " is not defined");
     };
     // Envoy caps a numerator above the denominator at 100%.
-    return (int) Math.min(LocalRateLimitConfig.MILLION, Integer.toUnsignedLong(p.getNumerator()) * scale);
+    return new RuntimeFraction(f.getRuntimeKey(),
+        (int) Math.min(RuntimeFraction.MILLION, Integer.toUnsignedLong(p.getNumerator()) * scale));
   }
 
   private static String required(String value, FieldPath path) throws ConfigException {

@@ -11,6 +11,7 @@ import io.spillway.edge.filters.router.RouterFactory;
 import io.spillway.edge.http.filter.FilterContext;
 import io.spillway.edge.http.filter.HttpFilterFactory;
 import io.spillway.edge.router.RouteFilterCompiler;
+import io.spillway.edge.runtime.Runtime;
 import io.spillway.edge.stats.Scope;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,8 @@ public final class HttpFilterRegistry {
           context.httpScope().counter("downstream_rq_too_large")),
       EXT_AUTHZ, (entry, context) -> new ExtAuthzFactory(entry.settings(ExtAuthzConfig.class), context),
       LOCAL_RATELIMIT, (entry, context) -> new LocalRateLimitFactory(entry.name(),
-          entry.settings(LocalRateLimitConfig.class), context.rootScope(), context.nanoClock()));
+          entry.settings(LocalRateLimitConfig.class), context.rootScope(), context.nanoClock(),
+          context.runtime()::snapshot));
 
   private HttpFilterRegistry() {}
 
@@ -50,8 +52,8 @@ public final class HttpFilterRegistry {
    * What routes' {@code typed_per_filter_config} becomes for their filters, built with each route
    * table (a route's local rate limit gets its own buckets and its stats in {@code root}).
    */
-  public static RouteFilterCompiler routeFilters(Scope root, LongSupplier nanoClock) {
-    return (filterName, config) -> LocalRateLimitFactory.routeConfig(config, root, nanoClock);
+  public static RouteFilterCompiler routeFilters(Scope root, LongSupplier nanoClock, Runtime runtime) {
+    return (filterName, config) -> LocalRateLimitFactory.routeConfig(config, root, nanoClock, runtime::snapshot);
   }
 
   /**

@@ -117,6 +117,36 @@ public final class RuntimeSnapshot {
     return Math.floorMod(random, denominator) < numerator;
   }
 
+  /**
+   * {@link #featureEnabled(String, long, long, long)} for a default in parts per million, drawing
+   * from {@code random}: the key's percentage or fractional percent, else the default.
+   */
+  public boolean featureEnabled(String key, int defaultPerMillion, java.util.random.RandomGenerator random) {
+    long perMillion = defaultPerMillion;
+    String v = key.isEmpty() ? null : values.get(key);
+    if (v != null) {
+      int slash = v.indexOf('/');
+      if (slash > 0) {
+        long numerator = parseOr(v.substring(0, slash), -1);
+        long denominator = parseOr(v.substring(slash + 1), -1);
+        if (numerator >= 0 && denominator > 0) {
+          perMillion = Math.min(MILLION, numerator * (MILLION / denominator));
+        }
+      } else {
+        long percent = getInteger(key, -1);
+        if (percent >= 0) {
+          perMillion = Math.min(MILLION, percent * (MILLION / 100));
+        }
+      }
+    }
+    if (perMillion >= MILLION) {
+      return true;
+    }
+    return perMillion > 0 && random.nextInt(MILLION) < perMillion;
+  }
+
+  private static final int MILLION = 1_000_000;
+
   private static long parseOr(String s, long fallback) {
     try {
       return Long.parseLong(s);

@@ -98,7 +98,7 @@ public final class EdgeServer implements AdminContext {
   private io.spillway.policy.EffectivePolicy filePolicy;
   private java.util.Optional<io.spillway.policy.OverloadPolicy> controlPlanePolicy = java.util.Optional.empty();
   private io.spillway.edge.xds.AdsClient xdsClient;
-  private io.spillway.edge.runtime.Runtime runtime;
+  private final io.spillway.edge.runtime.Runtime runtime;
   private io.spillway.edge.runtime.DiskLayerWatcher runtimeWatcher;
   private volatile boolean ready;
   private volatile boolean healthCheckFailed;
@@ -110,7 +110,9 @@ public final class EdgeServer implements AdminContext {
     this.options = options;
     this.stats = stats;
     this.clock = clock;
-    this.routeFilters = io.spillway.edge.filters.HttpFilterRegistry.routeFilters(stats.rootScope(), nanoClock);
+    this.runtime = new io.spillway.edge.runtime.Runtime(config.runtime(), config.node().cluster(),
+        stats.rootScope().scope("runtime"));
+    this.routeFilters = io.spillway.edge.filters.HttpFilterRegistry.routeFilters(stats.rootScope(), nanoClock, runtime);
     this.startedAt = clock.instant();
   }
 
@@ -165,7 +167,7 @@ public final class EdgeServer implements AdminContext {
     guards = io.spillway.edge.guard.GuardRegistry.build(guarded, options.policy().outbound(), stats);
     control.scheduleAtFixedRate(() -> admission.onExecutorLag(lag.worstLagNanosForAdmission()),
         100, 100, TimeUnit.MILLISECONDS);
-    startRuntime(root);
+    startRuntime();
     ListenerOverload listenerOverload = ListenerOverload.of(overload, runtime);
     clusters = new ClusterManager(root, options.concurrency(), control, ClusterManager.Resolver.SYSTEM, options.seed());
     healthCheckGroup = transport.newGroup(1, "spillway-health");
@@ -256,7 +258,7 @@ public final class EdgeServer implements AdminContext {
         "envoy_http_conn_manager_prefix"), new Http2CodecStats(stats.rootScope().scope("http2")));
     var filters = io.spillway.edge.filters.HttpFilterRegistry.chain(new io.spillway.edge.http.filter.FilterContext(
         lc.hcm(), hcmStats.scope(), clusters, guards, admission, lc.perConnectionBufferLimitBytes(), lc.tls().isPresent(),
-        stats.rootScope(), nanoClock));
+        stats.rootScope(), nanoClock, runtime));
     return new HttpConnectionManager(lc.hcm(), hcmStats, routes, drain, lc.tls().isPresent(),
         lc.perConnectionBufferLimitBytes(), httpOverload, filters, accessLogs.compile(lc.hcm().accessLogs()));
   }
@@ -596,9 +598,8 @@ public final class EdgeServer implements AdminContext {
     terminated.countDown();
   }
 
-  /** The layered runtime, and the watch on its disk layers' links when it has any. */
-  private void startRuntime(Scope root) {
-    runtime = new io.spillway.edge.runtime.Runtime(config.runtime(), config.node().cluster(), root.scope("runtime"));
+  /** The watch on the runtime's disk layers' links, when it has any. */
+  private void startRuntime() {
     if (!runtime.diskDirectories().isEmpty()) {
       try {
         runtimeWatcher = io.spillway.edge.runtime.DiskLayerWatcher.start(runtime);

@@ -47,8 +47,8 @@ class LocalRateLimitTranslationTest {
     assertThat(c.statPrefix()).isEqualTo("rl");
     assertThat(c.status()).isEqualTo(429);
     assertThat(c.tokenBucket()).isEmpty();
-    assertThat(c.enabledPerMillion()).isZero(); // Envoy: 0% unless set
-    assertThat(c.enforcedPerMillion()).isZero();
+    assertThat(c.filterEnabled()).isEqualTo(RuntimeFraction.NEVER); // Envoy: 0% unless set
+    assertThat(c.filterEnforced()).isEqualTo(RuntimeFraction.NEVER);
     assertThat(c.alwaysConsumeDefaultTokenBucket()).isTrue();
     assertThat(c.vhRateLimits()).isEqualTo(LocalRateLimitConfig.VhRateLimits.OVERRIDE);
     assertThat(c.xRateLimitHeaders()).isFalse();
@@ -79,8 +79,8 @@ class LocalRateLimitTranslationTest {
         """);
     assertThat(c.status()).isEqualTo(503);
     assertThat(c.tokenBucket()).contains(new LocalRateLimitConfig.TokenBucket(10, 1, Duration.ofSeconds(2)));
-    assertThat(c.enabledPerMillion()).isEqualTo(500_000);
-    assertThat(c.enforcedPerMillion()).isEqualTo(2_500);
+    assertThat(c.filterEnabled()).isEqualTo(new RuntimeFraction("rl_enabled", 500_000));
+    assertThat(c.filterEnforced()).isEqualTo(new RuntimeFraction("", 2_500));
     assertThat(c.responseHeadersToAdd().add()).containsExactly(new HeaderMutations.HeaderValue("x-limited", "yes", false));
     assertThat(c.requestHeadersToAddWhenNotEnforced().add())
         .containsExactly(new HeaderMutations.HeaderValue("x-shadow-limited", "true", true));
@@ -103,7 +103,7 @@ class LocalRateLimitTranslationTest {
         filter_enabled: {default_value: {numerator: 150}}
         """);
     assertThat(c.status()).isEqualTo(429);
-    assertThat(c.enabledPerMillion()).isEqualTo(LocalRateLimitConfig.MILLION);
+    assertThat(c.filterEnabled().defaultPerMillion()).isEqualTo(LocalRateLimitConfig.MILLION);
   }
 
   @Test

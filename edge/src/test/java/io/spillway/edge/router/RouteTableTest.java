@@ -213,7 +213,8 @@ class RouteTableTest {
   private static io.spillway.edge.config.LocalRateLimitConfig rateLimit(String statPrefix) {
     return new io.spillway.edge.config.LocalRateLimitConfig(statPrefix, 429,
         Optional.of(new io.spillway.edge.config.LocalRateLimitConfig.TokenBucket(1, 1, Duration.ofSeconds(1))),
-        0, 0, HeaderMutations.NONE, HeaderMutations.NONE, List.of(), 0, false, false,
+        io.spillway.edge.config.RuntimeFraction.NEVER, io.spillway.edge.config.RuntimeFraction.NEVER,
+        HeaderMutations.NONE, HeaderMutations.NONE, List.of(), 0, false, false,
         io.spillway.edge.config.LocalRateLimitConfig.VhRateLimits.OVERRIDE, true, List.of());
   }
 

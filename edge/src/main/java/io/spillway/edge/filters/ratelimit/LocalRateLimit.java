@@ -3,12 +3,15 @@ package io.spillway.edge.filters.ratelimit;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.config.HeaderMutations;
 import io.spillway.edge.config.LocalRateLimitConfig;
+import io.spillway.edge.config.RuntimeFraction;
+import io.spillway.edge.runtime.RuntimeSnapshot;
 import io.spillway.edge.stats.Counter;
 import io.spillway.edge.stats.Scope;
 import io.spillway.edge.stats.Tag;
 import io.spillway.edge.upstream.ConnectionShare;
 import java.util.List;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /**
@@ -24,16 +27,19 @@ final class LocalRateLimit {
   final Counter rateLimited;
   final Counter ok;
   private final LongSupplier nanoClock;
+  private final Supplier<RuntimeSnapshot> runtime;
   private final LocalRateLimiter shared;
   private final boolean hasDescriptors;
 
   /**
    * @param root the root stats scope
    * @param nanoClock a monotonic clock in nanoseconds (System::nanoTime in the edge)
+   * @param runtime the runtime, whose keys may override {@code filter_enabled} and {@code filter_enforced}
    */
-  LocalRateLimit(LocalRateLimitConfig config, Scope root, LongSupplier nanoClock) {
+  LocalRateLimit(LocalRateLimitConfig config, Scope root, LongSupplier nanoClock, Supplier<RuntimeSnapshot> runtime) {
     this.config = config;
     this.nanoClock = nanoClock;
+    this.runtime = runtime;
     Scope scope = root.valueFirstTaggedScope(config.statPrefix(), "http_local_rate_limit",
         Tag.LOCAL_HTTP_RATELIMIT_PREFIX);
     enabled = scope.counter("enabled");
@@ -63,19 +69,23 @@ final class LocalRateLimit {
 
   /** {@code filter_enabled} for this request. */
   boolean isEnabled(RandomGenerator random) {
-    return fraction(config.enabledPerMillion(), random);
+    return fraction(config.filterEnabled(), random);
   }
 
   /** {@code filter_enforced} for this request. */
   boolean isEnforced(RandomGenerator random) {
-    return fraction(config.enforcedPerMillion(), random);
+    return fraction(config.filterEnforced(), random);
   }
 
-  private static boolean fraction(int perMillion, RandomGenerator random) {
-    if (perMillion >= LocalRateLimitConfig.MILLION) {
+  private boolean fraction(RuntimeFraction fraction, RandomGenerator random) {
+    if (!fraction.runtimeKey().isEmpty()) {
+      return runtime.get().featureEnabled(fraction.runtimeKey(), fraction.defaultPerMillion(), random);
+    }
+    int perMillion = fraction.defaultPerMillion();
+    if (perMillion >= RuntimeFraction.MILLION) {
       return true;
     }
-    return perMillion > 0 && random.nextInt(LocalRateLimitConfig.MILLION) < perMillion;
+    return perMillion > 0 && random.nextInt(RuntimeFraction.MILLION) < perMillion;
   }
 
   /** Adds a header list's values to {@code headers} ({@code append} false replaces). */

@@ -5,8 +5,10 @@ import io.spillway.edge.config.RouteFilterConfig;
 import io.spillway.edge.http.filter.FilterChainBuilder;
 import io.spillway.edge.http.filter.HttpFilterFactory;
 import io.spillway.edge.router.RouteEntry;
+import io.spillway.edge.runtime.RuntimeSnapshot;
 import io.spillway.edge.stats.Scope;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The local rate limit filter of one connection manager (Envoy's
@@ -24,15 +26,17 @@ public final class LocalRateLimitFactory implements HttpFilterFactory {
    * @param root the root stats scope ({@code <stat_prefix>.http_local_rate_limit.*} live there)
    * @param nanoClock a monotonic clock in nanoseconds
    */
-  public LocalRateLimitFactory(String name, LocalRateLimitConfig config, Scope root, LongSupplier nanoClock) {
+  public LocalRateLimitFactory(String name, LocalRateLimitConfig config, Scope root, LongSupplier nanoClock,
+      Supplier<RuntimeSnapshot> runtime) {
     this.name = name;
-    this.config = new LocalRateLimit(config, root, nanoClock);
+    this.config = new LocalRateLimit(config, root, nanoClock, runtime);
   }
 
   /** A route's (or virtual host's) LocalRateLimit as the filter uses it: its own buckets and stats. */
-  public static Object routeConfig(RouteFilterConfig config, Scope root, LongSupplier nanoClock) {
+  public static Object routeConfig(RouteFilterConfig config, Scope root, LongSupplier nanoClock,
+      Supplier<RuntimeSnapshot> runtime) {
     return switch (config) {
-      case LocalRateLimitConfig l -> new LocalRateLimit(l, root, nanoClock);
+      case LocalRateLimitConfig l -> new LocalRateLimit(l, root, nanoClock, runtime);
     };
   }
 

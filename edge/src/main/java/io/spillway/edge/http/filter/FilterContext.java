@@ -19,6 +19,7 @@ import io.spillway.edge.upstream.ClusterManager;
  * @param tls whether the listener terminates TLS
  * @param rootScope the root stats scope, for filters whose stats Envoy names outside {@code http.}
  * @param nanoClock a monotonic clock in nanoseconds (System::nanoTime in the edge; a test's own)
+ * @param runtime the runtime, for filters whose fractions and limits runtime keys may override
  */
 public record FilterContext(
     HttpConnectionManagerConfig config,
@@ -29,4 +30,5 @@ public record FilterContext(
     int bufferLimitBytes,
     boolean tls,
     Scope rootScope,
-    java.util.function.LongSupplier nanoClock) {}
+    java.util.function.LongSupplier nanoClock,
+    io.spillway.edge.runtime.Runtime runtime) {}

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.edge.config.HeaderMutations;
 import io.spillway.edge.config.LocalRateLimitConfig;
+import io.spillway.edge.config.RuntimeFraction;
+import io.spillway.edge.runtime.RuntimeSnapshot;
 import io.spillway.edge.config.LocalRateLimitConfig.Entry;
 import io.spillway.edge.config.RateLimitPolicy;
 import io.spillway.edge.config.RetryPolicy;
@@ -60,7 +62,8 @@ class LocalRateLimitFilterTest {
     }
 
     LocalRateLimitConfig build() {
-      return new LocalRateLimitConfig(statPrefix, 429, bucket, enabled, enforced, responseHeaders, requestHeaders,
+      return new LocalRateLimitConfig(statPrefix, 429, bucket, RuntimeFraction.of(enabled), RuntimeFraction.of(enforced),
+          responseHeaders, requestHeaders,
           descriptors, 0, perConnection, xHeaders, vh, alwaysConsume, rateLimits);
     }
   }
@@ -70,7 +73,7 @@ class LocalRateLimitFilterTest {
   }
 
   private LocalRateLimitFactory factory(Config c) {
-    return new LocalRateLimitFactory(NAME, c.build(), stats.rootScope(), clock::get);
+    return new LocalRateLimitFactory(NAME, c.build(), stats.rootScope(), clock::get, () -> RuntimeSnapshot.EMPTY);
   }
 
   private static RequestHeaders request(String... nameValues) {
@@ -162,6 +165,32 @@ class LocalRateLimitFilterTest {
   }
 
   @Test
+  void runtimeKeysOverrideTheDefaultFractions() {
+    // Enabled by the runtime although its default is 0 %; enforcement turned off by the runtime.
+    LocalRateLimitConfig base = new Config().build();
+    LocalRateLimitConfig config = new LocalRateLimitConfig(base.statPrefix(), 429, Optional.of(bucket(1, 1, 1)),
+        new RuntimeFraction("rl.enabled", 0), new RuntimeFraction("rl.enforced", RuntimeFraction.MILLION),
+        base.responseHeadersToAdd(), base.requestHeadersToAddWhenNotEnforced(), base.descriptors(), 0, false, false,
+        base.vhRateLimits(), true, base.rateLimits());
+    java.util.concurrent.atomic.AtomicReference<RuntimeSnapshot> runtime = new java.util.concurrent.atomic.AtomicReference<>(
+        new RuntimeSnapshot(List.of("static"), List.of(Map.of("rl.enabled", "100"))));
+    LocalRateLimitFactory f = new LocalRateLimitFactory(NAME, config, stats.rootScope(), clock::get, runtime::get);
+
+    assertThat(send(f).response().status()).isEqualTo(200);
+    assertThat(send(f).response().status()).isEqualTo(429);
+    assertThat(counter("rl.http_local_rate_limit.enabled")).isEqualTo(2);
+
+    runtime.set(new RuntimeSnapshot(List.of("static"), List.of(Map.of("rl.enabled", "100", "rl.enforced", "0"))));
+    assertThat(send(f).response().status()).isEqualTo(200);
+    assertThat(counter("rl.http_local_rate_limit.rate_limited")).isEqualTo(2);
+    assertThat(counter("rl.http_local_rate_limit.enforced")).isEqualTo(1);
+
+    runtime.set(new RuntimeSnapshot(List.of("static"), List.of(Map.of("rl.enabled", "0/100"))));
+    assertThat(send(f).response().status()).isEqualTo(200);
+    assertThat(counter("rl.http_local_rate_limit.enabled")).isEqualTo(3);
+  }
+
+  @Test
   void shadowModeCountsAndMarksTheRequestButRefusesNothing() {
     Config c = new Config();
     c.enforced = 0;
@@ -215,7 +244,8 @@ class LocalRateLimitFilterTest {
     own.statPrefix = "route";
     own.bucket = Optional.of(bucket(1, 1, 1));
     RouteEntry limited = route(Route.RateLimits.NONE,
-        Map.of(NAME, LocalRateLimitFactory.routeConfig(own.build(), stats.rootScope(), clock::get)));
+        Map.of(NAME, LocalRateLimitFactory.routeConfig(own.build(), stats.rootScope(), clock::get,
+            () -> RuntimeSnapshot.EMPTY)));
     assertThat(send(f, limited, connection, request()).response().status()).isEqualTo(200);
     assertThat(send(f, limited, connection, request()).response().status()).isEqualTo(429);
     // The listener's bucket was not touched.
