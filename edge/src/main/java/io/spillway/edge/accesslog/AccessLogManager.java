@@ -32,8 +32,17 @@ public final class AccessLogManager implements AutoCloseable {
   private final BufferedLogFile.Limits limits;
   private final BufferedLogFile.Stats stats;
   private final Map<String, BufferedLogFile> files = new ConcurrentHashMap<>();
+  private final java.util.function.Supplier<io.spillway.edge.runtime.RuntimeSnapshot> runtime;
 
+  /** Without a runtime: filters' runtime keys never override their defaults. */
   public AccessLogManager(Scope root, Settings settings) {
+    this(root, settings, () -> io.spillway.edge.runtime.RuntimeSnapshot.EMPTY);
+  }
+
+  /** @param runtime the runtime whose keys the filters' {@code runtime_key}s read */
+  public AccessLogManager(Scope root, Settings settings,
+      java.util.function.Supplier<io.spillway.edge.runtime.RuntimeSnapshot> runtime) {
+    this.runtime = runtime;
     this.limits = new BufferedLogFile.Limits(settings.flushInterval().toNanos(), settings.flushBytes(),
         settings.maxBufferedBytes(), settings.maxLines());
     Scope fs = root.scope("filesystem");
@@ -55,7 +64,7 @@ public final class AccessLogManager implements AutoCloseable {
     }
     List<AccessLogger> loggers = new ArrayList<>();
     for (AccessLogConfig c : configs) {
-      LogFilter filter = c.filter().map(LogFilter::compile).orElse(LogFilter.ALL);
+      LogFilter filter = c.filter().map(f -> LogFilter.compile(f, runtime)).orElse(LogFilter.ALL);
       loggers.add(new AccessLogger(filter, LogFormatter.compile(c.format()), sink(c)));
     }
     return new AccessLogs(loggers);

@@ -3,8 +3,10 @@ package io.spillway.edge.accesslog;
 import io.spillway.edge.config.AccessLogConfig;
 import io.spillway.edge.http.filter.ResponseFlag;
 import io.spillway.edge.router.RouteMatcher;
+import io.spillway.edge.runtime.RuntimeSnapshot;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * A compiled access log filter (Envoy's {@code AccessLogFilter}): whether a finished stream gets a
@@ -20,17 +22,28 @@ public interface LogFilter {
 
   /** Compiles a translated filter. */
   static LogFilter compile(AccessLogConfig.Filter filter) {
+    return compile(filter, () -> RuntimeSnapshot.EMPTY);
+  }
+
+  /**
+   * @param runtime the runtime whose keys override comparison values and sampling fractions
+   */
+  static LogFilter compile(AccessLogConfig.Filter filter, Supplier<RuntimeSnapshot> runtime) {
     return switch (filter) {
-      case AccessLogConfig.StatusCodeFilter f -> in -> compare(f.op(), in.info().responseCode(), f.value());
-      case AccessLogConfig.DurationFilter f ->
-          in -> compare(f.op(), TimeUnit.NANOSECONDS.toMillis(in.durationNanos()), f.valueMillis());
+      case AccessLogConfig.StatusCodeFilter f -> f.runtimeKey().isEmpty()
+          ? in -> compare(f.op(), in.info().responseCode(), f.value())
+          : in -> compare(f.op(), in.info().responseCode(), runtime.get().getInteger(f.runtimeKey(), f.value()));
+      case AccessLogConfig.DurationFilter f -> f.runtimeKey().isEmpty()
+          ? in -> compare(f.op(), TimeUnit.NANOSECONDS.toMillis(in.durationNanos()), f.valueMillis())
+          : in -> compare(f.op(), TimeUnit.NANOSECONDS.toMillis(in.durationNanos()),
+              runtime.get().getInteger(f.runtimeKey(), f.valueMillis()));
       // The edge has no health check filter: no request is a health check.
       case AccessLogConfig.NotHealthCheckFilter f -> in -> true;
       // The edge does not trace: no request is traceable.
       case AccessLogConfig.TraceableFilter f -> in -> false;
-      case AccessLogConfig.RuntimeFilter f -> runtime(f);
+      case AccessLogConfig.RuntimeFilter f -> sampled(f, runtime);
       case AccessLogConfig.AndFilter f -> {
-        LogFilter[] all = compileAll(f.filters());
+        LogFilter[] all = compileAll(f.filters(), runtime);
         yield in -> {
           for (LogFilter x : all) {
             if (!x.evaluate(in)) {
@@ -41,7 +54,7 @@ public interface LogFilter {
         };
       }
       case AccessLogConfig.OrFilter f -> {
-        LogFilter[] any = compileAll(f.filters());
+        LogFilter[] any = compileAll(f.filters(), runtime);
         yield in -> {
           for (LogFilter x : any) {
             if (x.evaluate(in)) {
@@ -76,8 +89,8 @@ public interface LogFilter {
     };
   }
 
-  private static LogFilter[] compileAll(List<AccessLogConfig.Filter> filters) {
-    return filters.stream().map(LogFilter::compile).toArray(LogFilter[]::new);
+  private static LogFilter[] compileAll(List<AccessLogConfig.Filter> filters, Supplier<RuntimeSnapshot> runtime) {
+    return filters.stream().map(f -> compile(f, runtime)).toArray(LogFilter[]::new);
   }
 
   private static boolean compare(AccessLogConfig.Op op, long actual, long value) {
@@ -89,30 +102,36 @@ public interface LogFilter {
   }
 
   /**
-   * runtime_filter at its default fraction: the request's x-request-id decides (its first 8 hex
-   * digits modulo the denominator, as Envoy's UUID request ids do) unless the filter asks for
-   * independent randomness or the request has none.
+   * runtime_filter: the request's x-request-id decides (its first 8 hex digits, as Envoy's UUID
+   * request ids do) unless the filter asks for independent randomness or the request has none;
+   * the fraction is the runtime's value of the key when it has one, else {@code percent_sampled}.
    */
-  private static LogFilter runtime(AccessLogConfig.RuntimeFilter f) {
+  private static LogFilter sampled(AccessLogConfig.RuntimeFilter f, Supplier<RuntimeSnapshot> runtime) {
     long numerator = f.numerator();
     long denominator = f.denominator();
     boolean independent = f.independentRandomness();
+    String key = f.runtimeKey();
     return in -> {
-      long r = -1;
-      if (!independent) {
-        String id = in.requestHeader("x-request-id");
-        if (id != null && id.length() >= 8) {
-          try {
-            r = Long.parseLong(id, 0, 8, 16) % denominator;
-          } catch (NumberFormatException e) {
-            r = -1;
-          }
+      if (!key.isEmpty()) {
+        long r = randomValue(in, independent, Long.MAX_VALUE);
+        return runtime.get().featureEnabled(key, numerator, denominator, r);
+      }
+      return randomValue(in, independent, denominator) < numerator;
+    };
+  }
+
+  /** A value below {@code bound}: from the request id's first 8 hex digits, or at random. */
+  private static long randomValue(LogInput in, boolean independent, long bound) {
+    if (!independent) {
+      String id = in.requestHeader("x-request-id");
+      if (id != null && id.length() >= 8) {
+        try {
+          return Long.parseLong(id, 0, 8, 16) % bound;
+        } catch (NumberFormatException e) {
+          // not hex: at random
         }
       }
-      if (r < 0) {
-        r = in.random().nextLong(denominator);
-      }
-      return r < numerator;
-    };
+    }
+    return in.random().nextLong(bound);
   }
 }

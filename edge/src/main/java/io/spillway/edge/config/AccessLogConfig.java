@@ -180,11 +180,25 @@ public record AccessLogConfig(Sink sink, String path, LogFormat format, Optional
   /** A comparison's operator. */
   public enum Op { EQ, GE, LE }
 
-  /** {@code status_code_filter}: the response code compared with {@code value}. */
-  public record StatusCodeFilter(Op op, long value) implements Filter {}
+  /**
+   * {@code status_code_filter}: the response code compared with {@code value}, or with the runtime's
+   * value of {@code runtimeKey} when it has a whole number there.
+   */
+  public record StatusCodeFilter(Op op, long value, String runtimeKey) implements Filter {
+    public StatusCodeFilter(Op op, long value) {
+      this(op, value, "");
+    }
+  }
 
-  /** {@code duration_filter}: the stream's duration in milliseconds compared with {@code value}. */
-  public record DurationFilter(Op op, long valueMillis) implements Filter {}
+  /**
+   * {@code duration_filter}: the stream's duration in milliseconds compared with {@code value}, or
+   * with the runtime's value of {@code runtimeKey} when it has a whole number there.
+   */
+  public record DurationFilter(Op op, long valueMillis, String runtimeKey) implements Filter {
+    public DurationFilter(Op op, long valueMillis) {
+      this(op, valueMillis, "");
+    }
+  }
 
   /** {@code not_health_check_filter}. */
   public record NotHealthCheckFilter() implements Filter {}
@@ -193,13 +207,19 @@ public record AccessLogConfig(Sink sink, String path, LogFormat format, Optional
   public record TraceableFilter() implements Filter {}
 
   /**
-   * {@code runtime_filter} at its {@code percent_sampled} default (there is no runtime layer yet).
+   * {@code runtime_filter}: samples {@code percent_sampled}, or the runtime's value of
+   * {@code runtimeKey} when it has one (a whole number is a percentage).
    *
    * @param numerator out of {@code denominator}
    * @param denominator 100, 10 000 or 1 000 000
    * @param independentRandomness sample at random even when the request has an x-request-id
    */
-  public record RuntimeFilter(long numerator, long denominator, boolean independentRandomness) implements Filter {}
+  public record RuntimeFilter(String runtimeKey, long numerator, long denominator, boolean independentRandomness)
+      implements Filter {
+    public RuntimeFilter(long numerator, long denominator, boolean independentRandomness) {
+      this("", numerator, denominator, independentRandomness);
+    }
+  }
 
   /** {@code and_filter}. */
   public record AndFilter(List<Filter> filters) implements Filter {

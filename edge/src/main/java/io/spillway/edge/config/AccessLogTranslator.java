@@ -201,12 +201,12 @@ final class AccessLogTranslator {
       case STATUS_CODE_FILTER -> {
         FieldPath p = path.field("status_code_filter").field("comparison");
         ComparisonFilter c = f.getStatusCodeFilter().getComparison();
-        yield new AccessLogConfig.StatusCodeFilter(op(c, p), comparedValue(c, p));
+        yield new AccessLogConfig.StatusCodeFilter(op(c, p), comparedValue(c, p), c.getValue().getRuntimeKey());
       }
       case DURATION_FILTER -> {
         FieldPath p = path.field("duration_filter").field("comparison");
         ComparisonFilter c = f.getDurationFilter().getComparison();
-        yield new AccessLogConfig.DurationFilter(op(c, p), comparedValue(c, p));
+        yield new AccessLogConfig.DurationFilter(op(c, p), comparedValue(c, p), c.getValue().getRuntimeKey());
       }
       case NOT_HEALTH_CHECK_FILTER -> new AccessLogConfig.NotHealthCheckFilter();
       case TRACEABLE_FILTER -> new AccessLogConfig.TraceableFilter();
@@ -271,7 +271,7 @@ final class AccessLogTranslator {
     };
   }
 
-  /** The comparison's default value: there is no runtime layer yet, so a runtime_key has nothing to override it. */
+  /** The comparison's default value (the runtime's value of its runtime_key overrides it when the log is written). */
   private static long comparedValue(ComparisonFilter c, FieldPath path) throws ConfigException {
     if (!c.hasValue()) {
       throw new ConfigException(path.field("value"), "value is required");
@@ -284,7 +284,7 @@ final class AccessLogTranslator {
     if (r.getRuntimeKey().isEmpty()) {
       throw new ConfigException(path.field("runtime_key"), "runtime_key is required");
     }
-    // No runtime layer yet: the key never overrides percent_sampled (absent, Envoy samples 0 of 100).
+    // The runtime's value of the key overrides percent_sampled (absent, Envoy samples 0 of 100).
     FractionalPercent pct = r.getPercentSampled();
     long denominator = switch (pct.getDenominator()) {
       case HUNDRED -> 100;
@@ -294,6 +294,7 @@ final class AccessLogTranslator {
           "unknown denominator " + pct.getDenominatorValue());
     };
     long numerator = Math.min(Integer.toUnsignedLong(pct.getNumerator()), denominator);
-    return new AccessLogConfig.RuntimeFilter(numerator, denominator, r.getUseIndependentRandomness());
+    return new AccessLogConfig.RuntimeFilter(r.getRuntimeKey(), numerator, denominator,
+        r.getUseIndependentRandomness());
   }
 }

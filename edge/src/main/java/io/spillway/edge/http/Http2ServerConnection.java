@@ -26,7 +26,9 @@ import java.util.concurrent.TimeUnit;
  * is premature. Once {@value #PREMATURE_RESET_TOTAL_STREAM_COUNT} streams have closed,
  * a connection on which at least half were premature is closed; before that, one with
  * {@value #PREMATURE_RESET_TOTAL_STREAM_COUNT}/2 premature streams already is (it could not get
- * below half any more). It gets GOAWAY(ENHANCE_YOUR_CALM) (Envoy aborts without one) and is
+ * below half any more). Both numbers are Envoy's defaults, which the runtime keys
+ * {@value #PREMATURE_RESET_MIN_STREAM_LIFETIME_KEY} and {@value #PREMATURE_RESET_TOTAL_STREAM_COUNT_KEY}
+ * override for connections opened after they are set. It gets GOAWAY(ENHANCE_YOUR_CALM) (Envoy aborts without one) and is
  * counted in {@code downstream_rq_too_many_premature_resets}. This is Envoy's defence against
  * rapid-reset floods (CVE-2023-44487); Netty's own limit on received RST_STREAM frames is off.
  *
@@ -36,15 +38,13 @@ import java.util.concurrent.TimeUnit;
 final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http2ServerConnection.class);
 
-  /**
-   * Envoy's runtime key {@code overload.premature_reset_min_stream_lifetime_seconds} with its
-   * default; a constant until the edge has a runtime layer.
-   */
+  /** Envoy's runtime key for the lifetime below which a reset stream is premature, in seconds. */
+  static final String PREMATURE_RESET_MIN_STREAM_LIFETIME_KEY = "overload.premature_reset_min_stream_lifetime_seconds";
+  /** Its default. */
   static final long PREMATURE_RESET_MIN_STREAM_LIFETIME_SECONDS = 1;
-  /**
-   * Envoy's runtime key {@code overload.premature_reset_total_stream_count} with its default; a
-   * constant until the edge has a runtime layer.
-   */
+  /** Envoy's runtime key for the closed streams after which the premature share decides. */
+  static final String PREMATURE_RESET_TOTAL_STREAM_COUNT_KEY = "overload.premature_reset_total_stream_count";
+  /** Its default. */
   static final long PREMATURE_RESET_TOTAL_STREAM_COUNT = 500;
 
   private final HttpConnectionManager hcm;
@@ -60,6 +60,9 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
   private long closedStreams;
   private long prematureResets;
   private boolean tooManyPrematureResets;
+  /** The two premature-reset thresholds, read from the runtime when the connection opens. */
+  private long prematureMinLifetimeSeconds = PREMATURE_RESET_MIN_STREAM_LIFETIME_SECONDS;
+  private long prematureTotalStreamCount = PREMATURE_RESET_TOTAL_STREAM_COUNT;
   private final Runnable afterStreamClosed = this::afterStreamClosed;
 
   Http2ServerConnection(HttpConnectionManager hcm, EdgeHttp2ConnectionHandler codec, Http2ServerStreams streams) {
@@ -71,6 +74,11 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     this.ctx = ctx;
+    var runtime = hcm.runtime();
+    prematureMinLifetimeSeconds = runtime.getInteger(PREMATURE_RESET_MIN_STREAM_LIFETIME_KEY,
+        PREMATURE_RESET_MIN_STREAM_LIFETIME_SECONDS);
+    prematureTotalStreamCount = runtime.getInteger(PREMATURE_RESET_TOTAL_STREAM_COUNT_KEY,
+        PREMATURE_RESET_TOTAL_STREAM_COUNT);
     hcm.stats().downstreamCxHttp2Total.inc();
     hcm.stats().downstreamCxHttp2Active.inc();
     openedAtKey = codec.connection().newKey();
@@ -170,7 +178,7 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
     closedStreams++;
     Long opened = stream.getProperty(openedAtKey);
     long lifetimeSeconds = opened == null ? 0 : TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - opened);
-    if (!stream.isHeadersSent() && lifetimeSeconds <= PREMATURE_RESET_MIN_STREAM_LIFETIME_SECONDS) {
+    if (!stream.isHeadersSent() && lifetimeSeconds <= prematureMinLifetimeSeconds) {
       prematureResets++;
     }
   }
@@ -180,7 +188,7 @@ final class Http2ServerConnection extends ChannelInboundHandlerAdapter {
     if (tooManyPrematureResets || prematureResets == 0) {
       return;
     }
-    long seen = Math.max(closedStreams, PREMATURE_RESET_TOTAL_STREAM_COUNT);
+    long seen = Math.max(closedStreams, prematureTotalStreamCount);
     if (prematureResets * 2 < seen || !ctx.channel().isActive()) {
       return;
     }

@@ -21,6 +21,7 @@ public final class HttpConnectionManager {
   private final Http2CodecFactory http2Codecs;
   private volatile RouteTable routes;
   private final io.spillway.edge.accesslog.AccessLogs accessLogs;
+  private final java.util.function.Supplier<io.spillway.edge.runtime.RuntimeSnapshot> runtime;
 
   /**
    * @param filters the chain's factories in decoder order, built once for this connection
@@ -30,18 +31,21 @@ public final class HttpConnectionManager {
       DrainSignal drain, boolean tls, int bufferLimitBytes, OverloadHooks overload,
       java.util.List<io.spillway.edge.http.filter.HttpFilterFactory> filters) {
     this(config, stats, routes, drain, tls, bufferLimitBytes, overload, filters,
-        io.spillway.edge.accesslog.AccessLogs.NONE);
+        io.spillway.edge.accesslog.AccessLogs.NONE, () -> io.spillway.edge.runtime.RuntimeSnapshot.EMPTY);
   }
 
   /**
    * @param filters the chain's factories in decoder order (see {@code HttpFilterRegistry.chain})
    * @param accessLogs the connection manager's {@code access_log}, compiled
+   * @param runtime the runtime, for the connection-level keys (premature reset thresholds)
    */
   public HttpConnectionManager(HttpConnectionManagerConfig config, HcmStats stats, RouteTable routes,
       DrainSignal drain, boolean tls, int bufferLimitBytes, OverloadHooks overload,
       java.util.List<io.spillway.edge.http.filter.HttpFilterFactory> filters,
-      io.spillway.edge.accesslog.AccessLogs accessLogs) {
+      io.spillway.edge.accesslog.AccessLogs accessLogs,
+      java.util.function.Supplier<io.spillway.edge.runtime.RuntimeSnapshot> runtime) {
     this.accessLogs = accessLogs;
+    this.runtime = runtime;
     this.config = config;
     this.stats = stats;
     this.routes = routes;
@@ -52,6 +56,11 @@ public final class HttpConnectionManager {
     this.filters = java.util.List.copyOf(filters);
     this.http2Codecs = Http2CodecFactory.downstream(config.http2(), config.maxRequestHeadersBytes(), bufferLimitBytes,
         config.drainTimeout(), stats.http2);
+  }
+
+  /** The runtime's latest snapshot. */
+  io.spillway.edge.runtime.RuntimeSnapshot runtime() {
+    return runtime.get();
   }
 
   /** The HTTP/2 codec of this connection manager's connections ({@code http2_protocol_options}). */

@@ -145,7 +145,7 @@ public final class EdgeServer implements AdminContext {
     var logSettings = io.spillway.edge.accesslog.AccessLogManager.Settings.DEFAULTS;
     accessLogs = new io.spillway.edge.accesslog.AccessLogManager(root,
         new io.spillway.edge.accesslog.AccessLogManager.Settings(options.fileFlushInterval(), logSettings.flushBytes(),
-            logSettings.maxBufferedBytes(), logSettings.maxLines()));
+            logSettings.maxBufferedBytes(), logSettings.maxLines()), runtime::snapshot);
     if (config.admin().isPresent()) {
       adminAccessLogs = accessLogs.compile(config.admin().get().accessLogs());
     }
@@ -260,7 +260,8 @@ public final class EdgeServer implements AdminContext {
         lc.hcm(), hcmStats.scope(), clusters, guards, admission, lc.perConnectionBufferLimitBytes(), lc.tls().isPresent(),
         stats.rootScope(), nanoClock, runtime));
     return new HttpConnectionManager(lc.hcm(), hcmStats, routes, drain, lc.tls().isPresent(),
-        lc.perConnectionBufferLimitBytes(), httpOverload, filters, accessLogs.compile(lc.hcm().accessLogs()));
+        lc.perConnectionBufferLimitBytes(), httpOverload, filters, accessLogs.compile(lc.hcm().accessLogs()),
+        runtime::snapshot);
   }
 
   /**

@@ -51,6 +51,26 @@ class LogFilterTest {
   }
 
   @Test
+  void runtimeKeysOverrideComparisonValuesAndSamplingFractions() {
+    io.spillway.edge.runtime.RuntimeSnapshot runtime = new io.spillway.edge.runtime.RuntimeSnapshot(List.of("s"),
+        List.of(java.util.Map.of("log.min_status", "400", "log.slow_ms", "not-a-number", "log.sample", "11")));
+    java.util.function.Predicate<Object[]> eval = args -> LogFilter.compile((AccessLogConfig.Filter) args[0],
+        () -> runtime).evaluate((LogInput) args[1]);
+
+    assertThat(eval.test(new Object[] {new AccessLogConfig.StatusCodeFilter(Op.GE, 500, "log.min_status"),
+        stream(404, 1, null, null)})).isTrue();
+    assertThat(eval.test(new Object[] {new AccessLogConfig.StatusCodeFilter(Op.GE, 500, "absent"),
+        stream(404, 1, null, null)})).isFalse();
+    // Not a whole number: the default value.
+    assertThat(eval.test(new Object[] {new AccessLogConfig.DurationFilter(Op.GE, 100, "log.slow_ms"),
+        stream(200, 99, null, null)})).isFalse();
+    // 0x0000000a % 100 = 10: the runtime's 11 % samples it, the default 10 % would not.
+    LogInput in = stream(200, 1, "0000000a-0000-4000-8000-000000000000", null);
+    assertThat(eval.test(new Object[] {new AccessLogConfig.RuntimeFilter("log.sample", 10, 100, false), in})).isTrue();
+    assertThat(eval.test(new Object[] {new AccessLogConfig.RuntimeFilter("absent", 10, 100, false), in})).isFalse();
+  }
+
+  @Test
   void healthCheckAndTraceable() {
     assertThat(eval(new AccessLogConfig.NotHealthCheckFilter(), stream(200, 1, null, null))).isTrue();
     assertThat(eval(new AccessLogConfig.TraceableFilter(), stream(200, 1, null, null))).isFalse();

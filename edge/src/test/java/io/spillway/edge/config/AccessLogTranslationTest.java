@@ -99,10 +99,10 @@ class AccessLogTranslationTest {
             + "{runtime_filter: {runtime_key: r, percent_sampled: {numerator: 5, denominator: TEN_THOUSAND}}},"
             + "{not_health_check_filter: {}}, {traceable_filter: {}}]}}]}}"));
     var and = (AccessLogConfig.AndFilter) log.filter().orElseThrow();
-    assertThat(and.filters().get(0)).isEqualTo(new AccessLogConfig.StatusCodeFilter(AccessLogConfig.Op.GE, 500));
+    assertThat(and.filters().get(0)).isEqualTo(new AccessLogConfig.StatusCodeFilter(AccessLogConfig.Op.GE, 500, "k"));
     var or = (AccessLogConfig.OrFilter) and.filters().get(1);
     assertThat(or.filters()).hasSize(7);
-    assertThat(or.filters().get(4)).isEqualTo(new AccessLogConfig.RuntimeFilter(5, 10_000, false));
+    assertThat(or.filters().get(4)).isEqualTo(new AccessLogConfig.RuntimeFilter("r", 5, 10_000, false));
     assertThat(or.filters().get(3)).isEqualTo(new AccessLogConfig.GrpcStatusFilter(java.util.Set.of(5), true));
   }
 

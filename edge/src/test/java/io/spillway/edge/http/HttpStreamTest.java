@@ -199,7 +199,8 @@ class HttpStreamTest {
         .monitors(m -> callbacks -> {}).build();
     HttpConnectionManager hcm = new HttpConnectionManager(config, new HcmStats(stats.rootScope().scope("http.test"),
         new io.spillway.edge.http2.Http2CodecStats(stats.rootScope().scope("http2"))),
-        RouteTable.compile(routes), new DrainSignal(), false, 16, OverloadHooks.of(overload), factories, accessLogs);
+        RouteTable.compile(routes), new DrainSignal(), false, 16, OverloadHooks.of(overload), factories, accessLogs,
+        () -> io.spillway.edge.runtime.RuntimeSnapshot.EMPTY);
     return new HttpStream(hcm, downstream);
   }
 

@@ -394,6 +394,32 @@ class Http2ConnectionIT {
   }
 
   @Test
+  void theRuntimeSetsThePrematureResetThresholds() throws Exception {
+    EdgeHarness edge = EdgeHarness.start(edgeYaml("") + """
+        layered_runtime:
+          layers:
+          - name: static_layer_0
+            static_layer:
+              overload: { premature_reset_total_stream_count: 20 }
+        """);
+    closeables.add(edge);
+    RawHttp2 h2 = connect(edge);
+    int stream = 1;
+    // With 20 instead of 500, 10 premature resets are enough; 40 are sent at most.
+    for (int i = 0; i < 40 && !h2.writeFailed(); i++, stream += 2) {
+      h2.send(RawHttp2.concat(List.of(
+          RawHttp2.encodeFrame(Http2FrameTypes.HEADERS, RawHttp2.END_HEADERS | RawHttp2.END_STREAM, stream,
+              h2.headerBlock(RawHttp2.request("GET", "/hang"))),
+          rst(stream))));
+    }
+
+    Frame goAway = h2.awaitGoAway(WAIT);
+    assertThat(goAway.errorCode()).isEqualTo(Http2Error.ENHANCE_YOUR_CALM.code());
+    assertThat(edge.awaitStat("http.ingress.downstream_rq_too_many_premature_resets", 1)).isEqualTo(1);
+    assertThat(edge.stat("http2.rx_reset")).isBetween(10L, 40L);
+  }
+
+  @Test
   void streamsResetAfterTheirResponseAreNotPremature() {
     long before = defaults.stat("http.ingress.downstream_rq_too_many_premature_resets");
     RawHttp2 h2 = connect(defaults);
