@@ -99,10 +99,18 @@ public final class EdgeServer implements AdminContext {
   private java.util.Optional<io.spillway.policy.OverloadPolicy> controlPlanePolicy = java.util.Optional.empty();
   private io.spillway.edge.xds.AdsClient xdsClient;
   private volatile boolean ready;
+  private final ClusterManager.Resolver resolver;
   private volatile boolean healthCheckFailed;
   private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
 
   public EdgeServer(EdgeConfig config, Bootstrap bootstrap, ServerOptions options, StatsStore stats, Clock clock) {
+    this(config, bootstrap, options, stats, clock, ClusterManager.Resolver.SYSTEM);
+  }
+
+  /** @param resolver resolves STRICT_DNS and LOGICAL_DNS names (on the control side, never on a worker) */
+  public EdgeServer(EdgeConfig config, Bootstrap bootstrap, ServerOptions options, StatsStore stats, Clock clock,
+      ClusterManager.Resolver resolver) {
+    this.resolver = resolver;
     this.config = config;
     this.bootstrap = bootstrap;
     this.options = options;
@@ -164,7 +172,7 @@ public final class EdgeServer implements AdminContext {
     control.scheduleAtFixedRate(() -> admission.onExecutorLag(lag.worstLagNanosForAdmission()),
         100, 100, TimeUnit.MILLISECONDS);
     ListenerOverload listenerOverload = ListenerOverload.of(overload);
-    clusters = new ClusterManager(root, options.concurrency(), control, ClusterManager.Resolver.SYSTEM, options.seed());
+    clusters = new ClusterManager(root, options.concurrency(), control, resolver, options.seed());
     healthCheckGroup = transport.newGroup(1, "spillway-health");
     clusters.setHealthCheckLoop(new io.spillway.edge.upstream.HealthCheckLoop(healthCheckGroup.next(),
         transport.clientChannels(), allocator));
