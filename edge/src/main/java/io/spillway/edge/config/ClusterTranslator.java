@@ -146,14 +146,15 @@ final class ClusterTranslator {
     return new ClusterConfig(c.getName(), discovery, balancing.policy(), balancing.choiceCount(), connectTimeout,
         dnsRefreshRate, endpoints, thresholds, http.protocol(), bufferLimit, http.maxRequestsPerConnection(),
         http.idleTimeout(), family, edsServiceName, http.http2(), balancing.settings(),
-        HostHealthTranslator.translate(c, path), dnsRefresh(c, path));
+        HostHealthTranslator.translate(c, path), dnsRefresh(c, discovery, path));
   }
 
   /**
    * {@code dns_failure_refresh_rate}, {@code dns_jitter} and {@code wait_for_warm_on_init}; {@code
    * respect_dns_ttl: true} is refused: the JVM's resolver does not tell the TTL of an answer.
    */
-  private static ClusterConfig.DnsRefresh dnsRefresh(Cluster c, FieldPath path) throws ConfigException {
+  private static ClusterConfig.DnsRefresh dnsRefresh(Cluster c, DiscoveryType discovery, FieldPath path)
+      throws ConfigException {
     if (c.getRespectDnsTtl()) {
       throw new ConfigException(path.field("respect_dns_ttl"), "true is not supported: names are resolved with the"
           + " JVM's resolver, which does not report TTLs (re-resolution follows dns_refresh_rate)");
@@ -183,6 +184,10 @@ final class ClusterTranslator {
     Duration jitter = ProtoValues.duration(c.hasDnsJitter(), c.getDnsJitter(), path.field("dns_jitter"),
         Duration.ZERO);
     boolean waitForWarm = !c.hasWaitForWarmOnInit() || c.getWaitForWarmOnInit().getValue();
+    if (!waitForWarm && discovery == DiscoveryType.EDS) {
+      throw new ConfigException(path.field("wait_for_warm_on_init"), "false is not supported for EDS clusters"
+          + " (a changed EDS cluster always waits for its endpoints)");
+    }
     return new ClusterConfig.DnsRefresh(failure, jitter, waitForWarm);
   }
 

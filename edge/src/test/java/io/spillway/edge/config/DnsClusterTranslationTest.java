@@ -185,6 +185,27 @@ class DnsClusterTranslationTest {
   }
 
   @Test
+  void waitForWarmOnInitIsAcceptedWhereItHasAMeaning() throws ConfigException {
+    assertThat(cluster(dnsCluster("STRICT_DNS", "wait_for_warm_on_init: false")).dnsRefresh().waitForWarmOnInit())
+        .isFalse();
+    assertThat(cluster("- {name: backend, type: STATIC, wait_for_warm_on_init: true}\n").dnsRefresh())
+        .isEqualTo(DnsRefresh.DEFAULTS);
+    io.envoyproxy.envoy.config.cluster.v3.Cluster eds = io.envoyproxy.envoy.config.cluster.v3.Cluster.newBuilder()
+        .setName("backend")
+        .setType(io.envoyproxy.envoy.config.cluster.v3.Cluster.DiscoveryType.EDS)
+        .setWaitForWarmOnInit(com.google.protobuf.BoolValue.of(false))
+        .setEdsClusterConfig(io.envoyproxy.envoy.config.cluster.v3.Cluster.EdsClusterConfig.newBuilder()
+            .setEdsConfig(io.envoyproxy.envoy.config.core.v3.ConfigSource.newBuilder()
+                .setAds(io.envoyproxy.envoy.config.core.v3.AggregatedConfigSource.getDefaultInstance())))
+        .build();
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> new XdsResourceTranslator(ExtensionRegistry.standard()).cluster(eds))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageEndingWith(".wait_for_warm_on_init: false is not supported for EDS clusters"
+            + " (a changed EDS cluster always waits for its endpoints)");
+  }
+
+  @Test
   void rejectsANegativeJitter() {
     BootstrapYaml.minimal().clusters(dnsCluster("LOGICAL_DNS", "dns_jitter: -1s"))
         .rejects(CLUSTER_0 + ".dns_jitter: must not be negative");
