@@ -11,10 +11,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.SplittableRandom;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Owns the clusters. Lives on the main (control) side: builds clusters from configuration,
- * resolves STRICT_DNS and LOGICAL_DNS names off the event loops, and publishes each cluster's host set as one
- * immutable reference. Workers read {@link #get(String)} from an immutable map.
+ * resolves STRICT_DNS and LOGICAL_DNS names off the event loops, and publishes each cluster's
+ * host set as one immutable reference. Workers read {@link #get(String)} from an immutable map.
  */
 public final class ClusterManager {
   private static final Logger log = LoggerFactory.getLogger(ClusterManager.class);
