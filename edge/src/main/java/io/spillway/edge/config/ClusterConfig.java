@@ -7,12 +7,13 @@ import java.util.List;
  * An upstream cluster.
  *
  * @param name cluster name; stats live under {@code cluster.<name>.*}
- * @param discoveryType STATIC (IP literals), STRICT_DNS (names resolved and re-resolved) or EDS
- *     (endpoints delivered over ADS)
+ * @param discoveryType STATIC (IP literals), STRICT_DNS (names resolved and re-resolved; every
+ *     address a host), LOGICAL_DNS (one endpoint, one host at the first address of the latest
+ *     resolution) or EDS (endpoints delivered over ADS)
  * @param lbPolicy how a host is picked
  * @param leastRequestChoiceCount LEAST_REQUEST's choice count (Envoy default 2)
  * @param connectTimeout upstream connect timeout (Envoy default 5 s)
- * @param dnsRefreshRate STRICT_DNS re-resolution interval (Envoy default 5 s)
+ * @param dnsRefreshRate STRICT_DNS / LOGICAL_DNS re-resolution interval (Envoy default 5 s)
  * @param endpoints the load assignment, flattened over localities
  * @param thresholds circuit breaker thresholds of the DEFAULT priority
  * @param protocol HTTP/1.1 or HTTP/2 towards the upstream
@@ -20,13 +21,15 @@ import java.util.List;
  * @param maxRequestsPerConnection close an upstream connection after this many requests (0 = no limit)
  * @param idleTimeout upstream connection idle timeout ({@link Duration#ZERO}: none); 60 s when unset, where
  *     Envoy's is 1 h
- * @param dnsLookupFamily which resolved addresses of a STRICT_DNS name become hosts (Envoy default AUTO)
+ * @param dnsLookupFamily which resolved addresses of a DNS name count (Envoy default AUTO)
  * @param edsServiceName for an EDS cluster, the ClusterLoadAssignment name its endpoints come under
  *     ({@code eds_cluster_config.service_name}, else the cluster name); empty otherwise
  * @param http2 {@code http2_protocol_options} of an HTTP/2 cluster: SETTINGS, windows, flood
  *     limits and the most streams per connection ({@link Http2Options#UPSTREAM_DEFAULTS} otherwise)
  * @param lb the load-balancing policy's settings beyond {@code lbPolicy} ({@link LbSettings#DEFAULTS} otherwise)
  * @param hostHealth active health checking, outlier detection and the panic threshold
+ * @param dnsRefresh a DNS cluster's re-resolution after failures, its jitter, and whether start-up
+ *     waits for the first resolution ({@link DnsRefresh#DEFAULTS} otherwise)
  */
 public record ClusterConfig(
     String name,
@@ -45,16 +48,29 @@ public record ClusterConfig(
     String edsServiceName,
     Http2Options http2,
     LbSettings lb,
-    HostHealthConfig hostHealth) {
+    HostHealthConfig hostHealth,
+    DnsRefresh dnsRefresh) {
 
   public ClusterConfig {
     endpoints = List.copyOf(endpoints);
+    java.util.Objects.requireNonNull(dnsRefresh, "dnsRefresh");
     java.util.Objects.requireNonNull(http2, "http2");
     java.util.Objects.requireNonNull(lb, "lb");
     java.util.Objects.requireNonNull(hostHealth, "hostHealth");
     if (lbPolicy == LbPolicy.CLIENT_SIDE_WEIGHTED_ROUND_ROBIN && lb.weightedRoundRobin() == null) {
       throw new IllegalArgumentException("CLIENT_SIDE_WEIGHTED_ROUND_ROBIN needs its settings");
     }
+  }
+
+  /** A cluster with the default DNS refresh settings. */
+  public ClusterConfig(String name, DiscoveryType discoveryType, LbPolicy lbPolicy, int leastRequestChoiceCount,
+      Duration connectTimeout, Duration dnsRefreshRate, List<Endpoint> endpoints, Thresholds thresholds,
+      UpstreamProtocol protocol, int perConnectionBufferLimitBytes, int maxRequestsPerConnection, Duration idleTimeout,
+      DnsLookupFamily dnsLookupFamily, String edsServiceName, Http2Options http2, LbSettings lb,
+      HostHealthConfig hostHealth) {
+    this(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate, endpoints, thresholds,
+        protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout, dnsLookupFamily, edsServiceName,
+        http2, lb, hostHealth, DnsRefresh.DEFAULTS);
   }
 
   /** A cluster with the default load-balancing settings of its policy. */
@@ -110,7 +126,7 @@ public record ClusterConfig(
   public ClusterConfig withEndpoints(List<Endpoint> newEndpoints) {
     return new ClusterConfig(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate,
         newEndpoints, thresholds, protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout,
-        dnsLookupFamily, edsServiceName, http2, lb, hostHealth);
+        dnsLookupFamily, edsServiceName, http2, lb, hostHealth, dnsRefresh);
   }
 
   /** A cluster with Envoy's default DNS lookup family (AUTO). */
@@ -127,7 +143,37 @@ public record ClusterConfig(
    */
   public enum DnsLookupFamily { AUTO, V4_ONLY, V6_ONLY, V4_PREFERRED, ALL }
 
-  public enum DiscoveryType { STATIC, STRICT_DNS, EDS }
+  public enum DiscoveryType {
+    STATIC, STRICT_DNS, LOGICAL_DNS, EDS;
+
+    /** Whether the endpoints are DNS names the cluster resolves and re-resolves. */
+    public boolean resolvesNames() {
+      return this == STRICT_DNS || this == LOGICAL_DNS;
+    }
+  }
+
+  /**
+   * How a STRICT_DNS or LOGICAL_DNS cluster re-resolves beyond {@code dns_refresh_rate}.
+   *
+   * @param failureRefresh {@code dns_failure_refresh_rate}: after a failed resolution the next one
+   *     comes after a random delay below an interval that starts at {@code base} and doubles up to
+   *     {@code max}; empty: after {@code dns_refresh_rate}, as after a success
+   * @param jitter {@code dns_jitter}: a successful resolution's next one comes up to this much
+   *     later, at random ({@link Duration#ZERO}: no jitter)
+   * @param waitForWarmOnInit {@code wait_for_warm_on_init} (default true): the first resolution
+   *     happens before the edge serves; false, it happens on the control thread just after
+   */
+  public record DnsRefresh(java.util.Optional<Backoff> failureRefresh, Duration jitter, boolean waitForWarmOnInit) {
+    public static final DnsRefresh DEFAULTS = new DnsRefresh(java.util.Optional.empty(), Duration.ZERO, true);
+
+    public DnsRefresh {
+      java.util.Objects.requireNonNull(failureRefresh, "failureRefresh");
+      java.util.Objects.requireNonNull(jitter, "jitter");
+    }
+  }
+
+  /** Envoy's {@code RefreshRate}: {@code max} defaults to ten times {@code base}. */
+  public record Backoff(Duration base, Duration max) {}
 
   /**
    * How a host is picked: Envoy's {@code lb_policy} values, or the {@code load_balancing_policy}

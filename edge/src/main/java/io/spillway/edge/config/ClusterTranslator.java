@@ -23,7 +23,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code static_resources.clusters} → {@link ClusterConfig}s: STATIC and STRICT_DNS clusters with
+ * {@code static_resources.clusters} → {@link ClusterConfig}s: STATIC, STRICT_DNS, LOGICAL_DNS and EDS clusters with
  * ROUND_ROBIN, LEAST_REQUEST or RANDOM balancing, DEFAULT-priority circuit breakers and HTTP/1.1 or
  * HTTP/2 towards the upstream.
  */
@@ -44,8 +44,11 @@ final class ClusterTranslator {
           "max_requests_per_connection", "circuit_breakers", "common_http_protocol_options", "http_protocol_options",
           "http2_protocol_options", "typed_extension_protocol_options", "dns_refresh_rate", "dns_lookup_family",
           "least_request_lb_config", "metadata", "eds_cluster_config", "load_balancing_policy",
-          "round_robin_lb_config", "health_checks", "outlier_detection", "common_lb_config")
+          "round_robin_lb_config", "health_checks", "outlier_detection", "common_lb_config", "dns_failure_refresh_rate",
+          "dns_jitter", "respect_dns_ttl", "wait_for_warm_on_init")
       .later("transport_socket");
+  private static final SupportedFields REFRESH_RATE = SupportedFields.of(Cluster.RefreshRate.getDescriptor(),
+      "base_interval", "max_interval");
   private static final SupportedFields EDS_CLUSTER_CONFIG = SupportedFields.of(
       Cluster.EdsClusterConfig.getDescriptor(), "eds_config", "service_name");
   private static final SupportedFields LOAD_ASSIGNMENT = SupportedFields.of(
@@ -119,6 +122,9 @@ final class ClusterTranslator {
     } else if (c.hasEdsClusterConfig()) {
       throw new ConfigException(path.field("eds_cluster_config"), "is only for clusters of type EDS");
     }
+    if (discovery == DiscoveryType.LOGICAL_DNS) {
+      requireSingleEndpoint(c, path);
+    }
     List<ClusterConfig.Endpoint> endpoints = c.hasLoadAssignment()
         ? endpoints(c.getLoadAssignment(), discovery, path.field("load_assignment"))
         : List.of();
@@ -140,7 +146,49 @@ final class ClusterTranslator {
     return new ClusterConfig(c.getName(), discovery, balancing.policy(), balancing.choiceCount(), connectTimeout,
         dnsRefreshRate, endpoints, thresholds, http.protocol(), bufferLimit, http.maxRequestsPerConnection(),
         http.idleTimeout(), family, edsServiceName, http.http2(), balancing.settings(),
-        HostHealthTranslator.translate(c, path));
+        HostHealthTranslator.translate(c, path), dnsRefresh(c, discovery, path));
+  }
+
+  /**
+   * {@code dns_failure_refresh_rate}, {@code dns_jitter} and {@code wait_for_warm_on_init}; {@code
+   * respect_dns_ttl: true} is refused: the JVM's resolver does not tell the TTL of an answer.
+   */
+  private static ClusterConfig.DnsRefresh dnsRefresh(Cluster c, DiscoveryType discovery, FieldPath path)
+      throws ConfigException {
+    if (c.getRespectDnsTtl()) {
+      throw new ConfigException(path.field("respect_dns_ttl"), "true is not supported: names are resolved with the"
+          + " JVM's resolver, which does not report TTLs (re-resolution follows dns_refresh_rate)");
+    }
+    java.util.Optional<ClusterConfig.Backoff> failure = java.util.Optional.empty();
+    if (c.hasDnsFailureRefreshRate()) {
+      FieldPath ratePath = path.field("dns_failure_refresh_rate");
+      Cluster.RefreshRate rate = c.getDnsFailureRefreshRate();
+      REFRESH_RATE.check(rate, ratePath);
+      if (!rate.hasBaseInterval()) {
+        throw new ConfigException(ratePath.field("base_interval"), "base_interval is required");
+      }
+      Duration base = ProtoValues.positiveDuration(true, rate.getBaseInterval(), ratePath.field("base_interval"),
+          Duration.ZERO);
+      if (base.compareTo(Duration.ofMillis(1)) < 0) {
+        throw new ConfigException(ratePath.field("base_interval"), "must be at least 1ms");
+      }
+      Duration max = base.multipliedBy(10);
+      if (rate.hasMaxInterval()) {
+        max = ProtoValues.positiveDuration(true, rate.getMaxInterval(), ratePath.field("max_interval"), max);
+        if (max.compareTo(base) < 0) {
+          throw new ConfigException(ratePath.field("max_interval"), "must be at least base_interval");
+        }
+      }
+      failure = java.util.Optional.of(new ClusterConfig.Backoff(base, max));
+    }
+    Duration jitter = ProtoValues.duration(c.hasDnsJitter(), c.getDnsJitter(), path.field("dns_jitter"),
+        Duration.ZERO);
+    boolean waitForWarm = !c.hasWaitForWarmOnInit() || c.getWaitForWarmOnInit().getValue();
+    if (!waitForWarm && discovery == DiscoveryType.EDS) {
+      throw new ConfigException(path.field("wait_for_warm_on_init"), "false is not supported for EDS clusters"
+          + " (a changed EDS cluster always waits for its endpoints)");
+    }
+    return new ClusterConfig.DnsRefresh(failure, jitter, waitForWarm);
   }
 
   private String edsServiceName(Cluster c, FieldPath path) throws ConfigException {
@@ -170,10 +218,23 @@ final class ClusterTranslator {
     return endpoints(assignment, DiscoveryType.EDS, path);
   }
 
+  /** Envoy's rule: one locality with one endpoint, the name the cluster's one logical host resolves. */
+  private static void requireSingleEndpoint(Cluster c, FieldPath path) throws ConfigException {
+    ClusterLoadAssignment assignment = c.getLoadAssignment();
+    if (assignment.getEndpointsCount() != 1 || assignment.getEndpoints(0).getLbEndpointsCount() != 1) {
+      FieldPath at = assignment.getEndpointsCount() == 1
+          ? path.field("load_assignment").field("endpoints").index(0).field("lb_endpoints")
+          : path.field("load_assignment").field("endpoints");
+      throw new ConfigException(at, "LOGICAL_DNS clusters must have a single locality_lb_endpoint and a single"
+          + " lb_endpoint");
+    }
+  }
+
   private static DiscoveryType discoveryType(Cluster c, FieldPath path) throws ConfigException {
     return switch (c.getType()) {
       case STATIC -> DiscoveryType.STATIC;
       case STRICT_DNS -> DiscoveryType.STRICT_DNS;
+      case LOGICAL_DNS -> DiscoveryType.LOGICAL_DNS;
       case EDS -> DiscoveryType.EDS;
       default -> throw new ConfigException(path.field("type"), c.getType() + " is not supported");
     };
@@ -200,10 +261,10 @@ final class ClusterTranslator {
         if (!endpoint.hasAddress()) {
           throw new ConfigException(addressPath, "address is required");
         }
-        SocketAddress address = discovery != DiscoveryType.STRICT_DNS
+        SocketAddress address = !discovery.resolvesNames()
             ? AddressTranslator.translate(endpoint.getAddress(), addressPath, HostKind.IP_LITERAL,
                 discovery == DiscoveryType.EDS ? " (EDS endpoints are IP addresses)"
-                    : " (a STATIC cluster needs IP addresses; use STRICT_DNS for names)", 1)
+                    : " (a STATIC cluster needs IP addresses; use STRICT_DNS or LOGICAL_DNS for names)", 1)
             : AddressTranslator.translate(endpoint.getAddress(), addressPath, HostKind.IP_OR_NAME, "", 1);
         int weight = ProtoValues.uint32(lbEndpoint.hasLoadBalancingWeight(), lbEndpoint.getLoadBalancingWeight(),
             endpointPath.field("load_balancing_weight"), 1, 1);

@@ -101,10 +101,18 @@ public final class EdgeServer implements AdminContext {
   private final io.spillway.edge.runtime.Runtime runtime;
   private io.spillway.edge.runtime.DiskLayerWatcher runtimeWatcher;
   private volatile boolean ready;
+  private final ClusterManager.Resolver resolver;
   private volatile boolean healthCheckFailed;
   private final java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
 
   public EdgeServer(EdgeConfig config, Bootstrap bootstrap, ServerOptions options, StatsStore stats, Clock clock) {
+    this(config, bootstrap, options, stats, clock, ClusterManager.Resolver.SYSTEM);
+  }
+
+  /** @param resolver resolves STRICT_DNS and LOGICAL_DNS names (on the control side, never on a worker) */
+  public EdgeServer(EdgeConfig config, Bootstrap bootstrap, ServerOptions options, StatsStore stats, Clock clock,
+      ClusterManager.Resolver resolver) {
+    this.resolver = resolver;
     this.config = config;
     this.bootstrap = bootstrap;
     this.options = options;
@@ -169,7 +177,7 @@ public final class EdgeServer implements AdminContext {
         100, 100, TimeUnit.MILLISECONDS);
     startRuntime();
     ListenerOverload listenerOverload = ListenerOverload.of(overload, runtime);
-    clusters = new ClusterManager(root, options.concurrency(), control, ClusterManager.Resolver.SYSTEM, options.seed());
+    clusters = new ClusterManager(root, options.concurrency(), control, resolver, options.seed());
     healthCheckGroup = transport.newGroup(1, "spillway-health");
     clusters.setHealthCheckLoop(new io.spillway.edge.upstream.HealthCheckLoop(healthCheckGroup.next(),
         transport.clientChannels(), allocator));

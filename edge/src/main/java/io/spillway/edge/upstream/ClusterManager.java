@@ -11,17 +11,19 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SplittableRandom;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Owns the clusters. Lives on the main (control) side: builds clusters from configuration,
- * resolves STRICT_DNS hosts off the event loops, and publishes each cluster's host set as one
- * immutable reference. Workers read {@link #get(String)} from an immutable map.
+ * resolves STRICT_DNS and LOGICAL_DNS names off the event loops, and publishes each cluster's
+ * host set as one immutable reference. Workers read {@link #get(String)} from an immutable map.
  */
 public final class ClusterManager {
   private static final Logger log = LoggerFactory.getLogger(ClusterManager.class);
@@ -33,8 +35,8 @@ public final class ClusterManager {
   private volatile Map<String, Cluster> clusters = Map.of();
   private ConnectionGate gate = ConnectionGate.OPEN;
   private HostHealthServices healthServices;
-  /** STRICT_DNS re-resolution tasks by cluster name; touched on the control thread only. */
-  private final Map<String, ScheduledFuture<?>> dnsRefresh = new HashMap<>();
+  /** STRICT_DNS and LOGICAL_DNS re-resolution by cluster name; touched on the control thread only. */
+  private final Map<String, DnsRefreshLoop> dnsRefresh = new HashMap<>();
   /** Client-side weighted round robin's weight updates by cluster name; control thread only. */
   private final Map<String, ScheduledFuture<?>> weightUpdates = new HashMap<>();
   private final LongSupplier nanoClock;
@@ -85,8 +87,9 @@ public final class ClusterManager {
 
   /**
    * Builds and publishes the given clusters (static configuration: called once at start-up).
-   * STRICT_DNS names are resolved now (a name that does not resolve leaves the cluster empty and
-   * is retried at the refresh rate), then re-resolved at {@code dns_refresh_rate}.
+   * STRICT_DNS and LOGICAL_DNS names are resolved now, unless {@code wait_for_warm_on_init} is
+   * false (a name that does not resolve leaves the cluster empty and is retried), then re-resolved
+   * at {@code dns_refresh_rate}, as {@link DnsRefreshLoop} times it.
    */
   public void initialize(Map<String, ClusterConfig> configs) {
     update(configs, Map.of());
@@ -119,41 +122,39 @@ public final class ClusterManager {
         continue;
       }
       Scope scope = statsRoot.taggedScope("cluster", config.name(), "envoy_cluster_name");
+      long seed = nextSeed++;
       Cluster cluster = Cluster.create(config,
-          new ClusterStats(scope, config.protocol() == ClusterConfig.UpstreamProtocol.HTTP2), workers, nextSeed++, gate,
+          new ClusterStats(scope, config.protocol() == ClusterConfig.UpstreamProtocol.HTTP2), workers, seed, gate,
           healthServices, scope);
       built.put(config.name(), cluster);
       scheduleWeightUpdates(cluster);
       if (old != null) {
         retired.add(old);
       }
+      DnsRefreshLoop previousRefresh = dnsRefresh.remove(config.name());
+      if (previousRefresh != null) {
+        previousRefresh.stop();
+      }
       switch (config.discoveryType()) {
         case STATIC -> publishHosts(cluster, config.endpoints());
         case EDS -> publishHosts(cluster, edsEndpoints.getOrDefault(config.edsServiceName(), List.of()));
-        case STRICT_DNS -> {
-          refreshHosts(cluster);
-          long every = Math.max(100, config.dnsRefreshRate().toMillis());
-          ScheduledFuture<?> previous = dnsRefresh.put(config.name(),
-              control.scheduleWithFixedDelay(() -> refreshHosts(cluster), every, every, TimeUnit.MILLISECONDS));
-          if (previous != null) {
-            previous.cancel(false);
-          }
+        case STRICT_DNS, LOGICAL_DNS -> {
+          BooleanSupplier resolve = config.discoveryType() == ClusterConfig.DiscoveryType.STRICT_DNS
+              ? () -> refreshHosts(cluster)
+              : () -> refreshLogicalHost(cluster);
+          DnsRefreshLoop refresh = new DnsRefreshLoop(config, control, new SplittableRandom(seed), resolve);
+          dnsRefresh.put(config.name(), refresh);
+          refresh.start(config.dnsRefresh().waitForWarmOnInit());
         }
       }
       cluster.startHostHealth(control);
-      if (config.discoveryType() != ClusterConfig.DiscoveryType.STRICT_DNS) {
-        ScheduledFuture<?> previous = dnsRefresh.remove(config.name());
-        if (previous != null) {
-          previous.cancel(false);
-        }
-      }
     }
     for (Map.Entry<String, Cluster> e : current.entrySet()) {
       if (!configs.containsKey(e.getKey())) {
         retired.add(e.getValue());
-        ScheduledFuture<?> refresh = dnsRefresh.remove(e.getKey());
+        DnsRefreshLoop refresh = dnsRefresh.remove(e.getKey());
         if (refresh != null) {
-          refresh.cancel(false);
+          refresh.stop();
         }
         ScheduledFuture<?> weightsTask = weightUpdates.remove(e.getKey());
         if (weightsTask != null) {
@@ -255,9 +256,14 @@ public final class ClusterManager {
     };
   }
 
-  /** Resolves the cluster's endpoints and publishes a new host set if the addresses changed. */
-  void refreshHosts(Cluster cluster) {
+  /**
+   * STRICT_DNS: resolves the cluster's endpoints and publishes a new host set if the addresses
+   * changed; false when a name did not resolve.
+   */
+  boolean refreshHosts(Cluster cluster) {
     ClusterConfig config = cluster.config();
+    cluster.stats().updateAttempt.inc();
+    boolean resolved = true;
     Map<InetSocketAddress, Host> existing = new HashMap<>();
     for (Host h : cluster.hosts().hosts()) {
       existing.put(h.address(), h);
@@ -269,8 +275,10 @@ public final class ClusterManager {
         addresses = resolver.resolve(e.address().host());
       } catch (UnknownHostException ex) {
         log.warn("cluster {}: cannot resolve {}: {}", config.name(), e.address().host(), ex.getMessage());
+        resolved = false;
         if (!existing.isEmpty()) {
-          return; // keep the last good answer
+          cluster.stats().updateFailure.inc();
+          return false; // keep the last good answer
         }
         continue;
       }
@@ -286,5 +294,45 @@ public final class ClusterManager {
     } else if (cluster.hosts() == HostSet.EMPTY) {
       cluster.setHosts(HostSet.of(hosts));
     }
+    (resolved ? cluster.stats().updateSuccess : cluster.stats().updateFailure).inc();
+    return resolved;
+  }
+
+  /**
+   * LOGICAL_DNS: resolves the one endpoint's name; the cluster's one host takes the first address
+   * of the lookup family. The first answer creates the host; a later one with another first
+   * address moves it, so that new connections go there while those already open stay in its
+   * pools (Envoy does not drain them). A failure, or an answer without an address of the family,
+   * keeps the host where it is (or the cluster empty); false then.
+   */
+  boolean refreshLogicalHost(Cluster cluster) {
+    ClusterConfig config = cluster.config();
+    ClusterConfig.Endpoint endpoint = config.endpoints().get(0);
+    String name = endpoint.address().host();
+    cluster.stats().updateAttempt.inc();
+    List<InetAddress> addresses;
+    try {
+      addresses = byFamily(resolver.resolve(name), config.dnsLookupFamily());
+    } catch (UnknownHostException ex) {
+      log.warn("cluster {}: cannot resolve {}: {}", config.name(), name, ex.getMessage());
+      cluster.stats().updateFailure.inc();
+      return false;
+    }
+    if (addresses.isEmpty()) {
+      log.warn("cluster {}: {} has no {} address", config.name(), name, config.dnsLookupFamily());
+      cluster.stats().updateFailure.inc();
+      return false;
+    }
+    InetSocketAddress first = new InetSocketAddress(addresses.get(0), endpoint.address().port());
+    List<Host> current = cluster.hosts().hosts();
+    if (current.isEmpty()) {
+      cluster.setHosts(HostSet.of(List.of(cluster.newHost(first, name, endpoint.weight(), Host.NOT_JOINING))));
+    } else if (!current.get(0).address().equals(first)) {
+      log.info("cluster {}: {} now resolves to {}; new connections go there", config.name(), name,
+          first.getAddress().getHostAddress());
+      current.get(0).moveTo(first);
+    }
+    cluster.stats().updateSuccess.inc();
+    return true;
   }
 }

@@ -45,6 +45,10 @@ public final class ClusterStats {
   public final Counter lbOrcaReportParseError;
   /** Picks made over every host because too few were healthy (Envoy's panic mode). */
   public final Counter lbHealthyPanic;
+  /** Membership updates attempted by service discovery (a STRICT_DNS / LOGICAL_DNS resolution). */
+  public final Counter updateAttempt;
+  public final Counter updateSuccess;
+  public final Counter updateFailure;
 
   /** @param http2 whether the cluster speaks HTTP/2 to its hosts (it then has codec stats) */
   public ClusterStats(Scope scope, boolean http2) {
@@ -85,6 +89,9 @@ public final class ClusterStats {
     membershipTotal = scope.gauge("membership_total");
     membershipHealthy = scope.gauge("membership_healthy");
     lbHealthyPanic = scope.counter("lb_healthy_panic");
+    updateAttempt = scope.counter("update_attempt");
+    updateSuccess = scope.counter("update_success");
+    updateFailure = scope.counter("update_failure");
   }
 
   /** Counts a completed upstream response by status class. */

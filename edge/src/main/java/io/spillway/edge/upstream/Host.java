@@ -27,7 +27,8 @@ public final class Host {
   static final int UNHEALTHY = FAILED_ACTIVE_HC | FAILED_OUTLIER_CHECK;
 
   private final String clusterName;
-  private final InetSocketAddress address;
+  /** Final but for a LOGICAL_DNS cluster's one host, which follows the latest resolution. */
+  private volatile InetSocketAddress address;
   private final String hostname;
   private final int weight;
   private final HostPool[] pools;
@@ -106,12 +107,20 @@ public final class Host {
     return clusterName;
   }
 
-  /** The resolved address connections go to. */
+  /**
+   * The resolved address new connections go to. For a LOGICAL_DNS cluster's host it is the first
+   * address of the latest resolution: connections already open to an earlier one stay in the pools.
+   */
   public InetSocketAddress address() {
     return address;
   }
 
-  /** The configured name (a DNS name for STRICT_DNS clusters, the IP otherwise). */
+  /** A LOGICAL_DNS re-resolution moved the host: new connections go to {@code next} (control side). */
+  void moveTo(InetSocketAddress next) {
+    this.address = next;
+  }
+
+  /** The configured name (the DNS name for STRICT_DNS and LOGICAL_DNS clusters, the IP otherwise). */
   public String hostname() {
     return hostname;
   }
@@ -127,7 +136,8 @@ public final class Host {
 
   /** "ip:port", as Envoy prints upstream hosts. */
   public String addressString() {
-    return address.getAddress().getHostAddress() + ":" + address.getPort();
+    InetSocketAddress a = address;
+    return a.getAddress().getHostAddress() + ":" + a.getPort();
   }
 
   public int activeRequests() {

@@ -454,8 +454,6 @@ class ConfigRejectionTest {
 
   @Test
   void rejectsUnsupportedDiscoveryTypes() {
-    BootstrapYaml.minimal().clusters("- {name: backend, type: LOGICAL_DNS}\n")
-        .rejects(CLUSTER_0 + ".type: LOGICAL_DNS is not supported");
     BootstrapYaml.minimal().clusters("- {name: backend, type: ORIGINAL_DST}\n")
         .rejects(CLUSTER_0 + ".type: ORIGINAL_DST is not supported");
     BootstrapYaml.minimal().clusters("- {name: backend, type: EDS}\n")
@@ -475,8 +473,8 @@ class ConfigRejectionTest {
                   - endpoint: {address: {socket_address: {address: backend.internal, port_value: 80}}}
             """)
         .rejects(CLUSTER_0 + ".load_assignment.endpoints[0].lb_endpoints[1].endpoint.address.socket_address.address:"
-            + " \"backend.internal\" is not an IP address (a STATIC cluster needs IP addresses; use STRICT_DNS for"
-            + " names)");
+            + " \"backend.internal\" is not an IP address (a STATIC cluster needs IP addresses; use STRICT_DNS or"
+            + " LOGICAL_DNS for names)");
   }
 
   @Test
@@ -644,11 +642,11 @@ class ConfigRejectionTest {
   void reportsTheFirstProblemOnly() {
     ConfigException e = org.assertj.core.api.Assertions.catchThrowableOfType(ConfigException.class,
         () -> BootstrapYaml.minimal()
-            .clusters("- {name: backend, lb_policy: MAGLEV, type: LOGICAL_DNS}\n")
+            .clusters("- {name: backend, lb_policy: MAGLEV, type: ORIGINAL_DST}\n")
             .translate());
 
     assertThat(e.path()).isEqualTo(CLUSTER_0 + ".type");
-    assertThat(e.rule()).isEqualTo("LOGICAL_DNS is not supported");
+    assertThat(e.rule()).isEqualTo("ORIGINAL_DST is not supported");
   }
 
   private static void assertRejects(String yaml, String message) {

@@ -12,6 +12,7 @@ import io.spillway.edge.stats.Counter;
 import io.spillway.edge.stats.Gauge;
 import io.spillway.edge.stats.Stat;
 import io.spillway.edge.stats.StatsStore;
+import io.spillway.edge.upstream.ClusterManager;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -32,11 +33,11 @@ final class EdgeHarness implements AutoCloseable {
       .build();
 
   private EdgeHarness(String yaml, String policyJson) throws Exception {
-    this(yaml, policyJson, null, true);
+    this(yaml, policyJson, null, true, ClusterManager.Resolver.SYSTEM);
   }
 
-  private EdgeHarness(String yaml, String policyJson, java.nio.file.Path xdsStateDir, boolean xdsPolicyType)
-      throws Exception {
+  private EdgeHarness(String yaml, String policyJson, java.nio.file.Path xdsStateDir, boolean xdsPolicyType,
+      ClusterManager.Resolver resolver) throws Exception {
     Bootstrap bootstrap = BootstrapLoader.parse(yaml, BootstrapLoader.Format.YAML);
     EdgeConfig config = ConfigTranslator.translate(bootstrap);
     if (!xdsPolicyType) {
@@ -55,7 +56,7 @@ final class EdgeHarness implements AutoCloseable {
         new ServerOptions(2, Duration.ofSeconds(5), "auto", 42L, null, null,
             io.spillway.policy.EffectivePolicy.resolve(policy, defaults), defaults,
             java.util.Optional.ofNullable(xdsStateDir)),
-        stats, Clock.systemUTC());
+        stats, Clock.systemUTC(), resolver);
     server.start();
   }
 
@@ -73,7 +74,12 @@ final class EdgeHarness implements AutoCloseable {
    * keeping its last-known-good state in {@code xdsStateDir} when that is not null.
    */
   static EdgeHarness startForEnvoyXds(String yaml, java.nio.file.Path xdsStateDir) throws Exception {
-    return new EdgeHarness(yaml, null, xdsStateDir, false);
+    return new EdgeHarness(yaml, null, xdsStateDir, false, ClusterManager.Resolver.SYSTEM);
+  }
+
+  /** An edge whose STRICT_DNS and LOGICAL_DNS names are resolved by {@code resolver}. */
+  static EdgeHarness start(String yaml, ClusterManager.Resolver resolver) throws Exception {
+    return new EdgeHarness(yaml, null, null, true, resolver);
   }
 
   EdgeServer server() {

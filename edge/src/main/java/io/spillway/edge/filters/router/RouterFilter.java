@@ -223,8 +223,8 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     UpstreamStream stream = a.stream();
     callbacks.streamInfo().setUpstreamHost(a.host());
     if (entry.routeAction().autoHostRewrite()
-        && cluster.config().discoveryType() == ClusterConfig.DiscoveryType.STRICT_DNS) {
-      // Envoy rewrites to the host's DNS name; STATIC hosts have none, so their Host stays.
+        && cluster.config().discoveryType().resolvesNames()) {
+      // Envoy rewrites to the host's DNS name; STATIC and EDS hosts have none, so their Host stays.
       request.setAuthority(a.host().hostname());
     }
     if (body.empty()) {
