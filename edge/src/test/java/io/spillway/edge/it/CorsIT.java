@@ -2,6 +2,8 @@ package io.spillway.edge.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spillway.edge.stats.PrometheusStatsFormat;
+import io.spillway.edge.stats.StatFilter;
 import io.spillway.testkit.H2cClient;
 import io.spillway.testkit.HeaderField;
 import io.spillway.testkit.OriginServer;
@@ -120,6 +122,8 @@ class CorsIT {
     assertThat(edge.awaitStat("http.ingress.cors.origin_valid", 2)).isEqualTo(2);
     assertThat(edge.stat("http.ingress.cors.origin_invalid")).isZero();
     assertThat(edge.awaitStat("http.ingress.downstream_rq_2xx", 2)).isEqualTo(2);
+    assertThat(PrometheusStatsFormat.render(edge.stats(), StatFilter.ALL))
+        .contains("envoy_http_cors_origin_valid{envoy_http_conn_manager_prefix=\"ingress\"} 2");
   }
 
   @Test
