@@ -11,6 +11,8 @@ import io.envoyproxy.envoy.extensions.access_loggers.file.v3.FileAccessLog;
 import io.envoyproxy.envoy.extensions.access_loggers.stream.v3.StderrAccessLog;
 import io.envoyproxy.envoy.extensions.access_loggers.stream.v3.StdoutAccessLog;
 import io.envoyproxy.envoy.extensions.filters.http.buffer.v3.Buffer;
+import io.envoyproxy.envoy.extensions.filters.http.cors.v3.Cors;
+import io.envoyproxy.envoy.extensions.filters.http.cors.v3.CorsPolicy;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthz;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute;
 import io.envoyproxy.envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit;
@@ -98,6 +100,8 @@ public final class ExtensionRegistry {
   public static final String EXT_AUTHZ = "envoy.filters.http.ext_authz";
   /** Envoy's name of the local rate limit HTTP filter. */
   public static final String LOCAL_RATELIMIT = "envoy.filters.http.local_ratelimit";
+  /** Envoy's name of the CORS HTTP filter. */
+  public static final String CORS = "envoy.filters.http.cors";
   /** Envoy's name of the TLS transport socket. */
   public static final String TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
   /** The {@code typed_extension_protocol_options} key of upstream HTTP protocol options. */
@@ -115,6 +119,8 @@ public final class ExtensionRegistry {
       .add(EXT_AUTHZ, Category.HTTP_FILTER, ExtAuthz.getDefaultInstance())
       .add(EXT_AUTHZ + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, ExtAuthzPerRoute.getDefaultInstance())
       .add(LOCAL_RATELIMIT, Category.HTTP_FILTER, LocalRateLimit.getDefaultInstance())
+      .addNameSuffices(CORS, Category.HTTP_FILTER, Cors.getDefaultInstance())
+      .add(CORS + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, CorsPolicy.getDefaultInstance())
       .add("envoy.config.route.v3.FilterConfig", Category.PER_ROUTE_FILTER_CONFIG, FilterConfig.getDefaultInstance())
       .add(TLS_TRANSPORT_SOCKET, Category.TRANSPORT_SOCKET, DownstreamTlsContext.getDefaultInstance())
       .add(UPSTREAM_HTTP_PROTOCOL_OPTIONS, Category.UPSTREAM_PROTOCOL_OPTIONS,
@@ -162,6 +168,7 @@ public final class ExtensionRegistry {
       "envoy.router", ROUTER,
       "envoy.buffer", BUFFER,
       "envoy.ext_authz", EXT_AUTHZ,
+      "envoy.cors", CORS,
       "envoy.http_connection_manager", HTTP_CONNECTION_MANAGER,
       "envoy.listener.tls_inspector", "envoy.filters.listener.tls_inspector",
       "envoy.listener.http_inspector", "envoy.filters.listener.http_inspector",
@@ -275,7 +282,7 @@ public final class ExtensionRegistry {
    * older Envoy releases looked the name up, and files written for them rely on that; current
    * Envoy refuses unless {@code envoy.reloadable_features.no_extension_lookup_by_name} is false.
    * Spillway looks the name up for the extensions whose default config is complete
-   * ({@link Extension#nameSuffices()}: the router, the TLS and HTTP inspectors) and asks for the
+   * ({@link Extension#nameSuffices()}: the router, CORS, the TLS and HTTP inspectors) and asks for the
    * typed_config of the others.
    *
    * @param path the path of the entry; errors name its {@code name} or {@code typed_config}

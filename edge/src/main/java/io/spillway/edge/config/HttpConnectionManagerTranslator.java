@@ -3,6 +3,7 @@ package io.spillway.edge.config;
 import io.envoyproxy.envoy.config.core.v3.Http1ProtocolOptions;
 import io.envoyproxy.envoy.config.core.v3.HttpProtocolOptions;
 import io.envoyproxy.envoy.extensions.filters.http.buffer.v3.Buffer;
+import io.envoyproxy.envoy.extensions.filters.http.cors.v3.Cors;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthz;
 import io.envoyproxy.envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit;
 import io.envoyproxy.envoy.extensions.filters.http.router.v3.Router;
@@ -19,7 +20,7 @@ import java.util.Optional;
 /**
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
- * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz and local_ratelimit filters and must end with the router.
+ * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit and cors filters and must end with the router.
  */
 final class HttpConnectionManagerTranslator {
 
@@ -42,6 +43,8 @@ final class HttpConnectionManagerTranslator {
       "name", "typed_config");
   private static final SupportedFields ROUTER = SupportedFields.of(Router.getDescriptor(), "dynamic_stats");
   private static final SupportedFields BUFFER = SupportedFields.of(Buffer.getDescriptor(), "max_request_bytes");
+  /** The CORS filter's config has no fields: its policies come from the routes. */
+  private static final SupportedFields CORS = SupportedFields.of(Cors.getDescriptor());
 
   private final ExtensionRegistry registry;
   private final RouteTranslator routes;
@@ -237,6 +240,13 @@ final class HttpConnectionManagerTranslator {
       case ExtensionRegistry.LOCAL_RATELIMIT -> RateLimitTranslator.localRateLimit(
           registry.unpack(filter.getTypedConfig(), LocalRateLimit.class, Category.HTTP_FILTER, configPath),
           configPath, false);
+      case ExtensionRegistry.CORS -> {
+        if (ExtensionRegistry.carriesConfig(filter.hasTypedConfig(), filter.getTypedConfig())) {
+          CORS.check(registry.unpack(filter.getTypedConfig(), Cors.class, Category.HTTP_FILTER, configPath),
+              configPath);
+        }
+        yield HttpFilterConfig.NoSettings.INSTANCE;
+      }
       default -> throw new ConfigException(filterPath, extension + " is not supported");
     };
   }

@@ -22,6 +22,9 @@ import java.util.regex.Pattern;
  * @param filterConfigs the {@code typed_per_filter_config} entries that configure a filter for this
  *     route (by the filter's name in the connection manager): the route's own, else its virtual host's
  * @param rateLimits the {@code rate_limits} of the route and of its virtual host
+ * @param cors the older {@code cors} field's policy for a forwarding route: its route action's,
+ *     each field it leaves empty taken from its virtual host's; the CORS filter uses it when no
+ *     {@code typed_per_filter_config} gives it a policy
  */
 public record Route(
     String name,
@@ -32,19 +35,22 @@ public record Route(
     Map<String, String> metadata,
     java.util.Set<String> disabledFilters,
     Map<String, RouteFilterConfig> filterConfigs,
-    RateLimits rateLimits) {
+    RateLimits rateLimits,
+    Optional<CorsPolicy> cors) {
 
   public Route {
     metadata = Map.copyOf(metadata);
     disabledFilters = java.util.Set.copyOf(disabledFilters);
     filterConfigs = Map.copyOf(filterConfigs);
     java.util.Objects.requireNonNull(rateLimits, "rateLimits");
+    java.util.Objects.requireNonNull(cors, "cors");
   }
 
-  /** A route without per-route filter configuration or rate limits. */
+  /** A route without per-route filter configuration, rate limits or CORS policy. */
   public Route(String name, Match match, Action action, HeaderMutations requestHeaders, HeaderMutations responseHeaders,
       Map<String, String> metadata, java.util.Set<String> disabledFilters) {
-    this(name, match, action, requestHeaders, responseHeaders, metadata, disabledFilters, Map.of(), RateLimits.NONE);
+    this(name, match, action, requestHeaders, responseHeaders, metadata, disabledFilters, Map.of(), RateLimits.NONE,
+        Optional.empty());
   }
 
   /**

@@ -36,6 +36,9 @@ import java.util.TreeMap;
  */
 final class RouteTranslator {
 
+  /** The CORS filter's per-route message (its simple name is the record it becomes). */
+  private static final Class<io.envoyproxy.envoy.extensions.filters.http.cors.v3.CorsPolicy> CORS_POLICY =
+      io.envoyproxy.envoy.extensions.filters.http.cors.v3.CorsPolicy.class;
   private static final Duration DEFAULT_ROUTE_TIMEOUT = Duration.ofSeconds(15);
   /** Envoy's default {@code max_direct_response_body_size_bytes}. */
   private static final int MAX_DIRECT_RESPONSE_BODY = 4096;
@@ -45,7 +48,7 @@ final class RouteTranslator {
       "response_headers_to_remove", "validate_clusters");
   private static final SupportedFields VIRTUAL_HOST = SupportedFields.of(VirtualHost.getDescriptor(),
       "name", "domains", "routes", "request_headers_to_add", "request_headers_to_remove", "response_headers_to_add",
-      "response_headers_to_remove", "retry_policy", "typed_per_filter_config", "rate_limits");
+      "response_headers_to_remove", "retry_policy", "typed_per_filter_config", "rate_limits", "cors");
   private static final SupportedFields ROUTE = SupportedFields.of(
       io.envoyproxy.envoy.config.route.v3.Route.getDescriptor(),
       "name", "match", "route", "redirect", "direct_response", "metadata", "request_headers_to_add",
@@ -54,7 +57,7 @@ final class RouteTranslator {
   private static final SupportedFields FILTER_CONFIG = SupportedFields.of(FilterConfig.getDescriptor(), "disabled");
   private static final SupportedFields ROUTE_ACTION = SupportedFields.of(RouteAction.getDescriptor(),
       "cluster", "cluster_header", "weighted_clusters", "prefix_rewrite", "host_rewrite_literal", "auto_host_rewrite",
-      "timeout", "idle_timeout", "retry_policy", "rate_limits", "include_vh_rate_limits");
+      "timeout", "idle_timeout", "retry_policy", "rate_limits", "include_vh_rate_limits", "cors");
   private static final SupportedFields WEIGHTED_CLUSTER = SupportedFields.of(WeightedCluster.getDescriptor(),
       "clusters", "total_weight");
   private static final SupportedFields CLUSTER_WEIGHT = SupportedFields.of(
@@ -105,6 +108,7 @@ final class RouteTranslator {
             Direction.RESPONSE, path));
   }
 
+  @SuppressWarnings("deprecation") // cors: deprecated for typed_per_filter_config, still honoured by Envoy
   private RouteConfig.VirtualHost virtualHost(VirtualHost vh, FieldPath path, Map<String, FieldPath> seenDomains,
       boolean validateClusters) throws ConfigException {
     VIRTUAL_HOST.check(vh, path);
@@ -130,10 +134,13 @@ final class RouteTranslator {
     Map<String, Object> hostFilters = perFilter(vh.getTypedPerFilterConfigMap(), path.field("typed_per_filter_config"));
     List<RateLimitPolicy> hostRateLimits = RateLimitTranslator.policies(vh.getRateLimitsList(),
         path.field("rate_limits"));
+    Optional<CorsPolicy> hostCors = vh.hasCors()
+        ? Optional.of(CorsPolicyTranslator.translate(vh.getCors(), path.field("cors")))
+        : Optional.empty();
     List<Route> routes = new ArrayList<>();
     for (int i = 0; i < vh.getRoutesCount(); i++) {
       routes.add(route(vh.getRoutes(i), path.field("routes").index(i), hostRetry, validateClusters, hostFilters,
-          hostRateLimits));
+          hostRateLimits, hostCors));
     }
     return new RouteConfig.VirtualHost(vh.getName(), domains, routes,
         HeaderMutationTranslator.translate(vh.getRequestHeadersToAddList(), vh.getRequestHeadersToRemoveList(),
@@ -173,7 +180,7 @@ final class RouteTranslator {
    * filter off, {@link Boolean#FALSE} when it leaves it on, or the filter's configuration for the
    * route ({@link RouteFilterConfig}). Supported: {@code ExtAuthzPerRoute} with {@code disabled},
    * Envoy's generic {@code FilterConfig} with {@code disabled} and no {@code config}, and a
-   * {@code LocalRateLimit} (the route's own limit).
+   * {@code LocalRateLimit} (the route's own limit) and a CORS filter's {@code CorsPolicy}.
    */
   private static Map<String, Object> perFilter(Map<String, Any> configs, FieldPath path) throws ConfigException {
     Map<String, Object> entries = new TreeMap<>();
@@ -191,10 +198,13 @@ final class RouteTranslator {
           entries.put(entry.getKey(), config.getDisabled());
         } else if (any.is(LocalRateLimit.class)) {
           entries.put(entry.getKey(), RateLimitTranslator.localRateLimit(any.unpack(LocalRateLimit.class), at, true));
+        } else if (any.is(CORS_POLICY)) {
+          entries.put(entry.getKey(), CorsPolicyTranslator.translate(any.unpack(CORS_POLICY), at));
         } else {
           throw new ConfigException(at, "\"" + any.getTypeUrl() + "\" is not supported here: only "
               + ExtAuthzPerRoute.getDescriptor().getFullName() + " or " + FilterConfig.getDescriptor().getFullName()
-              + " with disabled, or " + LocalRateLimit.getDescriptor().getFullName());
+              + " with disabled, " + LocalRateLimit.getDescriptor().getFullName() + " or "
+              + io.envoyproxy.envoy.extensions.filters.http.cors.v3.CorsPolicy.getDescriptor().getFullName());
         }
       } catch (InvalidProtocolBufferException e) {
         throw new ConfigException(at, "cannot decode " + any.getTypeUrl() + ": " + e.getMessage(), e);
@@ -203,10 +213,10 @@ final class RouteTranslator {
     return entries;
   }
 
-  @SuppressWarnings("deprecation") // include_vh_rate_limits: deprecated, still accepted by Envoy
+  @SuppressWarnings("deprecation") // include_vh_rate_limits, cors: deprecated, still honoured by Envoy
   private Route route(io.envoyproxy.envoy.config.route.v3.Route r, FieldPath path, RetryPolicy hostRetry,
-      boolean validateClusters, Map<String, Object> hostFilters, List<RateLimitPolicy> hostRateLimits)
-      throws ConfigException {
+      boolean validateClusters, Map<String, Object> hostFilters, List<RateLimitPolicy> hostRateLimits,
+      Optional<CorsPolicy> hostCors) throws ConfigException {
     ROUTE.check(r, path);
     FieldPath matchPath = path.field("match");
     if (!r.hasMatch()) {
@@ -222,11 +232,17 @@ final class RouteTranslator {
     Map<String, Object> filters = merged(hostFilters,
         perFilter(r.getTypedPerFilterConfigMap(), path.field("typed_per_filter_config")));
     Route.RateLimits rateLimits = Route.RateLimits.NONE;
+    Optional<CorsPolicy> cors = Optional.empty();
     if (r.hasRoute()) {
       RouteAction a = r.getRoute();
       rateLimits = new Route.RateLimits(
           RateLimitTranslator.policies(a.getRateLimitsList(), path.field("route").field("rate_limits")),
           hostRateLimits, a.hasIncludeVhRateLimits() && a.getIncludeVhRateLimits().getValue());
+      // Envoy reads the route action's policy first, field by field, then the virtual host's.
+      cors = a.hasCors()
+          ? Optional.of(CorsPolicyTranslator.translate(a.getCors(), path.field("route").field("cors")))
+              .map(own -> hostCors.map(own::over).orElse(own))
+          : hostCors;
     } else if (!hostRateLimits.isEmpty()) {
       rateLimits = new Route.RateLimits(List.of(), hostRateLimits, false);
     }
@@ -236,13 +252,19 @@ final class RouteTranslator {
         HeaderMutationTranslator.translate(r.getResponseHeadersToAddList(), r.getResponseHeadersToRemoveList(),
             Direction.RESPONSE, path),
         r.hasMetadata() ? metadata(r.getMetadata(), path.field("metadata")) : Map.of(),
-        disabledFilters(filters), filterConfigs(filters), rateLimits);
+        disabledFilters(filters), filterConfigs(filters), rateLimits, cors);
   }
 
-  /** A route's {@code typed_per_filter_config} entries: its virtual host's, each overridden by the route's own. */
+  /**
+   * A route's {@code typed_per_filter_config} entries: its virtual host's, each overridden by the
+   * route's own. A CORS policy on both is merged field by field, the route's first, as Envoy's
+   * CORS filter reads them.
+   */
   private static Map<String, Object> merged(Map<String, Object> host, Map<String, Object> route) {
     Map<String, Object> merged = new TreeMap<>(host);
-    merged.putAll(route);
+    route.forEach((name, own) -> merged.merge(name, own, (hostValue, routeValue) ->
+        routeValue instanceof CorsPolicy r
+            && hostValue instanceof CorsPolicy h ? r.over(h) : routeValue));
     return merged;
   }
 

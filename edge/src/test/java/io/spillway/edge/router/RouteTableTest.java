@@ -207,7 +207,7 @@ class RouteTableTest {
   private static Route withFilterConfig(String prefix, io.spillway.edge.config.RouteFilterConfig config) {
     return new Route(prefix, new Route.Match(new Route.PathMatch.Prefix(prefix), true, List.of(), List.of()),
         action("c"), HeaderMutations.NONE, HeaderMutations.NONE, Map.of(), java.util.Set.of(), Map.of("rl", config),
-        Route.RateLimits.NONE);
+        Route.RateLimits.NONE, Optional.empty());
   }
 
   private static io.spillway.edge.config.LocalRateLimitConfig rateLimit(String statPrefix) {

@@ -233,7 +233,7 @@ class LocalRateLimitFilterTest {
     Route route = new Route("r", new Route.Match(new Route.PathMatch.Prefix("/"), true, List.of(), List.of()),
         new Route.RouteAction(List.of(new Route.WeightedCluster("backend", 1)), Optional.empty(), Optional.empty(),
             Optional.empty(), false, Duration.ofSeconds(15), Optional.empty(), RetryPolicy.NONE),
-        HeaderMutations.NONE, HeaderMutations.NONE, Map.of(), Set.of(), Map.of(), limits);
+        HeaderMutations.NONE, HeaderMutations.NONE, Map.of(), Set.of(), Map.of(), limits, Optional.empty());
     return new RouteEntry(route, "vh", List.of(), List.of(), RetryPolicy.NONE, new int[0], filterConfigs);
   }
 

@@ -1,0 +1,123 @@
+package io.spillway.edge.filters.cors;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.http.filter.DecoderFilterCallbacks;
+import io.spillway.edge.http.filter.DownstreamWatermarkCallbacks;
+import io.spillway.edge.http.filter.ResponseFlag;
+import io.spillway.edge.http.filter.StreamInfo;
+import io.spillway.edge.http.message.RequestHeaders;
+import io.spillway.edge.http.message.ResponseHeaders;
+import io.spillway.edge.router.RouteEntry;
+import io.spillway.edge.upstream.ConnectionShare;
+import io.spillway.edge.upstream.Worker;
+import java.util.function.Consumer;
+
+/** The decoder side of one stream as the CORS filter sees it, recording the reply it sends. */
+final class FakeCallbacks implements DecoderFilterCallbacks {
+  final Worker worker;
+  final RouteEntry route;
+  final RequestHeaders request;
+  final StreamInfo info = new StreamInfo(0, "127.0.0.1", false);
+  ResponseHeaders reply;
+  ResponseFlag replyFlag;
+  int replies;
+
+  FakeCallbacks(Worker worker, RouteEntry route, RequestHeaders request) {
+    this.worker = worker;
+    this.route = route;
+    this.request = request;
+  }
+
+  @Override
+  public Worker worker() {
+    return worker;
+  }
+
+  @Override
+  public ConnectionShare connectionShare() {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public RouteEntry route() {
+    return route;
+  }
+
+  @Override
+  public RequestHeaders requestHeaders() {
+    return request;
+  }
+
+  @Override
+  public StreamInfo streamInfo() {
+    return info;
+  }
+
+  @Override
+  public void sendLocalReply(int status, String body, ResponseFlag flag, Consumer<HttpHeaders> modifyHeaders) {
+    throw new UnsupportedOperationException("the CORS filter builds its reply's headers itself");
+  }
+
+  @Override
+  public void sendLocalReply(ResponseHeaders headers, ByteBuf body, ResponseFlag flag) {
+    if (body != null) {
+      throw new AssertionError("a preflight reply has no body");
+    }
+    reply = headers;
+    replyFlag = flag;
+    replies++;
+  }
+
+  @Override
+  public void resetStream(ResponseFlag flag) {
+    throw new UnsupportedOperationException();
+  }
+
+  @Override
+  public boolean responseStarted() {
+    return false;
+  }
+
+  @Override
+  public void continueDecoding() {
+    throw new UnsupportedOperationException("the filter decides inline");
+  }
+
+  @Override
+  public long decoderBufferLimit() {
+    return 0;
+  }
+
+  @Override
+  public void setDecoderBufferLimit(long bytes) {}
+
+  @Override
+  public void encodeHeaders(ResponseHeaders headers, boolean endStream) {}
+
+  @Override
+  public void encodeData(ByteBuf data, boolean endStream) {}
+
+  @Override
+  public void encodeTrailers(HttpHeaders trailers) {}
+
+  @Override
+  public void flushResponse() {}
+
+  @Override
+  public void readDisable(boolean disable) {}
+
+  @Override
+  public boolean downstreamWritable() {
+    return true;
+  }
+
+  @Override
+  public void setDownstreamWatermarkCallbacks(DownstreamWatermarkCallbacks callbacks) {}
+
+  @Override
+  public void setResponseDeadline(long deadlineNanos, Runnable onExpiry) {}
+
+  @Override
+  public void touch() {}
+}
