@@ -24,9 +24,9 @@ import java.util.Optional;
  * @param allowCredentials {@code allow_credentials}, empty when unset (false)
  * @param allowPrivateNetworkAccess {@code allow_private_network_access}, empty when unset (false)
  * @param forwardNotMatchingPreflights {@code forward_not_matching_preflights}, empty when unset (true)
- * @param enabledPerMillion {@code filter_enabled}'s default_value in parts per million; a million
- *     when unset (Envoy enforces the policy unless told otherwise)
- * @param shadowPerMillion {@code shadow_enabled}'s default_value in parts per million; 0 when unset
+ * @param filterEnabled {@code filter_enabled}; always when unset (Envoy enforces the policy unless
+ *     told otherwise)
+ * @param shadowEnabled {@code shadow_enabled}; never when unset
  */
 public record CorsPolicy(
     List<StringMatch> allowOrigins,
@@ -37,11 +37,11 @@ public record CorsPolicy(
     Optional<Boolean> allowCredentials,
     Optional<Boolean> allowPrivateNetworkAccess,
     Optional<Boolean> forwardNotMatchingPreflights,
-    int enabledPerMillion,
-    int shadowPerMillion) implements RouteFilterConfig {
+    RuntimeFraction filterEnabled,
+    RuntimeFraction shadowEnabled) implements RouteFilterConfig {
 
   /** One million: the scale of the two fractions. */
-  public static final int MILLION = 1_000_000;
+  public static final int MILLION = RuntimeFraction.MILLION;
 
   public CorsPolicy {
     allowOrigins = List.copyOf(allowOrigins);
@@ -68,7 +68,7 @@ public record CorsPolicy(
         allowCredentials.or(lessSpecific::allowCredentials),
         allowPrivateNetworkAccess.or(lessSpecific::allowPrivateNetworkAccess),
         forwardNotMatchingPreflights.or(lessSpecific::forwardNotMatchingPreflights),
-        enabledPerMillion,
-        shadowPerMillion);
+        filterEnabled,
+        shadowEnabled);
   }
 }

@@ -3,7 +3,6 @@ package io.spillway.edge.config;
 import com.google.protobuf.BoolValue;
 import io.envoyproxy.envoy.config.core.v3.RuntimeFractionalPercent;
 import io.envoyproxy.envoy.type.matcher.v3.StringMatcher;
-import io.envoyproxy.envoy.type.v3.FractionalPercent;
 import io.spillway.edge.config.Route.StringMatch;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,8 +28,6 @@ final class CorsPolicyTranslator {
       io.envoyproxy.envoy.config.route.v3.CorsPolicy.getDescriptor(),
       "allow_origin_string_match", "allow_methods", "allow_headers", "expose_headers", "max_age", "allow_credentials",
       "filter_enabled", "shadow_enabled", "allow_private_network_access", "forward_not_matching_preflights");
-  private static final SupportedFields FRACTION = SupportedFields.of(RuntimeFractionalPercent.getDescriptor(),
-      "default_value", "runtime_key");
 
   private CorsPolicyTranslator() {}
 
@@ -76,8 +73,8 @@ final class CorsPolicyTranslator {
         headerValue(exposeHeaders, path.field("expose_headers")),
         headerValue(maxAge, path.field("max_age")),
         allowCredentials, allowPrivateNetworkAccess, forwardNotMatchingPreflights,
-        hasEnabled ? fraction(enabled, path.field("filter_enabled")) : CorsPolicy.MILLION,
-        hasShadow ? fraction(shadow, path.field("shadow_enabled")) : 0);
+        hasEnabled ? RuntimeTranslator.fraction(enabled, path.field("filter_enabled")) : RuntimeFraction.ALWAYS,
+        hasShadow ? RuntimeTranslator.fraction(shadow, path.field("shadow_enabled")) : RuntimeFraction.NEVER);
   }
 
   private static Optional<Boolean> optional(boolean has, BoolValue value) {
@@ -94,22 +91,5 @@ final class CorsPolicyTranslator {
       }
     }
     return value;
-  }
-
-  /** A runtime fraction's default value in parts per million (capped at 100%, as Envoy does). */
-  private static int fraction(RuntimeFractionalPercent f, FieldPath path) throws ConfigException {
-    FRACTION.check(f, path);
-    if (!f.hasDefaultValue()) {
-      throw new ConfigException(path.field("default_value"), "default_value is required");
-    }
-    FractionalPercent p = f.getDefaultValue();
-    long scale = switch (p.getDenominator()) {
-      case HUNDRED -> 10_000;
-      case TEN_THOUSAND -> 100;
-      case MILLION -> 1;
-      default -> throw new ConfigException(path.field("default_value").field("denominator"),
-          p.getDenominatorValue() + " is not a denominator (HUNDRED, TEN_THOUSAND or MILLION)");
-    };
-    return (int) Math.min(CorsPolicy.MILLION, Integer.toUnsignedLong(p.getNumerator()) * scale);
   }
 }

@@ -5,7 +5,6 @@ import io.envoyproxy.envoy.config.route.v3.RateLimit;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.LocalRateLimitDescriptor;
 import io.envoyproxy.envoy.extensions.common.ratelimit.v3.RateLimitDescriptor;
 import io.envoyproxy.envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit;
-import io.envoyproxy.envoy.type.v3.FractionalPercent;
 import io.spillway.edge.config.HeaderMutationTranslator.Direction;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,8 +31,6 @@ final class RateLimitTranslator {
       "always_consume_default_token_bucket", "rate_limits");
   private static final SupportedFields TOKEN_BUCKET = SupportedFields.of(
       io.envoyproxy.envoy.type.v3.TokenBucket.getDescriptor(), "max_tokens", "tokens_per_fill", "fill_interval");
-  private static final SupportedFields FRACTION = SupportedFields.of(RuntimeFractionalPercent.getDescriptor(),
-      "default_value", "runtime_key");
   private static final SupportedFields DESCRIPTOR = SupportedFields.of(LocalRateLimitDescriptor.getDescriptor(),
       "entries", "token_bucket");
   private static final SupportedFields ENTRY = SupportedFields.of(RateLimitDescriptor.Entry.getDescriptor(),
@@ -241,24 +238,10 @@ final class RateLimitTranslator {
     return new LocalRateLimitConfig.TokenBucket(max, perFill, interval);
   }
 
-  /** A runtime fractional percent: its key and default in parts per million; never when unset (Envoy's default). */
+  /** A runtime fractional percent; never when unset (Envoy's default). */
   private static RuntimeFraction fraction(boolean has, RuntimeFractionalPercent f, FieldPath path)
       throws ConfigException {
-    if (!has) {
-      return RuntimeFraction.NEVER;
-    }
-    FRACTION.check(f, path);
-    FractionalPercent p = f.getDefaultValue();
-    long scale = switch (p.getDenominator()) {
-      case HUNDRED -> 10_000;
-      case TEN_THOUSAND -> 100;
-      case MILLION -> 1;
-      default -> throw new ConfigException(path.field("default_value").field("denominator"),
-          p.getDenominator() + " is not defined");
-    };
-    // Envoy caps a numerator above the denominator at 100%.
-    return new RuntimeFraction(f.getRuntimeKey(),
-        (int) Math.min(RuntimeFraction.MILLION, Integer.toUnsignedLong(p.getNumerator()) * scale));
+    return has ? RuntimeTranslator.fraction(f, path) : RuntimeFraction.NEVER;
   }
 
   private static String required(String value, FieldPath path) throws ConfigException {

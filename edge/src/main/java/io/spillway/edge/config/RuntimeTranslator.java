@@ -24,6 +24,8 @@ final class RuntimeTranslator {
   private static final SupportedFields LAYERED = SupportedFields.of(LayeredRuntime.getDescriptor(), "layers");
   private static final SupportedFields LAYER = SupportedFields.of(RuntimeLayer.getDescriptor(),
       "name", "static_layer", "disk_layer", "admin_layer");
+  private static final SupportedFields FRACTION = SupportedFields.of(
+      io.envoyproxy.envoy.config.core.v3.RuntimeFractionalPercent.getDescriptor(), "default_value", "runtime_key");
   private static final SupportedFields DISK = SupportedFields.of(RuntimeLayer.DiskLayer.getDescriptor(),
       "symlink_root", "subdirectory", "append_service_cluster");
 
@@ -63,6 +65,28 @@ final class RuntimeTranslator {
       });
     }
     return new RuntimeConfig(layers);
+  }
+
+  /**
+   * A {@code RuntimeFractionalPercent}: its runtime key and its {@code default_value} (required, as
+   * Envoy's validation has it) in parts per million, capped at 100 % as Envoy does.
+   */
+  static RuntimeFraction fraction(io.envoyproxy.envoy.config.core.v3.RuntimeFractionalPercent f, FieldPath path)
+      throws ConfigException {
+    FRACTION.check(f, path);
+    if (!f.hasDefaultValue()) {
+      throw new ConfigException(path.field("default_value"), "default_value is required");
+    }
+    io.envoyproxy.envoy.type.v3.FractionalPercent p = f.getDefaultValue();
+    long scale = switch (p.getDenominator()) {
+      case HUNDRED -> 10_000;
+      case TEN_THOUSAND -> 100;
+      case MILLION -> 1;
+      default -> throw new ConfigException(path.field("default_value").field("denominator"),
+          p.getDenominatorValue() + " is not a denominator (HUNDRED, TEN_THOUSAND or MILLION)");
+    };
+    return new RuntimeFraction(f.getRuntimeKey(),
+        (int) Math.min(RuntimeFraction.MILLION, Integer.toUnsignedLong(p.getNumerator()) * scale));
   }
 
   private static RuntimeConfig.DiskLayer disk(RuntimeLayer layer, FieldPath path)

@@ -43,7 +43,7 @@ public final class HttpFilterRegistry {
       LOCAL_RATELIMIT, (entry, context) -> new LocalRateLimitFactory(entry.name(),
           entry.settings(LocalRateLimitConfig.class), context.rootScope(), context.nanoClock(),
           context.runtime()::snapshot),
-      CORS, (entry, context) -> new CorsFactory(entry.name(), context.httpScope()));
+      CORS, (entry, context) -> new CorsFactory(entry.name(), context.httpScope(), context.runtime()::snapshot));
 
   private HttpFilterRegistry() {}
 

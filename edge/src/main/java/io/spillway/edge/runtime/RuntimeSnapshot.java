@@ -145,7 +145,13 @@ public final class RuntimeSnapshot {
     return perMillion > 0 && random.nextInt(MILLION) < perMillion;
   }
 
-  private static final int MILLION = 1_000_000;
+  /** {@link #featureEnabled(String, int, java.util.random.RandomGenerator)} for a translated fraction. */
+  public boolean featureEnabled(io.spillway.edge.config.RuntimeFraction fraction,
+      java.util.random.RandomGenerator random) {
+    return featureEnabled(fraction.runtimeKey(), fraction.defaultPerMillion(), random);
+  }
+
+  private static final int MILLION = io.spillway.edge.config.RuntimeFraction.MILLION;
 
   private static long parseOr(String s, long fallback) {
     try {

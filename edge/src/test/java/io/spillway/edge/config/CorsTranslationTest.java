@@ -120,8 +120,8 @@ class CorsTranslationTest {
     assertThat(p.exposeHeaders()).isEqualTo("x-exposed");
     assertThat(p.maxAge()).isEqualTo("600");
     assertThat(p.allowCredentials()).contains(true);
-    assertThat(p.enabledPerMillion()).isEqualTo(500_000);
-    assertThat(p.shadowPerMillion()).isEqualTo(2_500);
+    assertThat(p.filterEnabled().defaultPerMillion()).isEqualTo(500_000);
+    assertThat(p.shadowEnabled().defaultPerMillion()).isEqualTo(2_500);
     assertThat(p.allowPrivateNetworkAccess()).contains(true);
     assertThat(p.forwardNotMatchingPreflights()).contains(false);
   }
@@ -137,8 +137,8 @@ class CorsTranslationTest {
     assertThat(p.allowCredentials()).isEmpty();
     assertThat(p.allowPrivateNetworkAccess()).isEmpty();
     assertThat(p.forwardNotMatchingPreflights()).isEmpty();
-    assertThat(p.enabledPerMillion()).isEqualTo(CorsPolicy.MILLION); // enabled unless filter_enabled says otherwise
-    assertThat(p.shadowPerMillion()).isZero();
+    assertThat(p.filterEnabled().defaultPerMillion()).isEqualTo(CorsPolicy.MILLION); // enabled unless filter_enabled says otherwise
+    assertThat(p.shadowEnabled().defaultPerMillion()).isZero();
     Route route = firstRoute(withPerRoute(""));
     assertThat(route.cors()).isEmpty();
   }
@@ -146,11 +146,11 @@ class CorsTranslationTest {
   @Test
   void fractionsScaleToPartsPerMillionAndCapAtAll() throws ConfigException {
     assertThat(perRoute("filter_enabled: {default_value: {numerator: 7, denominator: MILLION}}\n")
-        .enabledPerMillion()).isEqualTo(7);
-    assertThat(perRoute("filter_enabled: {default_value: {numerator: 0}}\n").enabledPerMillion()).isZero();
-    assertThat(perRoute("filter_enabled: {default_value: {numerator: 250}}\n").enabledPerMillion())
+        .filterEnabled().defaultPerMillion()).isEqualTo(7);
+    assertThat(perRoute("filter_enabled: {default_value: {numerator: 0}}\n").filterEnabled().defaultPerMillion()).isZero();
+    assertThat(perRoute("filter_enabled: {default_value: {numerator: 250}}\n").filterEnabled().defaultPerMillion())
         .isEqualTo(CorsPolicy.MILLION);
-    assertThat(perRoute("shadow_enabled: {default_value: {numerator: 100}}\n").shadowPerMillion())
+    assertThat(perRoute("shadow_enabled: {default_value: {numerator: 100}}\n").shadowEnabled().defaultPerMillion())
         .isEqualTo(CorsPolicy.MILLION);
   }
 
@@ -187,14 +187,14 @@ class CorsTranslationTest {
     assertThat(own.allowPrivateNetworkAccess()).contains(true);
     assertThat(own.forwardNotMatchingPreflights()).contains(false);
     // ... but whether the policy is on is the most specific policy's alone.
-    assertThat(own.enabledPerMillion()).isZero();
-    assertThat(own.shadowPerMillion()).isZero();
+    assertThat(own.filterEnabled().defaultPerMillion()).isZero();
+    assertThat(own.shadowEnabled().defaultPerMillion()).isZero();
 
     CorsPolicy inherited = routes.get(1).cors().orElseThrow();
     assertThat(inherited.allowOrigins()).hasSize(6);
     assertThat(inherited.allowMethods()).isEqualTo("GET, POST");
-    assertThat(inherited.enabledPerMillion()).isEqualTo(500_000);
-    assertThat(inherited.shadowPerMillion()).isEqualTo(2_500);
+    assertThat(inherited.filterEnabled().defaultPerMillion()).isEqualTo(500_000);
+    assertThat(inherited.shadowEnabled().defaultPerMillion()).isEqualTo(2_500);
 
     assertThat(routes.get(2).cors()).isEmpty(); // the CORS filter leaves routes without a route action alone
     assertThat(routes.get(0).filterConfigs()).isEmpty();
@@ -236,15 +236,15 @@ class CorsTranslationTest {
     assertThat(own.allowMethods()).isEqualTo("DELETE");
     assertThat(own.maxAge()).isEqualTo("60");
     assertThat(own.allowCredentials()).contains(false);
-    assertThat(own.enabledPerMillion()).isEqualTo(CorsPolicy.MILLION);
-    assertThat(own.shadowPerMillion()).isZero(); // the route's policy has no shadow_enabled
+    assertThat(own.filterEnabled().defaultPerMillion()).isEqualTo(CorsPolicy.MILLION);
+    assertThat(own.shadowEnabled().defaultPerMillion()).isZero(); // the route's policy has no shadow_enabled
 
     assertThat(routes.get(1).filterConfigs()).isEmpty();
     assertThat(routes.get(1).disabledFilters()).containsExactly(NAME);
 
     CorsPolicy host = (CorsPolicy) routes.get(2).filterConfigs().get(NAME);
     assertThat(host.allowMethods()).isEqualTo("GET");
-    assertThat(host.shadowPerMillion()).isEqualTo(CorsPolicy.MILLION);
+    assertThat(host.shadowEnabled().defaultPerMillion()).isEqualTo(CorsPolicy.MILLION);
   }
 
   @Test

@@ -190,8 +190,10 @@ class LocalRateLimitTranslationTest {
     withFilter("stat_prefix: rl\nrequest_headers_to_add_when_not_enforced: [{header: {key: host, value: a}}]\n")
         .rejects(CONFIG + ".request_headers_to_add_when_not_enforced[0].header.key: \"host\" may not be modified"
             + " (pseudo-headers and host are protected)");
-    withFilter("stat_prefix: rl\nfilter_enabled: {default_value: {numerator: 1}, runtime_key: k}\n"
-        + "filter_enforced: {}\n").translateOk();
+    withFilter("stat_prefix: rl\nfilter_enabled: {default_value: {numerator: 1}, runtime_key: k}\n").translateOk();
+    // Envoy's validation requires default_value.
+    withFilter("stat_prefix: rl\nfilter_enforced: {runtime_key: k}\n")
+        .rejects(CONFIG + ".filter_enforced.default_value: default_value is required");
   }
 
   @Test

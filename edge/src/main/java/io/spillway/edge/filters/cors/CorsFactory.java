@@ -19,13 +19,18 @@ public final class CorsFactory implements HttpFilterFactory {
   private final String name;
   final Counter originValid;
   final Counter originInvalid;
+  private final java.util.function.Supplier<io.spillway.edge.runtime.RuntimeSnapshot> runtime;
 
   /**
    * @param name the chain entry's name, which routes' {@code typed_per_filter_config} refer to
    * @param httpScope the connection manager's {@code http.<stat_prefix>.} scope
+   * @param runtime the runtime, whose keys may override the policies' {@code filter_enabled} and
+   *     {@code shadow_enabled}
    */
-  public CorsFactory(String name, Scope httpScope) {
+  public CorsFactory(String name, Scope httpScope,
+      java.util.function.Supplier<io.spillway.edge.runtime.RuntimeSnapshot> runtime) {
     this.name = name;
+    this.runtime = runtime;
     Scope cors = httpScope.scope("cors");
     this.originValid = cors.counter("origin_valid");
     this.originInvalid = cors.counter("origin_invalid");
@@ -39,6 +44,11 @@ public final class CorsFactory implements HttpFilterFactory {
   @Override
   public void createFilters(FilterChainBuilder chain) {
     chain.addStreamFilter(new CorsFilter(this));
+  }
+
+  /** The runtime's latest snapshot. */
+  io.spillway.edge.runtime.RuntimeSnapshot runtime() {
+    return runtime.get();
   }
 
   /** The policy for a request on a forwarding {@code route}, or null when it has none. */

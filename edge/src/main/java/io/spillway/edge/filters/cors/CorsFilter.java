@@ -77,8 +77,9 @@ final class CorsFilter implements StreamFilter {
       return FilterHeadersStatus.CONTINUE;
     }
     RandomGenerator random = decoder.worker().random();
-    boolean enforced = sample(p.enabledPerMillion(), random);
-    if (!enforced && !sample(p.shadowPerMillion(), random)) {
+    var runtime = factory.runtime();
+    boolean enforced = runtime.featureEnabled(p.filterEnabled(), random);
+    if (!enforced && !runtime.featureEnabled(p.shadowEnabled(), random)) {
       return FilterHeadersStatus.CONTINUE;
     }
     String origin = headers.header(ORIGIN);
@@ -158,12 +159,5 @@ final class CorsFilter implements StreamFilter {
       }
     }
     return false;
-  }
-
-  private static boolean sample(int perMillion, RandomGenerator random) {
-    if (perMillion >= CorsPolicy.MILLION) {
-      return true;
-    }
-    return perMillion > 0 && random.nextInt(CorsPolicy.MILLION) < perMillion;
   }
 }

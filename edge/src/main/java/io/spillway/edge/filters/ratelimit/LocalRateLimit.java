@@ -78,14 +78,7 @@ final class LocalRateLimit {
   }
 
   private boolean fraction(RuntimeFraction fraction, RandomGenerator random) {
-    if (!fraction.runtimeKey().isEmpty()) {
-      return runtime.get().featureEnabled(fraction.runtimeKey(), fraction.defaultPerMillion(), random);
-    }
-    int perMillion = fraction.defaultPerMillion();
-    if (perMillion >= RuntimeFraction.MILLION) {
-      return true;
-    }
-    return perMillion > 0 && random.nextInt(RuntimeFraction.MILLION) < perMillion;
+    return runtime.get().featureEnabled(fraction, random);
   }
 
   /** Adds a header list's values to {@code headers} ({@code append} false replaces). */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.config.CorsPolicy;
+import io.spillway.edge.config.RuntimeFraction;
 import io.spillway.edge.config.HeaderMutations;
 import io.spillway.edge.config.RetryPolicy;
 import io.spillway.edge.config.Route;
@@ -40,7 +41,8 @@ class CorsFilterTest {
   private static final String ORIGIN = "https://app.example";
 
   private final StatsStore stats = new StatsStore();
-  private final CorsFactory factory = new CorsFactory(NAME, stats.rootScope().scope("http").scope("ingress"));
+  private final CorsFactory factory = new CorsFactory(NAME, stats.rootScope().scope("http").scope("ingress"),
+      () -> io.spillway.edge.runtime.RuntimeSnapshot.EMPTY);
   private final Worker worker = new Worker(0, null, new SplittableRandom(11), null, null, null);
 
   /** A policy: every field at the value a test states, the rest unset (Envoy's defaults). */
@@ -57,8 +59,8 @@ class CorsFilterTest {
     int shadow = 0;
 
     CorsPolicy build() {
-      return new CorsPolicy(origins, methods, headers, expose, maxAge, credentials, privateNetwork, forward, enabled,
-          shadow);
+      return new CorsPolicy(origins, methods, headers, expose, maxAge, credentials, privateNetwork, forward,
+          RuntimeFraction.of(enabled), RuntimeFraction.of(shadow));
     }
   }
 
