@@ -20,7 +20,7 @@ class AdminEndpointsTest {
   void registersEnvoysPathsInOrder() {
     assertThat(endpoints.keySet()).containsExactly("/", "/help", "/ready", "/server_info", "/stats",
         "/stats/prometheus", "/reset_counters", "/clusters", "/listeners", "/config_dump", "/memory", "/logging",
-        "/healthcheck/fail", "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/reopen_logs", "/runtime", "/overload",
+        "/healthcheck/fail", "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/reopen_logs", "/runtime", "/runtime_modify", "/overload",
         "/xds",
         "/cpuprofile", "/memoryprofile");
   }
@@ -32,7 +32,8 @@ class AdminEndpointsTest {
         .collect(Collectors.toMap(Map.Entry::getKey, e -> true));
 
     assertThat(mutating.keySet()).containsExactlyInAnyOrder("/reset_counters", "/logging", "/healthcheck/fail",
-        "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/reopen_logs", "/cpuprofile", "/memoryprofile");
+        "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/reopen_logs", "/runtime_modify", "/cpuprofile",
+        "/memoryprofile");
   }
 
   @Test
@@ -45,7 +46,8 @@ class AdminEndpointsTest {
     assertThat(r.bodyText())
         .contains("  /ready: print server state, return 200 if LIVE, otherwise return 503\n")
         .contains("  /quitquitquit (POST): exit the server\n")
-        .contains("  /runtime: print runtime values (no runtime layers configured yet: empty)\n");
+        .contains("  /runtime: print runtime values\n")
+        .contains("  /runtime_modify (POST): modify runtime values in the admin layer");
     assertThat(endpoints.get("/").handle(Requests.get("/")).bodyText()).isEqualTo(r.bodyText());
   }
 }
