@@ -21,7 +21,7 @@ import java.util.regex.PatternSyntaxException;
 final class MatchTranslator {
 
   private static final SupportedFields ROUTE_MATCH = SupportedFields.of(RouteMatch.getDescriptor(),
-      "prefix", "path", "safe_regex", "case_sensitive", "headers", "query_parameters");
+      "prefix", "path", "safe_regex", "case_sensitive", "headers", "query_parameters", "runtime_fraction");
   private static final SupportedFields REGEX = SupportedFields.of(RegexMatcher.getDescriptor(), "regex", "google_re2");
   private static final SupportedFields HEADER_MATCHER = SupportedFields.of(HeaderMatcher.getDescriptor(),
       "name", "exact_match", "safe_regex_match", "present_match", "prefix_match", "suffix_match", "contains_match",
@@ -50,7 +50,10 @@ final class MatchTranslator {
     for (int i = 0; i < m.getQueryParametersCount(); i++) {
       query.add(queryParameter(m.getQueryParameters(i), path.field("query_parameters").index(i)));
     }
-    return new Route.Match(pathMatch, caseSensitive, headers, query);
+    java.util.Optional<RuntimeFraction> fraction = m.hasRuntimeFraction()
+        ? java.util.Optional.of(RuntimeTranslator.fraction(m.getRuntimeFraction(), path.field("runtime_fraction")))
+        : java.util.Optional.empty();
+    return new Route.Match(pathMatch, caseSensitive, headers, query, fraction);
   }
 
   @SuppressWarnings("deprecation") // exact_match & co.: deprecated for string_match, still accepted by Envoy

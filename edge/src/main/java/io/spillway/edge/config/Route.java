@@ -88,10 +88,18 @@ public record Route(
       PathMatch path,
       boolean caseSensitive,
       List<HeaderMatch> headers,
-      List<QueryParameterMatch> queryParameters) {
+      List<QueryParameterMatch> queryParameters,
+      java.util.Optional<RuntimeFraction> runtimeFraction) {
     public Match {
       headers = List.copyOf(headers);
       queryParameters = List.copyOf(queryParameters);
+      java.util.Objects.requireNonNull(runtimeFraction, "runtimeFraction");
+    }
+
+    /** A match without {@code runtime_fraction}. */
+    public Match(PathMatch path, boolean caseSensitive, List<HeaderMatch> headers,
+        List<QueryParameterMatch> queryParameters) {
+      this(path, caseSensitive, headers, queryParameters, java.util.Optional.empty());
     }
   }
 

@@ -2,7 +2,11 @@ package io.spillway.edge.router;
 
 import io.spillway.edge.config.Route;
 import io.spillway.edge.config.Route.StringMatch;
+import io.spillway.edge.config.RuntimeFraction;
+import io.spillway.edge.runtime.RuntimeSnapshot;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /** A route's match compiled into a predicate over {@link RequestView}. */
@@ -12,16 +16,21 @@ public final class RouteMatcher {
   private final boolean caseSensitive;
   private final List<Route.HeaderMatch> headers;
   private final List<Route.QueryParameterMatch> queries;
+  /** {@code runtime_fraction}, or null. */
+  private final RuntimeFraction fraction;
+  private final Supplier<RuntimeSnapshot> runtime;
 
-  private RouteMatcher(Route.Match match) {
+  private RouteMatcher(Route.Match match, Supplier<RuntimeSnapshot> runtime) {
     this.path = match.path();
     this.caseSensitive = match.caseSensitive();
     this.headers = match.headers();
     this.queries = match.queryParameters();
+    this.fraction = match.runtimeFraction().orElse(null);
+    this.runtime = runtime;
   }
 
-  static RouteMatcher of(Route.Match match) {
-    return new RouteMatcher(match);
+  static RouteMatcher of(Route.Match match, Supplier<RuntimeSnapshot> runtime) {
+    return new RouteMatcher(match, runtime);
   }
 
   boolean matches(RequestView request) {
@@ -43,7 +52,8 @@ public final class RouteMatcher {
         }
       }
     }
-    return true;
+    // Envoy draws a random value per stream; a thread's own generator stands in for it.
+    return fraction == null || runtime.get().featureEnabled(fraction, ThreadLocalRandom.current());
   }
 
   private boolean matchesPath(String requestPath) {

@@ -5,6 +5,7 @@ import io.spillway.edge.config.RetryPolicy;
 import io.spillway.edge.config.Route;
 import io.spillway.edge.config.RouteConfig;
 import io.spillway.edge.config.RouteFilterConfig;
+import io.spillway.edge.runtime.RuntimeSnapshot;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,6 +34,15 @@ public final class RouteTable {
 
   /** Compiles a validated route configuration, each route's filter configuration through {@code filters}. */
   public static RouteTable compile(RouteConfig config, RouteFilterCompiler filters) {
+    return compile(config, filters, () -> RuntimeSnapshot.EMPTY);
+  }
+
+  /**
+   * {@link #compile(RouteConfig, RouteFilterCompiler)}, with the runtime whose keys may override
+   * routes' {@code runtime_fraction}.
+   */
+  public static RouteTable compile(RouteConfig config, RouteFilterCompiler filters,
+      java.util.function.Supplier<RuntimeSnapshot> runtime) {
     // A virtual host's typed_per_filter_config is one object its routes share (as in Envoy: one
     // bucket for the host), a route's own is its alone: compiled once per config object.
     java.util.Map<RouteFilterConfig, Object> compiledOnce = new java.util.IdentityHashMap<>();
@@ -42,7 +52,7 @@ public final class RouteTable {
     for (RouteConfig.VirtualHost vh : config.virtualHosts()) {
       List<CompiledRoute> routes = new ArrayList<>(vh.routes().size());
       for (Route route : vh.routes()) {
-        routes.add(new CompiledRoute(RouteMatcher.of(route.match()), entry(config, vh, route, once)));
+        routes.add(new CompiledRoute(RouteMatcher.of(route.match(), runtime), entry(config, vh, route, once)));
       }
       CompiledVirtualHost compiled = new CompiledVirtualHost(List.copyOf(routes));
       for (String domain : vh.domains()) {

@@ -259,10 +259,10 @@ final class DynamicConfiguration implements XdsConfigSink {
   private Optional<RouteTable> routeTable(ListenerConfig lc) {
     Optional<String> rds = lc.hcm().rdsRouteConfigName();
     if (rds.isEmpty()) {
-      return Optional.of(RouteTable.compile(lc.hcm().routeConfig(), server.routeFilters()));
+      return Optional.of(server.compileRoutes(lc.hcm().routeConfig()));
     }
     RouteConfig rc = routes.get(rds.get());
-    return rc == null ? Optional.empty() : Optional.of(RouteTable.compile(rc, server.routeFilters()));
+    return rc == null ? Optional.empty() : Optional.of(server.compileRoutes(rc));
   }
 
   private void applyRoutes(Map<String, ? extends Message> resources) throws ConfigException {
@@ -279,7 +279,7 @@ final class DynamicConfiguration implements XdsConfigSink {
       for (Listener l : server.listeners()) {
         Optional<String> rds = l.config().hcm().rdsRouteConfigName();
         if (rds.isPresent() && next.containsKey(rds.get()) && !next.get(rds.get()).equals(previous.get(rds.get()))) {
-          l.hcm().setRoutes(RouteTable.compile(next.get(rds.get()), server.routeFilters()));
+          l.hcm().setRoutes(server.compileRoutes(next.get(rds.get())));
         }
       }
       // Listeners that were waiting for these routes start now.

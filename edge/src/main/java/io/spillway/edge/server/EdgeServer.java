@@ -191,7 +191,7 @@ public final class EdgeServer implements AdminContext {
     this.workers = Map.copyOf(workers);
     this.allocator = allocator;
     for (ListenerConfig lc : config.listeners()) {
-      Listener listener = newListener(lc, RouteTable.compile(lc.hcm().routeConfig(), routeFilters()));
+      Listener listener = newListener(lc, compileRoutes(lc.hcm().routeConfig()));
       bind(listener);
       addListener(listener);
     }
@@ -295,9 +295,12 @@ public final class EdgeServer implements AdminContext {
     }
   }
 
-  /** What routes' typed_per_filter_config becomes when a route table is compiled (route-level rate limits). */
-  io.spillway.edge.router.RouteFilterCompiler routeFilters() {
-    return routeFilters;
+  /**
+   * A route configuration compiled for the hot path: its routes' typed_per_filter_config through
+   * the filters' compilers, their runtime_fraction read from the runtime.
+   */
+  RouteTable compileRoutes(io.spillway.edge.config.RouteConfig config) {
+    return RouteTable.compile(config, routeFilters, runtime::snapshot);
   }
 
   ListenerStats listenerStats(ListenerConfig lc) {

@@ -55,6 +55,28 @@ class RouteTranslationTest {
   }
 
   @Test
+  void translatesRuntimeFractionAsEnvoysTrafficShiftingGuideWritesIt() throws ConfigException {
+    List<Route> routes = routes("""
+        - match:
+            prefix: "/"
+            runtime_fraction:
+              default_value: {numerator: 50, denominator: HUNDRED}
+              runtime_key: routing.traffic_shift.helloworld
+          route: {cluster: canary}
+        - match: {prefix: "/"}
+          route: {cluster: backend}
+        """);
+
+    assertThat(routes.get(0).match().runtimeFraction())
+        .contains(new RuntimeFraction("routing.traffic_shift.helloworld", 500_000));
+    assertThat(routes.get(1).match().runtimeFraction()).isEmpty();
+    BootstrapYaml.minimal().routes("""
+        - match: {prefix: "/", runtime_fraction: {runtime_key: k}}
+          route: {cluster: backend}
+        """).rejects(BootstrapYaml.ROUTE + ".match.runtime_fraction.default_value: default_value is required");
+  }
+
+  @Test
   void translatesHeaderAndQueryMatchers() throws ConfigException {
     Route.Match match = routes("""
         - match:

@@ -63,6 +63,29 @@ class RouteTableTest {
   }
 
   @Test
+  void aRuntimeFractionShiftsTrafficByTheRuntimesValue() {
+    Route canary = new Route("canary", new Route.Match(new Route.PathMatch.Prefix("/"), true, List.of(), List.of(),
+        Optional.of(new io.spillway.edge.config.RuntimeFraction("shift.canary", 0))), action("canary"),
+        HeaderMutations.NONE, HeaderMutations.NONE, Map.of());
+    RouteConfig config = new RouteConfig("test", List.of(vhost("all", List.of("*"), canary, prefix("/", "stable"))),
+        HeaderMutations.NONE, HeaderMutations.NONE);
+    java.util.concurrent.atomic.AtomicReference<io.spillway.edge.runtime.RuntimeSnapshot> runtime =
+        new java.util.concurrent.atomic.AtomicReference<>(io.spillway.edge.runtime.RuntimeSnapshot.EMPTY);
+    RouteTable t = RouteTable.compile(config, RouteFilterCompiler.NONE, runtime::get);
+
+    // Default 0 %: every request falls through to the next route.
+    assertThat(cluster(t.match(Req.of("a", "/x")))).isEqualTo("stable");
+    runtime.set(new io.spillway.edge.runtime.RuntimeSnapshot(List.of("admin"), List.of(Map.of("shift.canary", "100"))));
+    assertThat(cluster(t.match(Req.of("a", "/x")))).isEqualTo("canary");
+    int canaries = 0;
+    runtime.set(new io.spillway.edge.runtime.RuntimeSnapshot(List.of("admin"), List.of(Map.of("shift.canary", "50"))));
+    for (int i = 0; i < 2_000; i++) {
+      canaries += "canary".equals(cluster(t.match(Req.of("a", "/x")))) ? 1 : 0;
+    }
+    assertThat(canaries).isBetween(800, 1_200);
+  }
+
+  @Test
   void domainsFollowEnvoyPrecedence() {
     RouteTable t = table(
         vhost("any", List.of("*"), prefix("/", "any")),
