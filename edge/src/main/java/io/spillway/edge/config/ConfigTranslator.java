@@ -24,9 +24,10 @@ import java.util.Optional;
 public final class ConfigTranslator {
 
   private static final SupportedFields BOOTSTRAP = SupportedFields.of(Bootstrap.getDescriptor(),
-          "node", "static_resources", "admin", "overload_manager", "dynamic_resources", "layered_runtime")
+          "node", "static_resources", "admin", "overload_manager", "dynamic_resources", "layered_runtime",
+          "watchdogs", "watchdog")
       .later("stats_sinks")
-      .laterUnlessEmpty("watchdogs", "watchdog", "cluster_manager");
+      .laterUnlessEmpty("cluster_manager");
   private static final SupportedFields STATIC_RESOURCES = SupportedFields.of(
       Bootstrap.StaticResources.getDescriptor(), "listeners", "clusters");
   private static final SupportedFields NODE = SupportedFields.of(Node.getDescriptor(),
@@ -64,7 +65,8 @@ public final class ConfigTranslator {
     OverloadConfig overload = OverloadManagerTranslator.translate(bootstrap.getOverloadManager(),
         root.field("overload_manager"), registry);
     RuntimeConfig runtime = RuntimeTranslator.translate(bootstrap.getLayeredRuntime(), root.field("layered_runtime"));
-    return new EdgeConfig(node, admin, listeners, clusters, overload, xds, runtime);
+    WatchdogConfig.Watchdogs watchdogs = WatchdogTranslator.translate(bootstrap, root);
+    return new EdgeConfig(node, admin, listeners, clusters, overload, xds, runtime, watchdogs);
   }
 
   private static EdgeConfig.NodeInfo node(Node node, FieldPath path) throws ConfigException {

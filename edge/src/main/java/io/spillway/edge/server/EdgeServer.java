@@ -100,6 +100,7 @@ public final class EdgeServer implements AdminContext {
   private io.spillway.edge.xds.AdsClient xdsClient;
   private final io.spillway.edge.runtime.Runtime runtime;
   private io.spillway.edge.runtime.DiskLayerWatcher runtimeWatcher;
+  private final List<GuardDog> guardDogs = new java.util.ArrayList<>();
   private volatile boolean ready;
   private final ClusterManager.Resolver resolver;
   private volatile boolean healthCheckFailed;
@@ -150,6 +151,7 @@ public final class EdgeServer implements AdminContext {
     }
     Scope root = stats.rootScope();
     registerServerStats(root);
+    startGuardDogs(root, workers);
     var logSettings = io.spillway.edge.accesslog.AccessLogManager.Settings.DEFAULTS;
     accessLogs = new io.spillway.edge.accesslog.AccessLogManager(root,
         new io.spillway.edge.accesslog.AccessLogManager.Settings(options.fileFlushInterval(), logSettings.flushBytes(),
@@ -563,6 +565,8 @@ public final class EdgeServer implements AdminContext {
     if (!stopping.compareAndSet(false, true)) {
       return;
     }
+    // Loops that stop for good must not look like stalled ones.
+    guardDogs.forEach(GuardDog::close);
     if (xdsClient != null) {
       xdsClient.close();
     }
@@ -608,6 +612,25 @@ public final class EdgeServer implements AdminContext {
     }
     log.info("edge stopped");
     terminated.countDown();
+  }
+
+  /**
+   * Envoy's two guard dogs: the main thread's under {@code server.*}, the workers' under
+   * {@code workers.*}, each on a thread of its own.
+   */
+  private void startGuardDogs(Scope root, Map<EventLoop, Worker> workers) {
+    var random = new java.util.SplittableRandom(options.seed());
+    GuardDog main = new GuardDog(config.watchdogs().mainThread(), root.scope("server"), System::nanoTime, random,
+        GuardDog.Killer.ABORT);
+    main.watch("main_thread", control);
+    GuardDog workerDog = new GuardDog(config.watchdogs().workers(), root.scope("workers"), System::nanoTime,
+        random.split(), GuardDog.Killer.ABORT);
+    workers.values().stream().sorted(java.util.Comparator.comparingInt(Worker::index))
+        .forEach(w -> workerDog.watch("worker_" + w.index(), w.loop()));
+    main.start("spillway-guarddog-main");
+    workerDog.start("spillway-guarddog-workers");
+    guardDogs.add(main);
+    guardDogs.add(workerDog);
   }
 
   /** The watch on the runtime's disk layers' links, when it has any. */

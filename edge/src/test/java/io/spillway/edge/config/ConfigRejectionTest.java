@@ -360,12 +360,6 @@ class ConfigRejectionTest {
         .rejects(ROUTE + ".route.hash_policy: hash_policy is not supported");
     BootstrapYaml.minimal()
         .routes("""
-            - match: {prefix: /, runtime_fraction: {default_value: {numerator: 50}}}
-              route: {cluster: backend}
-            """)
-        .rejects(ROUTE + ".match.runtime_fraction: runtime_fraction is not supported");
-    BootstrapYaml.minimal()
-        .routes("""
             - match: {safe_regex: {regex: "/a.*"}}
               route: {cluster: backend, prefix_rewrite: /b}
             """)
