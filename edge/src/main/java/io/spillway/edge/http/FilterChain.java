@@ -154,6 +154,15 @@ final class FilterChain implements FilterChainBuilder {
     }
   }
 
+  /** An encoder filter's own body part, from inside its data or trailers callback. */
+  void injectEncodedData(ByteBuf data) {
+    if (encoding == null) {
+      data.release();
+      return;
+    }
+    encoding.inject(data);
+  }
+
   /** A local reply replaces whatever response was on its way through the encoder filters. */
   void encodeLocalReply(ResponseHeaders headers, ByteBuf body) {
     if (encoding != null) {
