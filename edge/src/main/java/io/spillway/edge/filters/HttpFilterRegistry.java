@@ -1,10 +1,12 @@
 package io.spillway.edge.filters;
 
+import io.spillway.edge.config.CompressorConfig;
 import io.spillway.edge.config.ExtAuthzConfig;
 import io.spillway.edge.config.HttpFilterConfig;
 import io.spillway.edge.config.LocalRateLimitConfig;
 import io.spillway.edge.filters.admission.AdmissionFilter;
 import io.spillway.edge.filters.buffer.BufferFilter;
+import io.spillway.edge.filters.compressor.CompressorFactory;
 import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
 import io.spillway.edge.filters.ratelimit.LocalRateLimitFactory;
 import io.spillway.edge.filters.router.RouterFactory;
@@ -29,6 +31,7 @@ public final class HttpFilterRegistry {
   public static final String BUFFER = "envoy.filters.http.buffer";
   public static final String EXT_AUTHZ = "envoy.filters.http.ext_authz";
   public static final String LOCAL_RATELIMIT = "envoy.filters.http.local_ratelimit";
+  public static final String COMPRESSOR = "envoy.filters.http.compressor";
 
   private static final Map<String, BiFunction<HttpFilterConfig, FilterContext, HttpFilterFactory>> FACTORIES = Map.of(
       ROUTER, (entry, context) -> new RouterFactory(entry.extension(), context),
@@ -37,7 +40,8 @@ public final class HttpFilterRegistry {
           context.httpScope().counter("downstream_rq_too_large")),
       EXT_AUTHZ, (entry, context) -> new ExtAuthzFactory(entry.settings(ExtAuthzConfig.class), context),
       LOCAL_RATELIMIT, (entry, context) -> new LocalRateLimitFactory(entry.name(),
-          entry.settings(LocalRateLimitConfig.class), context.rootScope(), context.nanoClock()));
+          entry.settings(LocalRateLimitConfig.class), context.rootScope(), context.nanoClock()),
+      COMPRESSOR, CompressorFactory::new);
 
   private HttpFilterRegistry() {}
 
@@ -48,10 +52,14 @@ public final class HttpFilterRegistry {
 
   /**
    * What routes' {@code typed_per_filter_config} becomes for their filters, built with each route
-   * table (a route's local rate limit gets its own buckets and its stats in {@code root}).
+   * table (a route's local rate limit gets its own buckets and its stats in {@code root}; a
+   * route's compressor settings are used as they are).
    */
   public static RouteFilterCompiler routeFilters(Scope root, LongSupplier nanoClock) {
-    return (filterName, config) -> LocalRateLimitFactory.routeConfig(config, root, nanoClock);
+    return (filterName, config) -> switch (config) {
+      case LocalRateLimitConfig l -> LocalRateLimitFactory.routeConfig(l, root, nanoClock);
+      case CompressorConfig.PerRoute p -> p;
+    };
   }
 
   /**

@@ -273,6 +273,7 @@ class ExtAuthzTranslationTest {
               "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
         """).rejects(key + ": \"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router\" is not supported"
             + " here: only envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute or envoy.config.route.v3.FilterConfig"
-            + " with disabled, or envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit");
+            + " with disabled, envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit or"
+            + " envoy.extensions.filters.http.compressor.v3.CompressorPerRoute");
   }
 }

@@ -1,7 +1,6 @@
 package io.spillway.edge.filters.ratelimit;
 
 import io.spillway.edge.config.LocalRateLimitConfig;
-import io.spillway.edge.config.RouteFilterConfig;
 import io.spillway.edge.http.filter.FilterChainBuilder;
 import io.spillway.edge.http.filter.HttpFilterFactory;
 import io.spillway.edge.router.RouteEntry;
@@ -30,10 +29,8 @@ public final class LocalRateLimitFactory implements HttpFilterFactory {
   }
 
   /** A route's (or virtual host's) LocalRateLimit as the filter uses it: its own buckets and stats. */
-  public static Object routeConfig(RouteFilterConfig config, Scope root, LongSupplier nanoClock) {
-    return switch (config) {
-      case LocalRateLimitConfig l -> new LocalRateLimit(l, root, nanoClock);
-    };
+  public static Object routeConfig(LocalRateLimitConfig config, Scope root, LongSupplier nanoClock) {
+    return new LocalRateLimit(config, root, nanoClock);
   }
 
   @Override
