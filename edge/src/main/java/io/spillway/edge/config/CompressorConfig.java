@@ -14,9 +14,11 @@ import java.util.Set;
  * @param library the compression library and its parameters
  * @param response when responses are compressed
  * @param chooseFirst on equal q-values, this filter's encoding wins (Envoy's {@code choose_first})
+ * @param request when request bodies are compressed; empty without {@code request_direction_config}
+ *     (then they never are, as in Envoy)
  */
-public record CompressorConfig(String libraryName, Library library, Response response, boolean chooseFirst)
-    implements HttpFilterConfig.Settings {
+public record CompressorConfig(String libraryName, Library library, Response response, boolean chooseFirst,
+    Optional<Request> request) implements HttpFilterConfig.Settings {
 
   /**
    * Envoy's default {@code content_type} list: what is compressed when the config names none.
@@ -103,6 +105,20 @@ public record CompressorConfig(String libraryName, Library library, Response res
     public Response {
       contentTypes = Set.copyOf(contentTypes);
       uncompressibleStatuses = Set.copyOf(uncompressibleStatuses);
+    }
+  }
+
+  /**
+   * The request direction ({@code request_direction_config.common_config}): request bodies sent
+   * upstream compressed, with {@code Content-Encoding} set.
+   *
+   * @param enabled {@code enabled}'s default value (true when unset)
+   * @param minContentLength requests that declare a shorter {@code Content-Length} are sent as they are
+   * @param contentTypes lower-cased media types that are compressed
+   */
+  public record Request(boolean enabled, long minContentLength, Set<String> contentTypes) {
+    public Request {
+      contentTypes = Set.copyOf(contentTypes);
     }
   }
 

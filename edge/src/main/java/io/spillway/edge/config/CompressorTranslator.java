@@ -22,8 +22,7 @@ import java.util.TreeSet;
 /**
  * The {@code envoy.filters.http.compressor} config → {@link CompressorConfig}, and its
  * per-route {@code CompressorPerRoute}. Libraries: gzip (the JDK's zlib) and zstd (zstd-jni);
- * brotli is refused (no encoder is available to the edge). Request bodies are not compressed:
- * a {@code request_direction_config} is accepted only when it turns itself off.
+ * brotli is refused (no encoder is available to the edge).
  */
 final class CompressorTranslator {
 
@@ -73,9 +72,9 @@ final class CompressorTranslator {
       throw new ConfigException(libraryPath.field("name"), "name is required");
     }
     CompressorConfig.Library lib = library(library, registry, libraryPath.field("typed_config"));
-    if (c.hasRequestDirectionConfig()) {
-      requestDirection(c.getRequestDirectionConfig(), path.field("request_direction_config"));
-    }
+    Optional<CompressorConfig.Request> request = c.hasRequestDirectionConfig()
+        ? Optional.of(requestDirection(c.getRequestDirectionConfig(), path.field("request_direction_config")))
+        : Optional.empty();
     CompressorConfig.Response response;
     if (c.hasResponseDirectionConfig()) {
       // As in Envoy, the deprecated top-level fields are then not read.
@@ -98,7 +97,7 @@ final class CompressorTranslator {
           contentTypes(c.getContentTypeList()), c.getDisableOnEtagHeader(), c.getRemoveAcceptEncodingHeader(),
           Set.of(), false);
     }
-    return new CompressorConfig(library.getName(), lib, response, c.getChooseFirst());
+    return new CompressorConfig(library.getName(), lib, response, c.getChooseFirst(), request);
   }
 
   /**
@@ -197,16 +196,15 @@ final class CompressorTranslator {
     return new CompressorConfig.Zstd(level, z.getEnableChecksum(), z.getStrategyValue(), chunkSize);
   }
 
-  /** Request compression is not implemented: the direction may only be present turned off. */
-  private static void requestDirection(Compressor.RequestDirectionConfig r, FieldPath path) throws ConfigException {
+  private static CompressorConfig.Request requestDirection(Compressor.RequestDirectionConfig r, FieldPath path)
+      throws ConfigException {
     REQUEST.check(r, path);
     FieldPath commonPath = path.field("common_config");
     Compressor.CommonDirectionConfig common = r.getCommonConfig();
     COMMON.check(common, commonPath);
-    if (enabled(common.hasEnabled(), common.getEnabled(), commonPath.field("enabled"))) {
-      throw new ConfigException(commonPath.field("enabled"), "compressing request bodies is not supported yet:"
-          + " set enabled.default_value: false or remove request_direction_config");
-    }
+    return new CompressorConfig.Request(enabled(common.hasEnabled(), common.getEnabled(), commonPath.field("enabled")),
+        minContentLength(common.hasMinContentLength(), common.getMinContentLength().getValue()),
+        contentTypes(common.getContentTypeList()));
   }
 
   /** A feature flag's default value; there is no runtime layer, so runtime_key only names it. */

@@ -110,6 +110,15 @@ final class FilterChain implements FilterChainBuilder {
     }
   }
 
+  /** A decoder filter's own body part, from inside its data or trailers callback. */
+  void injectDecodedData(ByteBuf data) {
+    if (decoding == null) {
+      data.release();
+      return;
+    }
+    decoding.inject(data);
+  }
+
   long decoderBufferLimit() {
     return decoderBufferLimit;
   }

@@ -166,13 +166,18 @@ class CompressorTranslationTest {
   }
 
   @Test
-  void acceptsARequestDirectionThatIsTurnedOff() throws ConfigException {
-    translate("""
+  void readsTheRequestDirection() throws ConfigException {
+    assertThat(translate(GZIP_LIBRARY).request()).as("absent: requests are never compressed").isEmpty();
+    assertThat(translate("""
         request_direction_config:
           common_config:
             enabled: {default_value: false, runtime_key: request_compressor_enabled}
             min_content_length: 100
-        """ + GZIP_LIBRARY);
+            content_type: [application/json]
+        """ + GZIP_LIBRARY).request())
+        .contains(new CompressorConfig.Request(false, 100, Set.of("application/json")));
+    assertThat(translate("request_direction_config: {}\n" + GZIP_LIBRARY).request())
+        .contains(new CompressorConfig.Request(true, 30, Set.copyOf(CompressorConfig.DEFAULT_CONTENT_TYPES)));
   }
 
   @Test
@@ -277,12 +282,8 @@ class CompressorTranslationTest {
     withFilter("compressor_library: {name: z, typed_config: {\"@type\": " + ZSTD
         + ", dictionary: {inline_string: abc}}}\n")
         .rejects(CONFIG + ".compressor_library.typed_config.dictionary: dictionary is not supported");
-    withFilter("request_direction_config: {}\n" + GZIP_LIBRARY)
-        .rejects(CONFIG + ".request_direction_config.common_config.enabled: compressing request bodies is not"
-            + " supported yet: set enabled.default_value: false or remove request_direction_config");
-    withFilter("request_direction_config: {common_config: {enabled: {default_value: true, runtime_key: k}}}\n"
-        + GZIP_LIBRARY).rejects(CONFIG + ".request_direction_config.common_config.enabled: compressing request"
-            + " bodies is not supported yet: set enabled.default_value: false or remove request_direction_config");
+    withFilter("request_direction_config: {common_config: {enabled: {default_value: true}}}\n" + GZIP_LIBRARY)
+        .rejects(CONFIG + ".request_direction_config.common_config.enabled.runtime_key: runtime_key is required");
     withFilter("response_direction_config: {common_config: {enabled: {runtime_key: k}}}\n" + GZIP_LIBRARY)
         .rejects(CONFIG + ".response_direction_config.common_config.enabled.default_value: default_value is"
             + " required");

@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
  * envoy.filters.http.compressor in a real edge started from an Envoy bootstrap, a real origin and
  * real clients on 127.0.0.1, over HTTP/1.1 and h2c: gzip and zstd compressors in one chain chosen
  * by Accept-Encoding, streamed and large bodies decoded by the client, what is left alone (no
- * Accept-Encoding, short bodies, a route that turns compression off), and the stats in Envoy's
- * names.
+ * Accept-Encoding, short bodies, a route that turns compression off), request bodies sent
+ * upstream compressed, and the stats in Envoy's names.
  */
 class CompressorIT {
 
@@ -57,6 +57,9 @@ class CompressorIT {
             response_direction_config:
               common_config:
                 content_type: [text/plain, application/json, application/octet-stream]
+            request_direction_config:
+              common_config:
+                content_type: [application/json]
             compressor_library:
               name: text
               typed_config:
@@ -170,6 +173,29 @@ class CompressorIT {
     HttpResponse<byte[]> off = get("/plain/chunked?parts=2", "Accept-Encoding", "gzip");
     assertThat(off.headers().firstValue("content-encoding")).isEmpty();
     assertThat(new String(off.body(), StandardCharsets.UTF_8)).isEqualTo("part 1 of 2\npart 2 of 2\n");
+  }
+
+  @Test
+  void requestBodiesGoUpstreamCompressed() throws Exception {
+    String json = "{\"items\":[" + "{\"name\":\"spillway\",\"kind\":\"edge\"},".repeat(200) + "{}]}";
+    HttpRequest request = HttpRequest.newBuilder(edge.uri("/echo")).timeout(Duration.ofSeconds(20))
+        .header("content-type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(json)).build();
+    HttpResponse<byte[]> r = edge.http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(r.statusCode()).isEqualTo(200);
+    // The origin echoes what it received: the gzip stream (the client sent no Accept-Encoding, so
+    // the response is not compressed a second time).
+    assertThat(gunzip(r.body())).isEqualTo(json);
+    assertThat(upstream.lastRequest().header("content-encoding")).isEqualTo("gzip");
+    assertThat(upstream.lastRequest().header("content-length")).isNull();
+    assertThat(edge.awaitStat(GZIP + "request.compressed", 1)).isEqualTo(1);
+    assertThat(edge.awaitStat(GZIP + "request.total_uncompressed_bytes", json.length())).isEqualTo(json.length());
+
+    HttpRequest text = HttpRequest.newBuilder(edge.uri("/echo")).timeout(Duration.ofSeconds(20))
+        .header("content-type", "text/plain")
+        .POST(HttpRequest.BodyPublishers.ofString(json)).build();
+    HttpResponse<String> plain = edge.http.send(text, HttpResponse.BodyHandlers.ofString());
+    assertThat(plain.body()).as("text/plain is not in the request direction's list").isEqualTo(json);
   }
 
   @Test

@@ -30,6 +30,11 @@ import java.util.List;
  *
  * <p>Each body part is compressed and flushed as it passes, so streamed responses keep
  * streaming; the last part, or the trailers, end the encoded stream. Trailers pass unchanged.
+ *
+ * <p>With a {@code request_direction_config} that is on, request bodies go upstream compressed
+ * too, under Envoy's rules: a body follows, no upgrade, a declared {@code Content-Length} of at
+ * least the direction's minimum, an allowed media type, no {@code Content-Encoding} and no
+ * compression in {@code Transfer-Encoding}; {@code Accept-Encoding} plays no part.
  */
 final class CompressorFilter implements StreamFilter {
   private final CompressorFactory factory;
@@ -38,6 +43,7 @@ final class CompressorFilter implements StreamFilter {
   /** The request's Accept-Encoding, or null when it had none. */
   private String acceptEncoding;
   private StreamCompressor compressor;
+  private StreamCompressor requestCompressor;
 
   CompressorFilter(CompressorFactory factory) {
     this.factory = factory;
@@ -63,7 +69,41 @@ final class CompressorFilter implements StreamFilter {
     if (enabled(perRoute) && removeAcceptEncoding(perRoute)) {
       headers.headers().remove(HttpHeaderNames.ACCEPT_ENCODING);
     }
+    CompressorStats.Direction stats = factory.stats().request();
+    CompressorConfig.Request request = factory.config().request().orElse(null);
+    HttpHeaders h = headers.headers();
+    if (!endStream && request != null && request.enabled() && !h.contains(HttpHeaderNames.UPGRADE)
+        && longEnough(h, request.minContentLength(), stats)
+        && contentTypeAllowed(h, request.contentTypes())
+        && !h.contains(HttpHeaderNames.CONTENT_ENCODING)
+        && transferEncodingAllowed(h)) {
+      h.remove(HttpHeaderNames.CONTENT_LENGTH);
+      h.set(HttpHeaderNames.CONTENT_ENCODING, factory.config().encoding());
+      stats.compressed().inc();
+      requestCompressor = factory.newCompressor();
+    } else {
+      stats.notCompressed().inc();
+    }
     return FilterHeadersStatus.CONTINUE;
+  }
+
+  @Override
+  public FilterDataStatus decodeData(ByteBuf data, boolean endStream) {
+    if (requestCompressor == null) {
+      return FilterDataStatus.CONTINUE;
+    }
+    ByteBuf out = compressRequest(data, endStream);
+    data.release();
+    decoder.injectDecodedData(out);
+    return FilterDataStatus.STOP_ITERATION_NO_BUFFER;
+  }
+
+  @Override
+  public FilterTrailersStatus decodeTrailers(HttpHeaders trailers) {
+    if (requestCompressor != null) {
+      decoder.injectDecodedData(compressRequest(Unpooled.EMPTY_BUFFER, true));
+    }
+    return FilterTrailersStatus.CONTINUE;
   }
 
   @Override
@@ -71,11 +111,12 @@ final class CompressorFilter implements StreamFilter {
     CompressorConfig.Response config = factory.config().response();
     CompressorStats stats = factory.stats();
     HttpHeaders headers = response.headers();
-    boolean bigEnough = enabled(factory.perRoute(encoder.route())) && longEnough(headers, config, stats);
+    boolean bigEnough = enabled(factory.perRoute(encoder.route()))
+        && longEnough(headers, config.minContentLength(), stats.response());
     boolean compressible = bigEnough
         && response.mayHaveBody()
         && !config.uncompressibleStatuses().contains(response.status())
-        && contentTypeAllowed(headers, config)
+        && contentTypeAllowed(headers, config.contentTypes())
         && !hasToken(headers.get(HttpHeaderNames.CACHE_CONTROL), "no-transform")
         && etagAllowed(headers, config, stats)
         && !headers.contains(HttpHeaderNames.CONTENT_ENCODING);
@@ -84,10 +125,10 @@ final class CompressorFilter implements StreamFilter {
       removeStrongEtag(headers);
       headers.remove(HttpHeaderNames.CONTENT_LENGTH);
       headers.set(HttpHeaderNames.CONTENT_ENCODING, factory.config().encoding());
-      stats.compressed().inc();
+      stats.response().compressed().inc();
       compressor = factory.newCompressor();
     } else {
-      stats.notCompressed().inc();
+      stats.response().notCompressed().inc();
     }
     if (compressible) {
       addVary(headers);
@@ -121,17 +162,34 @@ final class CompressorFilter implements StreamFilter {
       compressor.close();
       compressor = null;
     }
+    if (requestCompressor != null) {
+      requestCompressor.close();
+      requestCompressor = null;
+    }
   }
 
   private ByteBuf compress(ByteBuf data, boolean finish) {
-    CompressorStats stats = factory.stats();
-    stats.totalUncompressedBytes().add(data.readableBytes());
-    ByteBuf out = compressor.compress(data, finish, encoder.worker().allocator());
-    stats.totalCompressedBytes().add(out.readableBytes());
+    ByteBuf out = compress(compressor, factory.stats().response(), data, finish);
     if (finish) {
       compressor.close();
       compressor = null;
     }
+    return out;
+  }
+
+  private ByteBuf compressRequest(ByteBuf data, boolean finish) {
+    ByteBuf out = compress(requestCompressor, factory.stats().request(), data, finish);
+    if (finish) {
+      requestCompressor.close();
+      requestCompressor = null;
+    }
+    return out;
+  }
+
+  private ByteBuf compress(StreamCompressor c, CompressorStats.Direction stats, ByteBuf data, boolean finish) {
+    stats.totalUncompressedBytes().add(data.readableBytes());
+    ByteBuf out = c.compress(data, finish, encoder.worker().allocator());
+    stats.totalCompressedBytes().add(out.readableBytes());
     return out;
   }
 
@@ -146,7 +204,7 @@ final class CompressorFilter implements StreamFilter {
   }
 
   /** Whether a declared Content-Length reaches the minimum (no Content-Length: yes). */
-  private static boolean longEnough(HttpHeaders headers, CompressorConfig.Response config, CompressorStats stats) {
+  private static boolean longEnough(HttpHeaders headers, long minContentLength, CompressorStats.Direction stats) {
     String value = headers.get(HttpHeaderNames.CONTENT_LENGTH);
     if (value == null) {
       return true;
@@ -157,17 +215,16 @@ final class CompressorFilter implements StreamFilter {
     } catch (NumberFormatException e) {
       length = -1;
     }
-    if (length < config.minContentLength()) {
+    if (length < minContentLength) {
       stats.contentLengthTooSmall().inc();
       return false;
     }
     return true;
   }
 
-  private static boolean contentTypeAllowed(HttpHeaders headers, CompressorConfig.Response config) {
+  private static boolean contentTypeAllowed(HttpHeaders headers, java.util.Set<String> contentTypes) {
     String type = headers.get(HttpHeaderNames.CONTENT_TYPE);
-    return type == null || config.contentTypes().isEmpty()
-        || config.contentTypes().contains(EncodingChoice.mediaType(type));
+    return type == null || contentTypes.isEmpty() || contentTypes.contains(EncodingChoice.mediaType(type));
   }
 
   private static boolean etagAllowed(HttpHeaders headers, CompressorConfig.Response config, CompressorStats stats) {

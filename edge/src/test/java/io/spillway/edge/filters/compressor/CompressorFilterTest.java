@@ -73,11 +73,12 @@ class CompressorFilterTest {
 
   private static CompressorConfig gzip(CompressorConfig.Response r) {
     return new CompressorConfig("lib", new CompressorConfig.Gzip(-1, CompressorConfig.GzipStrategy.DEFAULT, 5, 12,
-        4096), r, false);
+        4096), r, false, Optional.empty());
   }
 
   private static CompressorConfig zstd(boolean chooseFirst) {
-    return new CompressorConfig("lib", new CompressorConfig.Zstd(3, true, 0, 4096), response(), chooseFirst);
+    return new CompressorConfig("lib", new CompressorConfig.Zstd(3, true, 0, 4096), response(), chooseFirst,
+        Optional.empty());
   }
 
   /** The factories of a chain holding these compressor entries (name, config, name, config, ...). */
@@ -450,6 +451,108 @@ class CompressorFilterTest {
     e.data(TEXT, true).destroy();
     assertThat(on.headers().get("content-encoding")).isEqualTo("gzip");
     assertThat(removed.headers().contains("accept-encoding")).isFalse();
+  }
+
+  // ---- request bodies ------------------------------------------------------------------------
+
+  private static CompressorConfig gzipRequests(CompressorConfig.Request request) {
+    return new CompressorConfig("lib", new CompressorConfig.Gzip(-1, CompressorConfig.GzipStrategy.DEFAULT, 5, 12,
+        4096), response(), false, Optional.of(request));
+  }
+
+  /** Decodes a request through a fresh filter: the parts that went on (compressed or as they were). */
+  private List<byte[]> sendRequest(CompressorFilter filter, FakeStream stream, RequestHeaders request,
+      boolean trailers, String... parts) {
+    filter.setDecoderFilterCallbacks(stream);
+    filter.setEncoderFilterCallbacks(stream);
+    List<byte[]> out = new ArrayList<>();
+    filter.decodeHeaders(request, parts.length == 0);
+    for (int i = 0; i < parts.length; i++) {
+      ByteBuf in = part(parts[i]);
+      FilterDataStatus s = filter.decodeData(in, i == parts.length - 1 && !trailers);
+      if (s == FilterDataStatus.CONTINUE) {
+        out.add(ByteBufUtil.getBytes(in));
+        in.release();
+      }
+      drain(stream.injectedRequest, out);
+    }
+    if (trailers) {
+      assertThat(filter.decodeTrailers(headers("x-checksum", "1"))).isEqualTo(FilterTrailersStatus.CONTINUE);
+      drain(stream.injectedRequest, out);
+    }
+    filter.onDestroy();
+    return out;
+  }
+
+  private void drain(List<ByteBuf> injected, List<byte[]> out) {
+    for (ByteBuf b : injected) {
+      buffers.add(b);
+      out.add(ByteBufUtil.getBytes(b));
+      b.release();
+    }
+    injected.clear();
+  }
+
+  private static byte[] joined(List<byte[]> parts) {
+    return String.join("", parts.stream().map(b -> new String(b, StandardCharsets.ISO_8859_1)).toList())
+        .getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  @Test
+  void requestBodiesGoUpstreamCompressedWhenTheRequestDirectionIsOn() throws IOException {
+    CompressorFactory f = factory(gzipRequests(new CompressorConfig.Request(true, 30,
+        Set.of("application/json"))));
+    RequestHeaders request = new RequestHeaders("POST", "http", "example.com", "/", headers(
+        "content-type", "application/json", "content-length", String.valueOf(2 * TEXT.length())));
+    FakeStream stream = new FakeStream(alloc, null, request);
+    List<byte[]> out = sendRequest(new CompressorFilter(f), stream, request, false, TEXT, TEXT);
+    assertThat(request.headers().get("content-encoding")).isEqualTo("gzip");
+    assertThat(request.headers().contains("content-length")).isFalse();
+    assertThat(gunzip(joined(out))).isEqualTo(TEXT + TEXT);
+    assertThat(counter(PREFIX + "request.compressed")).isEqualTo(1);
+    assertThat(counter(PREFIX + "request.total_uncompressed_bytes")).isEqualTo(2L * TEXT.length());
+
+    RequestHeaders withTrailers = new RequestHeaders("POST", "http", "example.com", "/", headers(
+        "content-type", "application/json"));
+    List<byte[]> streamed = sendRequest(new CompressorFilter(f), new FakeStream(alloc, null, withTrailers),
+        withTrailers, true, TEXT);
+    assertThat(gunzip(joined(streamed))).as("the trailers end the encoded body").isEqualTo(TEXT);
+  }
+
+  @Test
+  void requestBodiesAreLeftAloneUnlessEveryRuleAllows() {
+    CompressorFactory f = factory(gzipRequests(new CompressorConfig.Request(true, 30,
+        Set.of("application/json"))));
+    List<RequestHeaders> requests = List.of(
+        new RequestHeaders("POST", "http", "h", "/", headers("content-type", "text/plain")),
+        new RequestHeaders("POST", "http", "h", "/", headers("content-type", "application/json",
+            "content-length", "10")),
+        new RequestHeaders("POST", "http", "h", "/", headers("content-type", "application/json",
+            "content-encoding", "br")),
+        new RequestHeaders("GET", "http", "h", "/", headers("upgrade", "websocket")));
+    for (RequestHeaders r : requests) {
+      List<byte[]> out = sendRequest(new CompressorFilter(f), new FakeStream(alloc, null, r), r, false,
+          "0123456789");
+      assertThat(new String(joined(out), StandardCharsets.UTF_8)).isEqualTo("0123456789");
+    }
+    RequestHeaders noBody = get();
+    sendRequest(new CompressorFilter(f), new FakeStream(alloc, null, noBody), noBody, false);
+    assertThat(counter(PREFIX + "request.not_compressed")).isEqualTo(5);
+    assertThat(counter(PREFIX + "request.content_length_too_small")).isEqualTo(1);
+    assertThat(counter(PREFIX + "request.compressed")).isZero();
+
+    CompressorFactory off = factory(gzipRequests(new CompressorConfig.Request(false, 30, Set.of())));
+    RequestHeaders json = new RequestHeaders("POST", "http", "h", "/", headers("content-type", "application/json"));
+    sendRequest(new CompressorFilter(off), new FakeStream(alloc, null, json), json, false, TEXT);
+    assertThat(json.headers().contains("content-encoding")).isFalse();
+  }
+
+  @Test
+  void withoutARequestDirectionRequestsAreCountedAsNotCompressed() {
+    RequestHeaders r = new RequestHeaders("POST", "http", "h", "/", headers("content-type", "application/json"));
+    sendRequest(new CompressorFilter(factory(gzip(response()))), new FakeStream(alloc, null, r), r, false, TEXT);
+    assertThat(r.headers().contains("content-encoding")).isFalse();
+    assertThat(counter(PREFIX + "request.not_compressed")).isEqualTo(1);
   }
 
   // ---- several compressors -------------------------------------------------------------------

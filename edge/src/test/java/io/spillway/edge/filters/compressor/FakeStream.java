@@ -25,6 +25,7 @@ final class FakeStream implements DecoderFilterCallbacks, EncoderFilterCallbacks
   final RequestHeaders request;
   final StreamInfo info = new StreamInfo(0, "127.0.0.1", false);
   final List<ByteBuf> injected = new ArrayList<>();
+  final List<ByteBuf> injectedRequest = new ArrayList<>();
 
   FakeStream(ByteBufAllocator allocator, RouteEntry route, RequestHeaders request) {
     this.worker = new Worker(0, null, new SplittableRandom(1), null, allocator, null);
@@ -35,6 +36,11 @@ final class FakeStream implements DecoderFilterCallbacks, EncoderFilterCallbacks
   @Override
   public void injectEncodedData(ByteBuf data) {
     injected.add(data);
+  }
+
+  @Override
+  public void injectDecodedData(ByteBuf data) {
+    injectedRequest.add(data);
   }
 
   @Override
