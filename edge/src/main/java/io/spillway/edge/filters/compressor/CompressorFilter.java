@@ -108,6 +108,11 @@ final class CompressorFilter implements StreamFilter {
 
   @Override
   public FilterHeadersStatus encodeHeaders(ResponseHeaders response, boolean endStream) {
+    if (compressor != null) {
+      // A local reply replaces a response that had not reached the client: start over.
+      compressor.close();
+      compressor = null;
+    }
     CompressorConfig.Response config = factory.config().response();
     CompressorStats stats = factory.stats();
     HttpHeaders headers = response.headers();
@@ -188,7 +193,7 @@ final class CompressorFilter implements StreamFilter {
 
   private ByteBuf compress(StreamCompressor c, CompressorStats.Direction stats, ByteBuf data, boolean finish) {
     stats.totalUncompressedBytes().add(data.readableBytes());
-    ByteBuf out = c.compress(data, finish, encoder.worker().allocator());
+    ByteBuf out = c.compress(data, finish, decoder.worker().allocator());
     stats.totalCompressedBytes().add(out.readableBytes());
     return out;
   }

@@ -297,6 +297,19 @@ class CompressorFilterTest {
   }
 
   @Test
+  void aLocalReplyReplacingTheResponseStartsOver() throws IOException {
+    Exchange e = new Exchange(factory(gzip(response())), null, get("accept-encoding", "gzip"))
+        .headers(ok("content-type", "text/plain"), false);
+    e.data(TEXT, false);
+    e.out.clear();
+    ResponseHeaders reply = new ResponseHeaders(503, headers("content-type", "text/plain"));
+    e.headers(reply, false).data("upstream connect error or disconnect/reset before headers", true);
+    assertThat(reply.headers().get("content-encoding")).isEqualTo("gzip");
+    assertThat(gunzip(e.body())).isEqualTo("upstream connect error or disconnect/reset before headers");
+    e.destroy();
+  }
+
+  @Test
   void aWeakEtagStaysAndAStrongOneGoes() {
     ResponseHeaders weak = ok("content-type", "text/html", "etag", "W/\"abc\"");
     exchange(factory(gzip(response())), get("accept-encoding", "gzip"), weak, TEXT);
