@@ -30,9 +30,19 @@ final class ZstdCompressor implements StreamCompressor {
     this.chunkSize = config.chunkSize();
   }
 
-  /** Loads (and, the first time, extracts) the native library: control path only. */
+  /**
+   * Loads (and, the first time, extracts to {@code java.io.tmpdir}) the native library: control
+   * path only.
+   *
+   * @throws IllegalStateException when this platform or temporary directory cannot load it
+   */
   static void loadNative() {
-    com.github.luben.zstd.util.Native.load();
+    try {
+      com.github.luben.zstd.util.Native.load();
+    } catch (UnsatisfiedLinkError e) {
+      throw new IllegalStateException("the zstd compressor needs zstd-jni's native library, which could not be"
+          + " loaded here: " + e.getMessage(), e);
+    }
   }
 
   @Override
