@@ -10,9 +10,14 @@ import io.envoyproxy.envoy.config.route.v3.FilterConfig;
 import io.envoyproxy.envoy.extensions.access_loggers.file.v3.FileAccessLog;
 import io.envoyproxy.envoy.extensions.access_loggers.stream.v3.StderrAccessLog;
 import io.envoyproxy.envoy.extensions.access_loggers.stream.v3.StdoutAccessLog;
+import io.envoyproxy.envoy.extensions.compression.brotli.compressor.v3.Brotli;
+import io.envoyproxy.envoy.extensions.compression.gzip.compressor.v3.Gzip;
+import io.envoyproxy.envoy.extensions.compression.zstd.compressor.v3.Zstd;
 import io.envoyproxy.envoy.extensions.filters.http.buffer.v3.Buffer;
 import io.envoyproxy.envoy.extensions.filters.http.cors.v3.Cors;
 import io.envoyproxy.envoy.extensions.filters.http.cors.v3.CorsPolicy;
+import io.envoyproxy.envoy.extensions.filters.http.compressor.v3.Compressor;
+import io.envoyproxy.envoy.extensions.filters.http.compressor.v3.CompressorPerRoute;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthz;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute;
 import io.envoyproxy.envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit;
@@ -60,7 +65,9 @@ public final class ExtensionRegistry {
     /** A route's or virtual host's {@code typed_per_filter_config} value. */
     PER_ROUTE_FILTER_CONFIG,
     /** A policy of a cluster's {@code load_balancing_policy}. */
-    LOAD_BALANCING_POLICY
+    LOAD_BALANCING_POLICY,
+    /** The {@code compressor_library} of a compressor filter. */
+    COMPRESSOR_LIBRARY
   }
 
   /**
@@ -102,6 +109,8 @@ public final class ExtensionRegistry {
   public static final String LOCAL_RATELIMIT = "envoy.filters.http.local_ratelimit";
   /** Envoy's name of the CORS HTTP filter. */
   public static final String CORS = "envoy.filters.http.cors";
+  /** Envoy's name of the compressor HTTP filter. */
+  public static final String COMPRESSOR = "envoy.filters.http.compressor";
   /** Envoy's name of the TLS transport socket. */
   public static final String TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
   /** The {@code typed_extension_protocol_options} key of upstream HTTP protocol options. */
@@ -121,6 +130,12 @@ public final class ExtensionRegistry {
       .add(LOCAL_RATELIMIT, Category.HTTP_FILTER, LocalRateLimit.getDefaultInstance())
       .addNameSuffices(CORS, Category.HTTP_FILTER, Cors.getDefaultInstance())
       .add(CORS + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, CorsPolicy.getDefaultInstance())
+      .add(COMPRESSOR, Category.HTTP_FILTER, Compressor.getDefaultInstance())
+      .add(COMPRESSOR + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, CompressorPerRoute.getDefaultInstance())
+      .add("envoy.compression.gzip.compressor", Category.COMPRESSOR_LIBRARY, Gzip.getDefaultInstance())
+      .add("envoy.compression.zstd.compressor", Category.COMPRESSOR_LIBRARY, Zstd.getDefaultInstance())
+      // Registered so that its refusal names the library; the translator refuses it.
+      .add("envoy.compression.brotli.compressor", Category.COMPRESSOR_LIBRARY, Brotli.getDefaultInstance())
       .add("envoy.config.route.v3.FilterConfig", Category.PER_ROUTE_FILTER_CONFIG, FilterConfig.getDefaultInstance())
       .add(TLS_TRANSPORT_SOCKET, Category.TRANSPORT_SOCKET, DownstreamTlsContext.getDefaultInstance())
       .add(UPSTREAM_HTTP_PROTOCOL_OPTIONS, Category.UPSTREAM_PROTOCOL_OPTIONS,
@@ -360,6 +375,7 @@ public final class ExtensionRegistry {
       case OVERLOAD_ACTION -> "an overload action config";
       case PER_ROUTE_FILTER_CONFIG -> "a per-route filter config";
       case LOAD_BALANCING_POLICY -> "a load balancing policy";
+      case COMPRESSOR_LIBRARY -> "a compressor library";
     };
   }
 

@@ -4,6 +4,7 @@ import io.envoyproxy.envoy.config.core.v3.Http1ProtocolOptions;
 import io.envoyproxy.envoy.config.core.v3.HttpProtocolOptions;
 import io.envoyproxy.envoy.extensions.filters.http.buffer.v3.Buffer;
 import io.envoyproxy.envoy.extensions.filters.http.cors.v3.Cors;
+import io.envoyproxy.envoy.extensions.filters.http.compressor.v3.Compressor;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthz;
 import io.envoyproxy.envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit;
 import io.envoyproxy.envoy.extensions.filters.http.router.v3.Router;
@@ -20,7 +21,8 @@ import java.util.Optional;
 /**
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
- * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit and cors filters and must end with the router.
+ * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors and compressor filters (the compressor
+ * more than once, one per encoding) and must end with the router.
  */
 final class HttpConnectionManagerTranslator {
 
@@ -200,7 +202,8 @@ final class HttpConnectionManagerTranslator {
         throw new ConfigException(filterPath, name + " comes after " + ExtensionRegistry.ROUTER
             + ", which must be the last filter");
       }
-      if (names.contains(name)) {
+      // Envoy runs one compressor per encoding, chosen by Accept-Encoding: only it may repeat.
+      if (names.contains(name) && !name.equals(ExtensionRegistry.COMPRESSOR)) {
         throw new ConfigException(filterPath, name + " appears twice");
       }
       String entryName = filter.getName().isEmpty() ? name : filter.getName();
@@ -247,6 +250,9 @@ final class HttpConnectionManagerTranslator {
         }
         yield HttpFilterConfig.NoSettings.INSTANCE;
       }
+      case ExtensionRegistry.COMPRESSOR -> CompressorTranslator.translate(
+          registry.unpack(filter.getTypedConfig(), Compressor.class, Category.HTTP_FILTER, configPath),
+          registry, configPath);
       default -> throw new ConfigException(filterPath, extension + " is not supported");
     };
   }

@@ -13,6 +13,7 @@ import io.envoyproxy.envoy.config.route.v3.RouteAction;
 import io.envoyproxy.envoy.config.route.v3.RouteConfiguration;
 import io.envoyproxy.envoy.config.route.v3.VirtualHost;
 import io.envoyproxy.envoy.config.route.v3.WeightedCluster;
+import io.envoyproxy.envoy.extensions.filters.http.compressor.v3.CompressorPerRoute;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute;
 import io.envoyproxy.envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit;
 import io.spillway.edge.config.HeaderMutationTranslator.Direction;
@@ -179,8 +180,9 @@ final class RouteTranslator {
    * A {@code typed_per_filter_config}: filter name → {@link Boolean#TRUE} when the entry turns that
    * filter off, {@link Boolean#FALSE} when it leaves it on, or the filter's configuration for the
    * route ({@link RouteFilterConfig}). Supported: {@code ExtAuthzPerRoute} with {@code disabled},
-   * Envoy's generic {@code FilterConfig} with {@code disabled} and no {@code config}, and a
-   * {@code LocalRateLimit} (the route's own limit) and a CORS filter's {@code CorsPolicy}.
+   * Envoy's generic {@code FilterConfig} with {@code disabled} and no {@code config}, a
+   * {@code LocalRateLimit} (the route's own limit), a CORS filter's {@code CorsPolicy} and a
+   * {@code CompressorPerRoute}.
    */
   private static Map<String, Object> perFilter(Map<String, Any> configs, FieldPath path) throws ConfigException {
     Map<String, Object> entries = new TreeMap<>();
@@ -200,11 +202,14 @@ final class RouteTranslator {
           entries.put(entry.getKey(), RateLimitTranslator.localRateLimit(any.unpack(LocalRateLimit.class), at, true));
         } else if (any.is(CORS_POLICY)) {
           entries.put(entry.getKey(), CorsPolicyTranslator.translate(any.unpack(CORS_POLICY), at));
+        } else if (any.is(CompressorPerRoute.class)) {
+          entries.put(entry.getKey(), CompressorTranslator.perRoute(any, at));
         } else {
           throw new ConfigException(at, "\"" + any.getTypeUrl() + "\" is not supported here: only "
               + ExtAuthzPerRoute.getDescriptor().getFullName() + " or " + FilterConfig.getDescriptor().getFullName()
               + " with disabled, " + LocalRateLimit.getDescriptor().getFullName() + " or "
-              + io.envoyproxy.envoy.extensions.filters.http.cors.v3.CorsPolicy.getDescriptor().getFullName());
+              + io.envoyproxy.envoy.extensions.filters.http.cors.v3.CorsPolicy.getDescriptor().getFullName() + " or "
+              + CompressorPerRoute.getDescriptor().getFullName());
         }
       } catch (InvalidProtocolBufferException e) {
         throw new ConfigException(at, "cannot decode " + any.getTypeUrl() + ": " + e.getMessage(), e);

@@ -1,12 +1,14 @@
 package io.spillway.edge.filters;
 
 import io.spillway.edge.config.CorsPolicy;
+import io.spillway.edge.config.CompressorConfig;
 import io.spillway.edge.config.ExtAuthzConfig;
 import io.spillway.edge.config.HttpFilterConfig;
 import io.spillway.edge.config.LocalRateLimitConfig;
 import io.spillway.edge.filters.admission.AdmissionFilter;
 import io.spillway.edge.filters.buffer.BufferFilter;
 import io.spillway.edge.filters.cors.CorsFactory;
+import io.spillway.edge.filters.compressor.CompressorFactory;
 import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
 import io.spillway.edge.filters.ratelimit.LocalRateLimitFactory;
 import io.spillway.edge.filters.router.RouterFactory;
@@ -33,6 +35,7 @@ public final class HttpFilterRegistry {
   public static final String EXT_AUTHZ = "envoy.filters.http.ext_authz";
   public static final String LOCAL_RATELIMIT = "envoy.filters.http.local_ratelimit";
   public static final String CORS = "envoy.filters.http.cors";
+  public static final String COMPRESSOR = "envoy.filters.http.compressor";
 
   private static final Map<String, BiFunction<HttpFilterConfig, FilterContext, HttpFilterFactory>> FACTORIES = Map.of(
       ROUTER, (entry, context) -> new RouterFactory(entry.extension(), context),
@@ -43,7 +46,8 @@ public final class HttpFilterRegistry {
       LOCAL_RATELIMIT, (entry, context) -> new LocalRateLimitFactory(entry.name(),
           entry.settings(LocalRateLimitConfig.class), context.rootScope(), context.nanoClock(),
           context.runtime()::snapshot),
-      CORS, (entry, context) -> new CorsFactory(entry.name(), context.httpScope(), context.runtime()::snapshot));
+      CORS, (entry, context) -> new CorsFactory(entry.name(), context.httpScope(), context.runtime()::snapshot),
+      COMPRESSOR, CompressorFactory::new);
 
   private HttpFilterRegistry() {}
 
@@ -55,12 +59,13 @@ public final class HttpFilterRegistry {
   /**
    * What routes' {@code typed_per_filter_config} becomes for their filters, built with each route
    * table (a route's local rate limit gets its own buckets and its stats in {@code root}; a CORS
-   * policy is used as translated, its matchers already compiled).
+   * policy and a route's compressor settings are used as translated, matchers already compiled).
    */
   public static RouteFilterCompiler routeFilters(Scope root, LongSupplier nanoClock, Runtime runtime) {
     return (filterName, config) -> switch (config) {
       case LocalRateLimitConfig l -> LocalRateLimitFactory.routeConfig(l, root, nanoClock, runtime::snapshot);
       case CorsPolicy c -> c;
+      case CompressorConfig.PerRoute p -> p;
     };
   }
 

@@ -29,6 +29,11 @@ final class EncoderCallbacks implements EncoderFilterCallbacks {
   }
 
   @Override
+  public void injectEncodedData(ByteBuf data) {
+    stream.injectEncodedData(data);
+  }
+
+  @Override
   public Worker worker() {
     return stream.worker();
   }

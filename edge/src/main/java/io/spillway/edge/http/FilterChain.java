@@ -110,6 +110,15 @@ final class FilterChain implements FilterChainBuilder {
     }
   }
 
+  /** A decoder filter's own body part, from inside its data or trailers callback. */
+  void injectDecodedData(ByteBuf data) {
+    if (decoding == null) {
+      data.release();
+      return;
+    }
+    decoding.inject(data);
+  }
+
   long decoderBufferLimit() {
     return decoderBufferLimit;
   }
@@ -152,6 +161,15 @@ final class FilterChain implements FilterChainBuilder {
     if (encoding != null) {
       encoding.continueIteration();
     }
+  }
+
+  /** An encoder filter's own body part, from inside its data or trailers callback. */
+  void injectEncodedData(ByteBuf data) {
+    if (encoding == null) {
+      data.release();
+      return;
+    }
+    encoding.inject(data);
   }
 
   /** A local reply replaces whatever response was on its way through the encoder filters. */

@@ -22,6 +22,10 @@ import io.spillway.edge.http.filter.FilterTrailersStatus;
  *       the limit {@link #overLimit} (buffer) or {@link #watermark} (watermark) is called.</li>
  *   <li>{@link #resume} from the next filter delivers, to each filter in turn, what it has not seen:
  *       the headers, the buffered data as one part, the trailers.</li>
+ *   <li>A filter that rewrites the body ({@link #inject}) takes each part (answering
+ *       {@link FilterDataStatus#STOP_ITERATION_NO_BUFFER}) and passes on what it made instead, as
+ *       though it had answered {@link FilterDataStatus#CONTINUE} with that part; from its trailers
+ *       callback, what it injects goes on ahead of the trailers (Envoy's {@code addEncodedData}).</li>
  * </ul>
  * Used on the stream's worker loop only; re-entrant calls (a filter continuing inside its own
  * callback) are folded into the running iteration.
@@ -46,6 +50,8 @@ abstract class FilterIteration<H> {
   /** Depth of filter calls on the stack, and a continue asked for from inside one of them. */
   private int calling;
   private boolean continueAsked;
+  /** What the filter being called passes on in place of the part it took, or ahead of the trailers. */
+  private ByteBuf injected;
 
   FilterIteration(int count) {
     this.count = count;
@@ -96,8 +102,13 @@ abstract class FilterIteration<H> {
       data.release();
       return;
     }
+    deliver(0, data, endStream);
+  }
+
+  /** A part on its way, from filter {@code from} on (at most up to the holder). */
+  private void deliver(int from, ByteBuf data, boolean endStream) {
     int stop = Math.min(pos, headersTo);
-    for (int i = 0; i < stop; i++) {
+    for (int i = from; i < stop; i++) {
       // Filters before the holder have passed everything so far.
       calling++;
       FilterDataStatus s;
@@ -106,9 +117,15 @@ abstract class FilterIteration<H> {
       } finally {
         calling--;
       }
+      ByteBuf replacement = takeInjected(s);
       if (ended()) {
         releaseIfOurs(data, s);
+        releaseIfAny(replacement);
         return;
+      }
+      if (replacement != null) {
+        data = replacement;
+        s = FilterDataStatus.CONTINUE;
       }
       if (s == FilterDataStatus.CONTINUE) {
         continue;
@@ -138,9 +155,15 @@ abstract class FilterIteration<H> {
     } finally {
       calling--;
     }
+    ByteBuf replacement = takeInjected(s);
     if (ended()) {
       releaseIfOurs(data, s);
+      releaseIfAny(replacement);
       return;
+    }
+    if (replacement != null) {
+      data = replacement;
+      s = FilterDataStatus.CONTINUE;
     }
     if (s == FilterDataStatus.STOP_ITERATION_NO_BUFFER) {
       if (continueAsked) {
@@ -174,12 +197,23 @@ abstract class FilterIteration<H> {
       } finally {
         calling--;
       }
+      ByteBuf ahead = takeInjected();
       if (ended()) {
+        releaseIfAny(ahead);
         return;
       }
       if (s == FilterTrailersStatus.STOP_ITERATION) {
         pos = i;
+        if (ahead != null) {
+          buffer(ahead, FilterDataStatus.CONTINUE);
+        }
         return;
+      }
+      if (ahead != null) {
+        deliver(i + 1, ahead, false);
+        if (ended()) {
+          return;
+        }
       }
     }
     if (pos >= count) {
@@ -198,8 +232,13 @@ abstract class FilterIteration<H> {
     } finally {
       calling--;
     }
+    ByteBuf ahead = takeInjected();
     if (ended()) {
+      releaseIfAny(ahead);
       return;
+    }
+    if (ahead != null) {
+      buffer(ahead, FilterDataStatus.CONTINUE);
     }
     if (s == FilterTrailersStatus.CONTINUE || consumeContinue()) {
       resume(pos + 1);
@@ -217,6 +256,24 @@ abstract class FilterIteration<H> {
     }
   }
 
+  /**
+   * Called by the filter being called: from its data callback, the part that goes on in place of the
+   * one it took (it answers {@link FilterDataStatus#STOP_ITERATION_NO_BUFFER}); from its trailers
+   * callback, a part that goes on ahead of the trailers. Takes ownership of {@code data}.
+   */
+  final void inject(ByteBuf data) {
+    if (calling == 0) {
+      data.release();
+      throw new IllegalStateException("data may only be injected from a filter's data or trailers callback");
+    }
+    if (injected == null) {
+      injected = data;
+    } else {
+      CompositeByteBuf joined = injected instanceof CompositeByteBuf c ? c : newBuffer().addComponent(true, injected);
+      injected = joined.addComponent(true, data);
+    }
+  }
+
   /** Bytes held in the chain's buffer. */
   final long bufferedBytes() {
     return buffered == null ? 0 : buffered.readableBytes();
@@ -228,6 +285,7 @@ abstract class FilterIteration<H> {
       buffered.release();
       buffered = null;
     }
+    releaseIfAny(takeInjected());
   }
 
   // ---- iteration -----------------------------------------------------------------------------
@@ -262,9 +320,15 @@ abstract class FilterIteration<H> {
         } finally {
           calling--;
         }
+        ByteBuf replacement = takeInjected(s);
         if (ended()) {
           releaseIfOurs(data, s);
+          releaseIfAny(replacement);
           return;
+        }
+        if (replacement != null) {
+          data = replacement instanceof CompositeByteBuf c ? c : newBuffer().addComponent(true, replacement);
+          s = FilterDataStatus.CONTINUE;
         }
         switch (s) {
           case CONTINUE -> {
@@ -291,8 +355,13 @@ abstract class FilterIteration<H> {
         } finally {
           calling--;
         }
+        ByteBuf ahead = takeInjected();
         if (ended()) {
+          releaseIfAny(ahead);
           return;
+        }
+        if (ahead != null) {
+          buffer(ahead, FilterDataStatus.CONTINUE);
         }
         proceed = s == FilterTrailersStatus.CONTINUE || consumeContinue();
       }
@@ -320,6 +389,29 @@ abstract class FilterIteration<H> {
     if (trailersPending) {
       trailersPending = false;
       sinkTrailers(trailers);
+    }
+  }
+
+  private ByteBuf takeInjected() {
+    ByteBuf b = injected;
+    injected = null;
+    return b;
+  }
+
+  /** What a data callback injected; only a filter that took the part may replace it. */
+  private ByteBuf takeInjected(FilterDataStatus status) {
+    ByteBuf b = takeInjected();
+    if (b != null && status != FilterDataStatus.STOP_ITERATION_NO_BUFFER) {
+      b.release();
+      throw new IllegalStateException("a filter that injects data in place of a part must take the part"
+          + " (STOP_ITERATION_NO_BUFFER), not answer " + status);
+    }
+    return b;
+  }
+
+  private static void releaseIfAny(ByteBuf b) {
+    if (b != null && b.refCnt() > 0) {
+      b.release();
     }
   }
 

@@ -383,6 +383,24 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     }
   }
 
+  @Override
+  public void injectDecodedData(ByteBuf data) {
+    if (finished) {
+      data.release();
+      return;
+    }
+    chain.injectDecodedData(data);
+  }
+
+  /** An encoder filter passes on a body part it made, from its data or trailers callback. */
+  void injectEncodedData(ByteBuf data) {
+    if (finished) {
+      data.release();
+      return;
+    }
+    chain.injectEncodedData(data);
+  }
+
   // ---- after the last encoder filter ---------------------------------------------------------
 
   void sendResponseHeaders(ResponseHeaders headers, boolean endStream) {

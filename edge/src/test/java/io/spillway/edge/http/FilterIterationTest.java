@@ -39,6 +39,10 @@ class FilterIterationTest {
     Function<Boolean, FilterHeadersStatus> onHeaders = end -> FilterHeadersStatus.CONTINUE;
     Function<String, FilterDataStatus> onData = text -> FilterDataStatus.CONTINUE;
     FilterTrailersStatus onTrailers = FilterTrailersStatus.CONTINUE;
+    /** When set, the filter takes each part and passes on this instead (a body rewrite). */
+    Function<String, String> rewrite;
+    /** When set, the filter passes this on ahead of the trailers. */
+    String beforeTrailers;
 
     Scripted(String name) {
       this.name = name;
@@ -67,6 +71,11 @@ class FilterIterationTest {
     FilterDataStatus callData(int index, ByteBuf data, boolean endStream) {
       String text = data.toString(StandardCharsets.US_ASCII);
       calls.add(filters[index].name + ":data:" + text + (endStream ? ":end" : ""));
+      if (filters[index].rewrite != null) {
+        data.release();
+        inject(FilterIterationTest.this.data(filters[index].rewrite.apply(text)));
+        return FilterDataStatus.STOP_ITERATION_NO_BUFFER;
+      }
       FilterDataStatus s = filters[index].onData.apply(text);
       if (s == FilterDataStatus.STOP_ITERATION_NO_BUFFER) {
         data.release();
@@ -77,6 +86,9 @@ class FilterIterationTest {
     @Override
     FilterTrailersStatus callTrailers(int index, HttpHeaders trailers) {
       calls.add(filters[index].name + ":trailers");
+      if (filters[index].beforeTrailers != null) {
+        inject(FilterIterationTest.this.data(filters[index].beforeTrailers));
+      }
       return filters[index].onTrailers;
     }
 
@@ -170,6 +182,79 @@ class FilterIterationTest {
     chain.data(data("x"), true);
     assertThat(calls).containsExactly("a:headers", "a:data:x:end", "b:headers", "b:data:x:end", "sink:headers",
         "sink:data:x:end");
+  }
+
+  @Test
+  void aFilterThatRewritesTheBodyPassesOnWhatItInjects() {
+    Scripted a = new Scripted("a");
+    Scripted b = new Scripted("b");
+    b.rewrite = text -> text.toUpperCase(java.util.Locale.ROOT);
+    Chain chain = new Chain(a, b, new Scripted("c"));
+    chain.headers("h", false);
+    chain.data(data("x"), false);
+    chain.data(data("y"), true);
+    assertThat(calls).containsExactly("a:headers", "b:headers", "c:headers", "sink:headers",
+        "a:data:x", "b:data:x", "c:data:X", "sink:data:X", "a:data:y:end", "b:data:y:end", "c:data:Y:end",
+        "sink:data:Y:end");
+    assertThat(chain.bufferedBytes()).isZero();
+  }
+
+  @Test
+  void aRewriteOfDataHeldByAnEarlierFilterGoesOnWhenItContinues() {
+    Scripted a = new Scripted("a");
+    a.onHeaders = end -> FilterHeadersStatus.STOP_ITERATION;
+    a.onData = text -> FilterDataStatus.STOP_ITERATION_AND_BUFFER;
+    Scripted b = new Scripted("b");
+    b.rewrite = text -> "<" + text + ">";
+    Chain chain = new Chain(a, b);
+    chain.headers("h", false);
+    chain.data(data("x"), false);
+    chain.data(data("y"), true);
+    calls.clear();
+    a.onData = text -> FilterDataStatus.CONTINUE;
+    chain.continueIteration();
+    assertThat(calls).containsExactly("b:headers", "b:data:xy:end", "sink:headers", "sink:data:<xy>:end");
+  }
+
+  @Test
+  void whatAFilterInjectsFromItsTrailersCallbackGoesOnAheadOfTheTrailers() {
+    Scripted a = new Scripted("a");
+    Scripted b = new Scripted("b");
+    b.beforeTrailers = "tail";
+    Chain chain = new Chain(a, b, new Scripted("c"));
+    chain.headers("h", false);
+    chain.data(data("x"), false);
+    chain.trailers(new DefaultHttpHeaders());
+    assertThat(calls).containsExactly("a:headers", "b:headers", "c:headers", "sink:headers",
+        "a:data:x", "b:data:x", "c:data:x", "sink:data:x",
+        "a:trailers", "b:trailers", "c:data:tail", "sink:data:tail", "c:trailers", "sink:trailers");
+  }
+
+  @Test
+  void trailersInjectionBehindAHoldingFilterIsBufferedWithTheBody() {
+    Scripted a = new Scripted("a");
+    a.onHeaders = end -> FilterHeadersStatus.STOP_ITERATION;
+    a.onData = text -> FilterDataStatus.STOP_ITERATION_AND_BUFFER;
+    a.onTrailers = FilterTrailersStatus.STOP_ITERATION;
+    Scripted b = new Scripted("b");
+    b.beforeTrailers = "tail";
+    Chain chain = new Chain(a, b);
+    chain.headers("h", false);
+    chain.data(data("x"), false);
+    chain.trailers(new DefaultHttpHeaders());
+    calls.clear();
+    chain.continueIteration();
+    assertThat(calls).containsExactly("b:headers", "b:data:x", "b:trailers", "sink:headers", "sink:data:xtail",
+        "sink:trailers");
+  }
+
+  @Test
+  void injectingOutsideAFilterCallbackIsRefused() {
+    Chain chain = new Chain(new Scripted("a"));
+    ByteBuf stray = data("x");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> chain.inject(stray))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(stray.refCnt()).isZero();
   }
 
   @Test

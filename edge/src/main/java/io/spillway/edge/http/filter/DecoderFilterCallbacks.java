@@ -14,6 +14,15 @@ public interface DecoderFilterCallbacks extends StreamFilterCallbacks {
   /** Resumes iteration after this filter stopped it: the next filters get what was held. */
   void continueDecoding();
 
+  /**
+   * Passes on a request body part this filter made (a compressor's output), taking ownership of
+   * it: from {@code decodeData}, in place of the part the filter took (it answers
+   * {@link FilterDataStatus#STOP_ITERATION_NO_BUFFER} and releases that part); from
+   * {@code decodeTrailers}, ahead of the trailers (Envoy's {@code addDecodedData}). Only valid
+   * inside those two callbacks.
+   */
+  void injectDecodedData(ByteBuf data);
+
   /** How many request bytes the chain buffers for a stopped filter before it acts (413 or pause). */
   long decoderBufferLimit();
 

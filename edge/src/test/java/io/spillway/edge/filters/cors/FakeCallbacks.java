@@ -120,4 +120,9 @@ final class FakeCallbacks implements DecoderFilterCallbacks {
 
   @Override
   public void touch() {}
+
+  @Override
+  public void injectDecodedData(io.netty.buffer.ByteBuf data) {
+    throw new UnsupportedOperationException("the CORS filter never rewrites a body");
+  }
 }

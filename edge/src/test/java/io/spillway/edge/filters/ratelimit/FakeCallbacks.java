@@ -103,6 +103,11 @@ final class FakeCallbacks implements DecoderFilterCallbacks {
   }
 
   @Override
+  public void injectDecodedData(ByteBuf data) {
+    throw new UnsupportedOperationException("the filter does not rewrite bodies");
+  }
+
+  @Override
   public long decoderBufferLimit() {
     return 0;
   }
