@@ -91,7 +91,7 @@ public record CompressorConfig(String libraryName, Library library, Response res
    * The response direction: {@code response_direction_config}, or the deprecated top-level fields
    * when it is absent (as Envoy reads them).
    *
-   * @param enabled {@code common_config.enabled}'s default value (true when unset)
+   * @param enabled {@code common_config.enabled} (on when unset)
    * @param minContentLength responses that declare a shorter {@code Content-Length} are not compressed
    * @param contentTypes lower-cased media types (no parameters) that are compressed
    * @param disableOnEtag responses with an {@code ETag} are not compressed; otherwise a strong ETag is removed
@@ -100,7 +100,7 @@ public record CompressorConfig(String libraryName, Library library, Response res
    * @param statsUnderResponse whether the direction's stats take a {@code response.} segment (Envoy
    *     adds it when {@code response_direction_config} is set)
    */
-  public record Response(boolean enabled, long minContentLength, Set<String> contentTypes, boolean disableOnEtag,
+  public record Response(RuntimeFlag enabled, long minContentLength, Set<String> contentTypes, boolean disableOnEtag,
       boolean removeAcceptEncoding, Set<Integer> uncompressibleStatuses, boolean statsUnderResponse) {
     public Response {
       contentTypes = Set.copyOf(contentTypes);
@@ -112,11 +112,11 @@ public record CompressorConfig(String libraryName, Library library, Response res
    * The request direction ({@code request_direction_config.common_config}): request bodies sent
    * upstream compressed, with {@code Content-Encoding} set.
    *
-   * @param enabled {@code enabled}'s default value (true when unset)
+   * @param enabled {@code enabled} (on when unset)
    * @param minContentLength requests that declare a shorter {@code Content-Length} are sent as they are
    * @param contentTypes lower-cased media types that are compressed
    */
-  public record Request(boolean enabled, long minContentLength, Set<String> contentTypes) {
+  public record Request(RuntimeFlag enabled, long minContentLength, Set<String> contentTypes) {
     public Request {
       contentTypes = Set.copyOf(contentTypes);
     }

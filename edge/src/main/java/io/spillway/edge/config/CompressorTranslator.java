@@ -207,10 +207,10 @@ final class CompressorTranslator {
         contentTypes(common.getContentTypeList()));
   }
 
-  /** A feature flag's default value; there is no runtime layer, so runtime_key only names it. */
-  private static boolean enabled(boolean has, RuntimeFeatureFlag flag, FieldPath path) throws ConfigException {
+  /** A feature flag: its default value, which the runtime's value of its key overrides. */
+  private static RuntimeFlag enabled(boolean has, RuntimeFeatureFlag flag, FieldPath path) throws ConfigException {
     if (!has) {
-      return true;
+      return RuntimeFlag.ON;
     }
     FEATURE_FLAG.check(flag, path);
     if (!flag.hasDefaultValue()) {
@@ -219,7 +219,7 @@ final class CompressorTranslator {
     if (flag.getRuntimeKey().isEmpty()) {
       throw new ConfigException(path.field("runtime_key"), "runtime_key is required");
     }
-    return flag.getDefaultValue().getValue();
+    return new RuntimeFlag(flag.getRuntimeKey(), flag.getDefaultValue().getValue());
   }
 
   /** 0 or unset: Envoy's default of 30 bytes. */

@@ -63,7 +63,7 @@ class CompressorTranslationTest {
         4096));
     assertThat(c.chooseFirst()).isFalse();
     CompressorConfig.Response r = c.response();
-    assertThat(r.enabled()).isTrue();
+    assertThat(r.enabled()).isEqualTo(RuntimeFlag.ON);
     assertThat(r.minContentLength()).isEqualTo(30);
     assertThat(r.contentTypes()).containsExactlyInAnyOrderElementsOf(CompressorConfig.DEFAULT_CONTENT_TYPES);
     assertThat(r.contentTypes()).hasSize(20).contains("application/json", "text/html", "image/svg+xml");
@@ -87,8 +87,8 @@ class CompressorTranslationTest {
         choose_first: true
         """ + GZIP_LIBRARY);
     CompressorConfig.Response r = c.response();
-    assertThat(r).isEqualTo(new CompressorConfig.Response(false, 100, Set.of("text/html", "application/json"), true,
-        true, Set.of(206, 404), true));
+    assertThat(r).isEqualTo(new CompressorConfig.Response(new RuntimeFlag("response_compressor_enabled", false), 100,
+        Set.of("text/html", "application/json"), true, true, Set.of(206, 404), true));
     assertThat(c.chooseFirst()).isTrue();
   }
 
@@ -96,7 +96,7 @@ class CompressorTranslationTest {
   void anEmptyResponseDirectionStillMovesTheStatsUnderResponse() throws ConfigException {
     CompressorConfig.Response r = translate("response_direction_config: {}\n" + GZIP_LIBRARY).response();
     assertThat(r.statsUnderResponse()).isTrue();
-    assertThat(r.enabled()).isTrue();
+    assertThat(r.enabled()).isEqualTo(RuntimeFlag.ON);
     assertThat(r.minContentLength()).isEqualTo(30); // 0 / unset: Envoy's 30
   }
 
@@ -109,8 +109,8 @@ class CompressorTranslationTest {
         remove_accept_encoding_header: true
         runtime_enabled: {default_value: false, runtime_key: compressor_enabled}
         """ + GZIP_LIBRARY).response();
-    assertThat(r).isEqualTo(new CompressorConfig.Response(false, 100, Set.of("text/html", "application/json"), true,
-        true, Set.of(), false));
+    assertThat(r).isEqualTo(new CompressorConfig.Response(new RuntimeFlag("compressor_enabled", false), 100,
+        Set.of("text/html", "application/json"), true, true, Set.of(), false));
   }
 
   @Test
@@ -175,9 +175,10 @@ class CompressorTranslationTest {
             min_content_length: 100
             content_type: [application/json]
         """ + GZIP_LIBRARY).request())
-        .contains(new CompressorConfig.Request(false, 100, Set.of("application/json")));
+        .contains(new CompressorConfig.Request(new RuntimeFlag("request_compressor_enabled", false), 100,
+            Set.of("application/json")));
     assertThat(translate("request_direction_config: {}\n" + GZIP_LIBRARY).request())
-        .contains(new CompressorConfig.Request(true, 30, Set.copyOf(CompressorConfig.DEFAULT_CONTENT_TYPES)));
+        .contains(new CompressorConfig.Request(RuntimeFlag.ON, 30, Set.copyOf(CompressorConfig.DEFAULT_CONTENT_TYPES)));
   }
 
   @Test

@@ -21,11 +21,13 @@ public final class CompressorFactory implements HttpFilterFactory {
   private final CompressorConfig config;
   private final CompressorStats stats;
   private final List<EncodingChoice.Candidate> chain;
+  private final java.util.function.Supplier<io.spillway.edge.runtime.RuntimeSnapshot> runtime;
 
   /** @param entry this filter's {@code http_filters} entry; its settings are a {@link CompressorConfig} */
   public CompressorFactory(HttpFilterConfig entry, FilterContext context) {
     this.name = entry.name();
     this.config = entry.settings(CompressorConfig.class);
+    this.runtime = context.runtime()::snapshot;
     this.stats = CompressorStats.of(context.httpScope(), config.libraryName(), config.encoding(),
         config.response().statsUnderResponse());
     List<EncodingChoice.Candidate> compressors = new ArrayList<>();
@@ -50,6 +52,12 @@ public final class CompressorFactory implements HttpFilterFactory {
   @Override
   public void createFilters(FilterChainBuilder builder) {
     builder.addStreamFilter(new CompressorFilter(this));
+  }
+
+  /** A direction's {@code enabled} flag now: its runtime key's value, or its default. */
+  boolean isEnabled(io.spillway.edge.config.RuntimeFlag flag) {
+    return flag.runtimeKey().isEmpty() ? flag.defaultValue()
+        : runtime.get().getBoolean(flag.runtimeKey(), flag.defaultValue());
   }
 
   CompressorConfig config() {

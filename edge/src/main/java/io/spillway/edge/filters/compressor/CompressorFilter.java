@@ -72,7 +72,7 @@ final class CompressorFilter implements StreamFilter {
     CompressorStats.Direction stats = factory.stats().request();
     CompressorConfig.Request request = factory.config().request().orElse(null);
     HttpHeaders h = headers.headers();
-    if (!endStream && request != null && request.enabled() && !h.contains(HttpHeaderNames.UPGRADE)
+    if (!endStream && request != null && factory.isEnabled(request.enabled()) && !h.contains(HttpHeaderNames.UPGRADE)
         && longEnough(h, request.minContentLength(), stats)
         && contentTypeAllowed(h, request.contentTypes())
         && !h.contains(HttpHeaderNames.CONTENT_ENCODING)
@@ -200,7 +200,7 @@ final class CompressorFilter implements StreamFilter {
 
   private boolean enabled(CompressorConfig.PerRoute perRoute) {
     return perRoute != null && perRoute.responseEnabled().isPresent()
-        ? perRoute.responseEnabled().get() : factory.config().response().enabled();
+        ? perRoute.responseEnabled().get() : factory.isEnabled(factory.config().response().enabled());
   }
 
   private boolean removeAcceptEncoding(CompressorConfig.PerRoute perRoute) {

@@ -11,6 +11,7 @@ import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.config.CompressorConfig;
+import io.spillway.edge.config.RuntimeFlag;
 import io.spillway.edge.config.ExtensionRegistry;
 import io.spillway.edge.config.HeaderMutations;
 import io.spillway.edge.config.HttpConnectionManagerConfig;
@@ -64,11 +65,16 @@ class CompressorFilterTest {
     }
   }
 
+  /** The runtime the factories read: an admin layer that tests may write. */
+  private final io.spillway.edge.runtime.Runtime runtime = new io.spillway.edge.runtime.Runtime(
+      new io.spillway.edge.config.RuntimeConfig(List.of(new io.spillway.edge.config.RuntimeConfig.AdminLayer("admin"))),
+      "", stats.rootScope().scope("runtime"));
+
   // ---- configs -------------------------------------------------------------------------------
 
   private static CompressorConfig.Response response() {
-    return new CompressorConfig.Response(true, 30, Set.copyOf(CompressorConfig.DEFAULT_CONTENT_TYPES), false, false,
-        Set.of(), false);
+    return new CompressorConfig.Response(RuntimeFlag.of(true), 30, Set.copyOf(CompressorConfig.DEFAULT_CONTENT_TYPES),
+        false, false, Set.of(), false);
   }
 
   private static CompressorConfig gzip(CompressorConfig.Response r) {
@@ -99,8 +105,7 @@ class CompressorFilterTest {
         d.appendLocalOverload(), d.serverName(), entries, d.rdsRouteConfigName(), d.http1(), d.http2(),
         d.accessLogs());
     FilterContext context = new FilterContext(hcm, stats.rootScope().scope("http").scope("ingress"), null, null,
-        null, 1 << 20, false, stats.rootScope(), System::nanoTime,
-        io.spillway.edge.runtime.Runtime.none(stats.rootScope().scope("runtime")));
+        null, 1 << 20, false, stats.rootScope(), System::nanoTime, runtime);
     List<CompressorFactory> factories = new ArrayList<>();
     for (int i = 0; i < entries.size() - 1; i++) {
       factories.add(new CompressorFactory(entries.get(i), context));
@@ -385,7 +390,7 @@ class CompressorFilterTest {
         ok("content-type", "text/html", "cache-control", "public, No-Transform"),
         ok("content-type", "text/html", "content-encoding", "br"),
         new ResponseHeaders(206, headers("content-type", "text/html")))) {
-      CompressorConfig.Response excluding206 = new CompressorConfig.Response(true, 30,
+      CompressorConfig.Response excluding206 = new CompressorConfig.Response(RuntimeFlag.of(true), 30,
           Set.copyOf(CompressorConfig.DEFAULT_CONTENT_TYPES), false, false, Set.of(206), false);
       exchange(factory(gzip(excluding206)), get("accept-encoding", "gzip"), r, TEXT);
       assertThat(r.headers().get("content-encoding")).isNotEqualTo("gzip");
@@ -396,7 +401,7 @@ class CompressorFilterTest {
 
   @Test
   void anEtagTurnsCompressionOffWhenConfigured() {
-    CompressorConfig.Response r = new CompressorConfig.Response(true, 30,
+    CompressorConfig.Response r = new CompressorConfig.Response(RuntimeFlag.of(true), 30,
         Set.copyOf(CompressorConfig.DEFAULT_CONTENT_TYPES), true, false, Set.of(), true);
     ResponseHeaders tagged = ok("content-type", "text/html", "etag", "W/\"abc\"");
     exchange(factory(gzip(r)), get("accept-encoding", "gzip"), tagged, TEXT);
@@ -424,7 +429,7 @@ class CompressorFilterTest {
 
   @Test
   void disabledCompressionIsNotCompressed() {
-    CompressorConfig.Response off = new CompressorConfig.Response(false, 30,
+    CompressorConfig.Response off = new CompressorConfig.Response(RuntimeFlag.of(false), 30,
         Set.copyOf(CompressorConfig.DEFAULT_CONTENT_TYPES), false, true, Set.of(), false);
     RequestHeaders request = get("accept-encoding", "gzip");
     ResponseHeaders response = ok("content-type", "text/html");
@@ -433,11 +438,27 @@ class CompressorFilterTest {
     assertThat(request.headers().get("accept-encoding")).as("removed only while compression is on").isEqualTo("gzip");
   }
 
+  @Test
+  void theRuntimeKeyOfEnabledTurnsCompressionOffAndOn() {
+    CompressorConfig.Response flagged = new CompressorConfig.Response(new RuntimeFlag("compression.on", true), 30,
+        Set.copyOf(CompressorConfig.DEFAULT_CONTENT_TYPES), false, false, Set.of(), false);
+    CompressorFactory f = factory(gzip(flagged));
+    runtime.modifyAdminLayer(Map.of("compression.on", "false"));
+    ResponseHeaders off = ok("content-type", "text/html");
+    exchange(f, get("accept-encoding", "gzip"), off, TEXT);
+    assertThat(off.headers().contains("content-encoding")).isFalse();
+
+    runtime.modifyAdminLayer(Map.of("compression.on", "true"));
+    ResponseHeaders on = ok("content-type", "text/html");
+    exchange(f, get("accept-encoding", "gzip"), on, TEXT);
+    assertThat(on.headers().get("content-encoding")).isEqualTo("gzip");
+  }
+
   // ---- request side and routes ---------------------------------------------------------------
 
   @Test
   void acceptEncodingIsRemovedFromTheRequestWhenConfiguredAndStillDecides() {
-    CompressorConfig.Response remove = new CompressorConfig.Response(true, 30,
+    CompressorConfig.Response remove = new CompressorConfig.Response(RuntimeFlag.of(true), 30,
         Set.copyOf(CompressorConfig.DEFAULT_CONTENT_TYPES), false, true, Set.of(), false);
     RequestHeaders request = get("accept-encoding", "gzip");
     ResponseHeaders response = ok("content-type", "text/html");
@@ -457,7 +478,7 @@ class CompressorFilterTest {
     off.data(TEXT, true).destroy();
     assertThat(response.headers().contains("content-encoding")).isFalse();
 
-    CompressorConfig.Response disabled = new CompressorConfig.Response(false, 30,
+    CompressorConfig.Response disabled = new CompressorConfig.Response(RuntimeFlag.of(false), 30,
         Set.copyOf(CompressorConfig.DEFAULT_CONTENT_TYPES), false, false, Set.of(), false);
     RequestHeaders removed = get("accept-encoding", "gzip");
     ResponseHeaders on = ok("content-type", "text/html");
@@ -515,7 +536,7 @@ class CompressorFilterTest {
 
   @Test
   void requestBodiesGoUpstreamCompressedWhenTheRequestDirectionIsOn() throws IOException {
-    CompressorFactory f = factory(gzipRequests(new CompressorConfig.Request(true, 30,
+    CompressorFactory f = factory(gzipRequests(new CompressorConfig.Request(RuntimeFlag.of(true), 30,
         Set.of("application/json"))));
     RequestHeaders request = new RequestHeaders("POST", "http", "example.com", "/", headers(
         "content-type", "application/json", "content-length", String.valueOf(2 * TEXT.length())));
@@ -536,7 +557,7 @@ class CompressorFilterTest {
 
   @Test
   void requestBodiesAreLeftAloneUnlessEveryRuleAllows() {
-    CompressorFactory f = factory(gzipRequests(new CompressorConfig.Request(true, 30,
+    CompressorFactory f = factory(gzipRequests(new CompressorConfig.Request(RuntimeFlag.of(true), 30,
         Set.of("application/json"))));
     List<RequestHeaders> requests = List.of(
         new RequestHeaders("POST", "http", "h", "/", headers("content-type", "text/plain")),
@@ -556,7 +577,7 @@ class CompressorFilterTest {
     assertThat(counter(PREFIX + "request.content_length_too_small")).isEqualTo(1);
     assertThat(counter(PREFIX + "request.compressed")).isZero();
 
-    CompressorFactory off = factory(gzipRequests(new CompressorConfig.Request(false, 30, Set.of())));
+    CompressorFactory off = factory(gzipRequests(new CompressorConfig.Request(RuntimeFlag.of(false), 30, Set.of())));
     RequestHeaders json = new RequestHeaders("POST", "http", "h", "/", headers("content-type", "application/json"));
     sendRequest(new CompressorFilter(off), new FakeStream(alloc, null, json), json, false, TEXT);
     assertThat(json.headers().contains("content-encoding")).isFalse();
