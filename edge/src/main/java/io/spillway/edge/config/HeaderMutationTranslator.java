@@ -11,14 +11,15 @@ import java.util.Locale;
  * Envoy's rules: names are lower-cased tokens, pseudo-headers ({@code :path}...) are never
  * modified, nor is {@code host} on requests; {@code append} defaults to true.
  *
- * <p>Envoy expands {@code %COMMAND%} operators in added values; Spillway adds values literally, so
- * a value using one is rejected rather than sent as written. {@code %%} stands for a literal
- * {@code %}, as in Envoy.
+ * <p>Envoy expands {@code %COMMAND%} operators in added values. Route configurations, virtual hosts
+ * and routes take them, parsed as access log formats are ({@link AccessLogFormatParser}); the
+ * other places that add headers (filters, health checks) take literal values and reject a command.
+ * {@code %%} stands for a literal {@code %}, as in Envoy.
  */
 final class HeaderMutationTranslator {
 
   private static final SupportedFields OPTION = SupportedFields.of(HeaderValueOption.getDescriptor(),
-      "header", "append", "append_action");
+      "header", "append", "append_action", "keep_empty_value");
   private static final SupportedFields VALUE = SupportedFields.of(HeaderValue.getDescriptor(), "key", "value");
 
   /** Which message the mutations apply to. */
@@ -33,6 +34,14 @@ final class HeaderMutationTranslator {
    */
   static HeaderMutations translate(List<HeaderValueOption> add, List<String> remove, Direction direction,
       FieldPath owner) throws ConfigException {
+    return translate(add, remove, direction, owner, false);
+  }
+
+  /**
+   * @param formatted whether added values may use command operators (route-level mutations)
+   */
+  static HeaderMutations translate(List<HeaderValueOption> add, List<String> remove, Direction direction,
+      FieldPath owner, boolean formatted) throws ConfigException {
     if (add.isEmpty() && remove.isEmpty()) {
       return HeaderMutations.NONE;
     }
@@ -40,7 +49,7 @@ final class HeaderMutationTranslator {
     FieldPath addPath = owner.field(prefix + "_headers_to_add");
     List<HeaderMutations.HeaderValue> adds = new ArrayList<>();
     for (int i = 0; i < add.size(); i++) {
-      adds.add(option(add.get(i), direction, addPath.index(i)));
+      adds.add(option(add.get(i), direction, addPath.index(i), formatted));
     }
     FieldPath removePath = owner.field(prefix + "_headers_to_remove");
     List<String> removes = new ArrayList<>();
@@ -55,14 +64,14 @@ final class HeaderMutationTranslator {
       throws ConfigException {
     List<HeaderMutations.HeaderValue> adds = new ArrayList<>();
     for (int i = 0; i < add.size(); i++) {
-      adds.add(option(add.get(i), direction, listPath.index(i)));
+      adds.add(option(add.get(i), direction, listPath.index(i), false));
     }
     return adds.isEmpty() ? HeaderMutations.NONE : new HeaderMutations(adds, List.of());
   }
 
   @SuppressWarnings("deprecation") // append: deprecated for append_action, still accepted by Envoy
-  private static HeaderMutations.HeaderValue option(HeaderValueOption o, Direction direction, FieldPath path)
-      throws ConfigException {
+  private static HeaderMutations.HeaderValue option(HeaderValueOption o, Direction direction, FieldPath path,
+      boolean formatted) throws ConfigException {
     OPTION.check(o, path);
     FieldPath headerPath = path.field("header");
     if (!o.hasHeader()) {
@@ -71,7 +80,9 @@ final class HeaderMutationTranslator {
     HeaderValue header = o.getHeader();
     VALUE.check(header, headerPath);
     String name = modifiableName(header.getKey(), direction, headerPath.field("key"), "modified");
-    String value = literalValue(header.getValue(), headerPath.field("value"));
+    FieldPath valuePath = headerPath.field("value");
+    HeaderMutations.Format format = formatted ? format(header.getValue(), valuePath) : null;
+    String value = format == null ? literalValue(header.getValue(), valuePath) : "";
     boolean append = true;
     if (o.hasAppend()) {
       if (o.getAppendAction() != HeaderValueOption.HeaderAppendAction.APPEND_IF_EXISTS_OR_ADD) {
@@ -85,7 +96,32 @@ final class HeaderMutationTranslator {
         default -> throw new ConfigException(path.field("append_action"), o.getAppendAction() + " is not supported");
       };
     }
-    return new HeaderMutations.HeaderValue(name, value, append);
+    return new HeaderMutations.HeaderValue(name, value, append, format, o.getKeepEmptyValue());
+  }
+
+  /**
+   * A value's command operators, or null when it has none (then it is literal, {@code %%} a
+   * {@code %}). Each part between {@code %%}s is parsed as an access log format.
+   */
+  private static HeaderMutations.Format format(String raw, FieldPath path) throws ConfigException {
+    if (raw.replace("%%", "").indexOf('%') < 0) {
+      return null;
+    }
+    for (int i = 0; i < raw.length(); i++) {
+      char c = raw.charAt(i);
+      if (c == '\r' || c == '\n' || c == 0) {
+        throw new ConfigException(path, "a header value may not contain CR, LF or NUL");
+      }
+    }
+    List<AccessLogConfig.FormatToken> tokens = new ArrayList<>();
+    String[] parts = raw.split("%%", -1);
+    for (int i = 0; i < parts.length; i++) {
+      if (i > 0) {
+        tokens.add(new AccessLogConfig.Literal("%"));
+      }
+      tokens.addAll(AccessLogFormatParser.parse(parts[i], path));
+    }
+    return new HeaderMutations.Format(tokens);
   }
 
   private static String modifiableName(String raw, Direction direction, FieldPath path, String verb)

@@ -104,9 +104,9 @@ final class RouteTranslator {
     }
     return new RouteConfig(rc.getName(), hosts,
         HeaderMutationTranslator.translate(rc.getRequestHeadersToAddList(), rc.getRequestHeadersToRemoveList(),
-            Direction.REQUEST, path),
+            Direction.REQUEST, path, true),
         HeaderMutationTranslator.translate(rc.getResponseHeadersToAddList(), rc.getResponseHeadersToRemoveList(),
-            Direction.RESPONSE, path));
+            Direction.RESPONSE, path, true));
   }
 
   @SuppressWarnings("deprecation") // cors: deprecated for typed_per_filter_config, still honoured by Envoy
@@ -145,9 +145,9 @@ final class RouteTranslator {
     }
     return new RouteConfig.VirtualHost(vh.getName(), domains, routes,
         HeaderMutationTranslator.translate(vh.getRequestHeadersToAddList(), vh.getRequestHeadersToRemoveList(),
-            Direction.REQUEST, path),
+            Direction.REQUEST, path, true),
         HeaderMutationTranslator.translate(vh.getResponseHeadersToAddList(), vh.getResponseHeadersToRemoveList(),
-            Direction.RESPONSE, path),
+            Direction.RESPONSE, path, true),
         hostRetry);
   }
 
@@ -253,9 +253,9 @@ final class RouteTranslator {
     }
     return new Route(r.getName(), match, action,
         HeaderMutationTranslator.translate(r.getRequestHeadersToAddList(), r.getRequestHeadersToRemoveList(),
-            Direction.REQUEST, path),
+            Direction.REQUEST, path, true),
         HeaderMutationTranslator.translate(r.getResponseHeadersToAddList(), r.getResponseHeadersToRemoveList(),
-            Direction.RESPONSE, path),
+            Direction.RESPONSE, path, true),
         r.hasMetadata() ? metadata(r.getMetadata(), path.field("metadata")) : Map.of(),
         disabledFilters(filters), filterConfigs(filters), rateLimits, cors);
   }

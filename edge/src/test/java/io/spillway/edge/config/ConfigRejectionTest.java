@@ -390,10 +390,10 @@ class ConfigRejectionTest {
         .routes("""
             - match: {prefix: /}
               route: {cluster: backend}
-              request_headers_to_add: [{header: {key: x-client, value: "%DOWNSTREAM_REMOTE_ADDRESS%"}}]
+              request_headers_to_add: [{header: {key: x-client, value: "%DOWNSTREAM_REMOTE_ADRESS%"}}]
             """)
-        .rejects(ROUTE + ".request_headers_to_add[0].header.value: %...% substitutions are not supported (write %%"
-            + " for a literal %)");
+        .rejects(ROUTE + ".request_headers_to_add[0].header.value: unknown or unsupported command operator"
+            + " %DOWNSTREAM_REMOTE_ADRESS%");
     BootstrapYaml.minimal()
         .routes("""
             - match: {prefix: /}

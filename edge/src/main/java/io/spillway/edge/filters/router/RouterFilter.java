@@ -81,14 +81,14 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       case Route.DirectResponse direct -> {
         factory.stats().rqDirectResponse().inc();
         callbacks.sendLocalReply(direct.status(), direct.body().orElse(""), null,
-            h -> HeaderMutator.apply(entry.responseHeaders(), h));
+            h -> HeaderMutator.apply(entry.responseHeaders(), h, () -> stream(headers, null)));
       }
       case Route.Redirect redirect -> {
         factory.stats().rqRedirect().inc();
         String location = Redirects.location(redirect, entry, headers, factory.context().tls());
         callbacks.sendLocalReply(redirect.responseCode(), "", null, h -> {
           h.set(HttpHeaderNames.LOCATION, location);
-          HeaderMutator.apply(entry.responseHeaders(), h);
+          HeaderMutator.apply(entry.responseHeaders(), h, () -> stream(headers, null));
         });
       }
       case Route.RouteAction action -> forward(action, endStream);
@@ -129,7 +129,13 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     if (action.hostRewriteLiteral().isPresent()) {
       request.setAuthority(action.hostRewriteLiteral().get());
     }
-    HeaderMutator.apply(entry.requestHeaders(), request.headers());
+    HeaderMutator.apply(entry.requestHeaders(), request.headers(), () -> stream(request, null));
+  }
+
+  /** What header values with command operators read: the stream so far. */
+  private io.spillway.edge.accesslog.LogInput stream(RequestHeaders requestHeaders, ResponseHeaders response) {
+    return new io.spillway.edge.accesslog.LogInput(callbacks.streamInfo(), requestHeaders, response, null,
+        callbacks.worker().random());
   }
 
   @Override
@@ -277,7 +283,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     a.host().loadReport(headers);
     HopByHop.strip(headers);
     headers.set(X_UPSTREAM_SERVICE_TIME, Long.toString(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - a.readyNanos())));
-    HeaderMutator.apply(entry.responseHeaders(), headers);
+    HeaderMutator.apply(entry.responseHeaders(), headers, () -> stream(request, response));
     status = code;
     if (endStream) {
       completed(a);
