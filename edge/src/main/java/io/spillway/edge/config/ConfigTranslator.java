@@ -64,7 +64,11 @@ public final class ConfigTranslator {
         listenerTranslator.translate(resources.getListenersList(), staticPath.field("listeners"));
     OverloadConfig overload = OverloadManagerTranslator.translate(bootstrap.getOverloadManager(),
         root.field("overload_manager"), registry);
-    RuntimeConfig runtime = RuntimeTranslator.translate(bootstrap.getLayeredRuntime(), root.field("layered_runtime"));
+    RuntimeConfig runtime = RuntimeTranslator.translate(bootstrap.getLayeredRuntime(), root.field("layered_runtime"),
+        ads);
+    if (!runtime.rtdsResources().isEmpty()) {
+      xds = xds.map(x -> x.withRuntimeResources(runtime.rtdsResources()));
+    }
     WatchdogConfig.Watchdogs watchdogs = WatchdogTranslator.translate(bootstrap, root);
     return new EdgeConfig(node, admin, listeners, clusters, overload, xds, runtime, watchdogs);
   }

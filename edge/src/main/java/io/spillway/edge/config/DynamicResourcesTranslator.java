@@ -242,8 +242,8 @@ public final class DynamicResourcesTranslator {
     return new Header(key, header.getValue());
   }
 
-  /** A {@code cds_config} / {@code lds_config}: must be {@code ads: {}}; returns its initial fetch timeout. */
-  private static Duration adsConfigSource(boolean present, ConfigSource source, String path) throws ConfigException {
+  /** A {@code cds_config} / {@code lds_config} / {@code rtds_config}: must be {@code ads: {}}; returns its initial fetch timeout. */
+  static Duration adsConfigSource(boolean present, ConfigSource source, String path) throws ConfigException {
     if (!present) {
       throw new ConfigException(path, path.substring(path.lastIndexOf('.') + 1)
           + " is required and must be ads: {} (the edge subscribes to it over the ADS stream)");

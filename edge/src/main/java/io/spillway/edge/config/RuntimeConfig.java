@@ -21,7 +21,7 @@ public record RuntimeConfig(List<Layer> layers) {
   }
 
   /** One layer of the runtime. */
-  public sealed interface Layer permits StaticLayer, DiskLayer, AdminLayer {
+  public sealed interface Layer permits StaticLayer, DiskLayer, AdminLayer, RtdsLayer {
     /** The layer's name, as {@code /runtime} lists it. */
     String name();
   }
@@ -49,6 +49,28 @@ public record RuntimeConfig(List<Layer> layers) {
       Objects.requireNonNull(symlinkRoot, "symlinkRoot");
       Objects.requireNonNull(subdirectory, "subdirectory");
     }
+  }
+
+  /**
+   * {@code rtds_layer}: values from the control plane, the {@code envoy.service.runtime.v3.Runtime}
+   * resource {@code resource} on the ADS stream; empty until it arrives.
+   */
+  public record RtdsLayer(String name, String resource) implements Layer {
+    public RtdsLayer {
+      java.util.Objects.requireNonNull(name, "name");
+      java.util.Objects.requireNonNull(resource, "resource");
+    }
+  }
+
+  /** The RTDS resources the layers subscribe to. */
+  public java.util.Set<String> rtdsResources() {
+    java.util.Set<String> names = new java.util.LinkedHashSet<>();
+    for (Layer l : layers) {
+      if (l instanceof RtdsLayer r) {
+        names.add(r.resource());
+      }
+    }
+    return names;
   }
 
   /** {@code admin_layer}: values set with {@code POST /runtime_modify}; at most one per runtime. */

@@ -18,12 +18,14 @@ import java.util.TreeMap;
  * {@code overload.global_downstream_max_connections = 5}); an object with {@code numerator} or
  * {@code denominator} is one fractional-percent value, as in Envoy. Lists and nulls have no runtime
  * meaning and are refused, as are duplicate layer names and a second admin layer (Envoy's rules).
- * RTDS layers are not supported yet.
+ * An RTDS layer needs the ADS stream: its {@code rtds_config} must be {@code ads: {}}.
  */
 final class RuntimeTranslator {
   private static final SupportedFields LAYERED = SupportedFields.of(LayeredRuntime.getDescriptor(), "layers");
   private static final SupportedFields LAYER = SupportedFields.of(RuntimeLayer.getDescriptor(),
-      "name", "static_layer", "disk_layer", "admin_layer");
+      "name", "static_layer", "disk_layer", "admin_layer", "rtds_layer");
+  private static final SupportedFields RTDS = SupportedFields.of(RuntimeLayer.RtdsLayer.getDescriptor(),
+      "name", "rtds_config");
   private static final SupportedFields FRACTION = SupportedFields.of(
       io.envoyproxy.envoy.config.core.v3.RuntimeFractionalPercent.getDescriptor(), "default_value", "runtime_key");
   private static final SupportedFields DISK = SupportedFields.of(RuntimeLayer.DiskLayer.getDescriptor(),
@@ -31,7 +33,8 @@ final class RuntimeTranslator {
 
   private RuntimeTranslator() {}
 
-  static RuntimeConfig translate(LayeredRuntime runtime, FieldPath path)
+  /** @param ads whether the bootstrap has an ADS stream (which RTDS layers need) */
+  static RuntimeConfig translate(LayeredRuntime runtime, FieldPath path, boolean ads)
       throws ConfigException {
     LAYERED.check(runtime, path);
     List<RuntimeConfig.Layer> layers = new ArrayList<>();
@@ -40,10 +43,6 @@ final class RuntimeTranslator {
     for (int i = 0; i < runtime.getLayersCount(); i++) {
       FieldPath layerPath = path.field("layers").index(i);
       RuntimeLayer layer = runtime.getLayers(i);
-      if (layer.getLayerSpecifierCase() == RuntimeLayer.LayerSpecifierCase.RTDS_LAYER) {
-        throw new ConfigException(layerPath.field("rtds_layer"),
-            "RTDS layers are not supported yet; give the values in a static_layer, disk_layer or admin_layer");
-      }
       LAYER.check(layer, layerPath);
       if (!names.add(layer.getName())) {
         throw new ConfigException(layerPath.field("name"), "duplicate layer name \"" + layer.getName() + "\"");
@@ -52,6 +51,7 @@ final class RuntimeTranslator {
         case STATIC_LAYER -> new RuntimeConfig.StaticLayer(layer.getName(),
             flatten(layer.getStaticLayer(), layerPath.field("static_layer")));
         case DISK_LAYER -> disk(layer, layerPath.field("disk_layer"));
+        case RTDS_LAYER -> rtds(layer, layerPath.field("rtds_layer"), ads);
         case ADMIN_LAYER -> {
           if (admin) {
             throw new ConfigException(layerPath.field("admin_layer"),
@@ -87,6 +87,21 @@ final class RuntimeTranslator {
     };
     return new RuntimeFraction(f.getRuntimeKey(),
         (int) Math.min(RuntimeFraction.MILLION, Integer.toUnsignedLong(p.getNumerator()) * scale));
+  }
+
+  private static RuntimeConfig.RtdsLayer rtds(RuntimeLayer layer, FieldPath path, boolean ads)
+      throws ConfigException {
+    RuntimeLayer.RtdsLayer rtds = layer.getRtdsLayer();
+    RTDS.check(rtds, path);
+    if (rtds.getName().isEmpty()) {
+      throw new ConfigException(path.field("name"), "the resource name to subscribe to is required");
+    }
+    if (!ads) {
+      throw new ConfigException(path, "an RTDS layer needs dynamic_resources.ads_config (runtime comes over ADS)");
+    }
+    DynamicResourcesTranslator.adsConfigSource(rtds.hasRtdsConfig(), rtds.getRtdsConfig(),
+        path.field("rtds_config").toString());
+    return new RuntimeConfig.RtdsLayer(layer.getName(), rtds.getName());
   }
 
   private static RuntimeConfig.DiskLayer disk(RuntimeLayer layer, FieldPath path)

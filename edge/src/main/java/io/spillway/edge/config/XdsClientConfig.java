@@ -25,6 +25,8 @@ import java.util.Optional;
  * @param policySubscription when to subscribe to {@code spillway.policy.v1.OverloadPolicy}: central
  *     serves it, a generic xDS server does not (java-control-plane even ends the stream when asked
  *     for a type it does not know), so by default only once the server has said it serves the type
+ * @param runtimeResources the {@code envoy.service.runtime.v3.Runtime} resources the runtime's RTDS
+ *     layers name, subscribed to by name; empty for none
  */
 public record XdsClientConfig(
     List<XdsServer> servers,
@@ -35,7 +37,8 @@ public record XdsClientConfig(
     Duration backoffBase,
     Duration backoffCap,
     Optional<Path> stateDirectory,
-    PolicySubscription policySubscription) {
+    PolicySubscription policySubscription,
+    java.util.Set<String> runtimeResources) {
 
   /** Envoy's default {@code initial_fetch_timeout}. */
   public static final Duration DEFAULT_INITIAL_FETCH_TIMEOUT = Duration.ofSeconds(15);
@@ -149,6 +152,7 @@ public record XdsClientConfig(
   }
 
   public XdsClientConfig {
+    runtimeResources = java.util.Set.copyOf(runtimeResources);
     servers = List.copyOf(servers);
     if (servers.isEmpty()) {
       throw new IllegalArgumentException("at least one xDS server is needed");
@@ -173,27 +177,41 @@ public record XdsClientConfig(
   }
 
   /** The same config writing its last-known-good state to {@code directory}. */
+  /** Without RTDS subscriptions. */
+  public XdsClientConfig(List<XdsServer> servers, Variant variant, Node node, boolean setNodeOnFirstMessageOnly,
+      Duration initialFetchTimeout, Duration backoffBase, Duration backoffCap, Optional<Path> stateDirectory,
+      PolicySubscription policySubscription) {
+    this(servers, variant, node, setNodeOnFirstMessageOnly, initialFetchTimeout, backoffBase, backoffCap,
+        stateDirectory, policySubscription, java.util.Set.of());
+  }
+
   public XdsClientConfig withStateDirectory(Path directory) {
     return new XdsClientConfig(servers, variant, node, setNodeOnFirstMessageOnly, initialFetchTimeout,
-        backoffBase, backoffCap, Optional.of(directory), policySubscription);
+        backoffBase, backoffCap, Optional.of(directory), policySubscription, runtimeResources);
   }
 
   /** The same config with another node identity (command-line overrides, reported metadata). */
   public XdsClientConfig withNode(Node newNode) {
     return new XdsClientConfig(servers, variant, newNode, setNodeOnFirstMessageOnly, initialFetchTimeout,
-        backoffBase, backoffCap, stateDirectory, policySubscription);
+        backoffBase, backoffCap, stateDirectory, policySubscription, runtimeResources);
   }
 
   /** The same config with other reconnect delay bounds. */
   public XdsClientConfig withBackoff(Duration base, Duration cap) {
     return new XdsClientConfig(servers, variant, node, setNodeOnFirstMessageOnly, initialFetchTimeout,
-        base, cap, stateDirectory, policySubscription);
+        base, cap, stateDirectory, policySubscription, runtimeResources);
   }
 
   /** The same config with another initial fetch timeout. */
   public XdsClientConfig withInitialFetchTimeout(Duration timeout) {
     return new XdsClientConfig(servers, variant, node, setNodeOnFirstMessageOnly, timeout,
-        backoffBase, backoffCap, stateDirectory, policySubscription);
+        backoffBase, backoffCap, stateDirectory, policySubscription, runtimeResources);
+  }
+
+  /** The same config subscribing to these {@code envoy.service.runtime.v3.Runtime} resources (RTDS layers). */
+  public XdsClientConfig withRuntimeResources(java.util.Set<String> names) {
+    return new XdsClientConfig(servers, variant, node, setNodeOnFirstMessageOnly, initialFetchTimeout,
+        backoffBase, backoffCap, stateDirectory, policySubscription, names);
   }
 
   /** The same config without the overload policy subscription (the policy comes from elsewhere). */
@@ -204,7 +222,7 @@ public record XdsClientConfig(
   /** The same config subscribing to the overload policy as {@code subscription} says. */
   public XdsClientConfig withPolicySubscription(PolicySubscription subscription) {
     return new XdsClientConfig(servers, variant, node, setNodeOnFirstMessageOnly, initialFetchTimeout,
-        backoffBase, backoffCap, stateDirectory, subscription);
+        backoffBase, backoffCap, stateDirectory, subscription, runtimeResources);
   }
 
   private static void requirePositive(Duration d, String name) {

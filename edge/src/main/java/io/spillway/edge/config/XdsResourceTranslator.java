@@ -49,6 +49,12 @@ public final class XdsResourceTranslator {
     return new RouteTranslator(knownClusters, false).translate(routes, resource("route_configuration", routes.getName()));
   }
 
+  /** An RTDS resource: its layer's values under their dotted keys. */
+  public java.util.Map<String, String> runtimeLayer(io.envoyproxy.envoy.service.runtime.v3.Runtime runtime)
+      throws ConfigException {
+    return RuntimeTranslator.flatten(runtime.getLayer(), resource("runtime", runtime.getName()).field("layer"));
+  }
+
   private static FieldPath resource(String kind, String name) {
     return new FieldPath(kind + " \"" + name + "\"");
   }

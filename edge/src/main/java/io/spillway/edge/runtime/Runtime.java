@@ -65,6 +65,7 @@ public final class Runtime {
         case RuntimeConfig.StaticLayer s -> s.values();
         case RuntimeConfig.DiskLayer d -> readDisk(d, Map.of());
         case RuntimeConfig.AdminLayer a -> Map.of();
+        case RuntimeConfig.RtdsLayer r -> Map.of();
       });
     }
     state = new AtomicReference<>(state(layers));
@@ -119,6 +120,24 @@ public final class Runtime {
       });
       List<Map<String, String>> next = new ArrayList<>(layers);
       next.set(index, admin);
+      return next;
+    });
+  }
+
+  /**
+   * The RTDS layers' new values: each layer takes the values of the resource it names, or none when
+   * the set no longer has it (Envoy empties a layer whose resource is removed).
+   *
+   * @param resources {@code envoy.service.runtime.v3.Runtime} name to its layer's flattened values
+   */
+  public void applyRtds(Map<String, Map<String, String>> resources) {
+    update(layers -> {
+      List<Map<String, String>> next = new ArrayList<>(layers);
+      for (int i = 0; i < config.layers().size(); i++) {
+        if (config.layers().get(i) instanceof RuntimeConfig.RtdsLayer r) {
+          next.set(i, resources.getOrDefault(r.resource(), Map.of()));
+        }
+      }
       return next;
     });
   }

@@ -87,7 +87,20 @@ final class DynamicConfiguration implements XdsConfigSink {
       case LISTENER -> applyListeners(resources);
       case ROUTE -> applyRoutes(resources);
       case OVERLOAD_POLICY -> applyPolicy(resources);
+      case RUNTIME -> applyRuntime(resources);
     }
+  }
+
+  // ---- runtime (RTDS) ----
+
+  private void applyRuntime(Map<String, ? extends Message> resources) throws ConfigException {
+    Map<String, Map<String, String>> layers = new LinkedHashMap<>();
+    for (Map.Entry<String, ? extends Message> e : resources.entrySet()) {
+      var runtime = (io.envoyproxy.envoy.service.runtime.v3.Runtime) e.getValue();
+      requireName("runtime", e.getKey(), runtime.getName());
+      layers.put(runtime.getName(), translator.runtimeLayer(runtime));
+    }
+    server.runtime().applyRtds(layers);
   }
 
   // ---- clusters and endpoints ----

@@ -132,6 +132,7 @@ public final class AdsClient implements AutoCloseable {
     for (XdsResourceType type : XdsResourceType.values()) {
       types.put(type, new TypeState(type, stats.of(type)));
     }
+    types.get(XdsResourceType.RUNTIME).names = TypeState.copy(config.runtimeResources());
     this.channels = new ManagedChannel[config.servers().size()];
     ScheduledThreadPoolExecutor thread = new ScheduledThreadPoolExecutor(1, runnable -> {
       Thread t = new Thread(runnable, "spillway-xds");
@@ -388,6 +389,8 @@ public final class AdsClient implements AutoCloseable {
       case ENDPOINT -> !endpoints.names.isEmpty() && (!firstRound || clusters.accepted());
       case LISTENER -> !firstRound || (clusters.accepted() && (endpoints.names.isEmpty() || endpoints.accepted()));
       case ROUTE -> !routes.names.isEmpty() && (!firstRound || listeners.accepted());
+      // As in Envoy, runtime comes first: only the RTDS layers' resources, never a wildcard.
+      case RUNTIME -> !types.get(XdsResourceType.RUNTIME).names.isEmpty();
     };
   }
 
@@ -722,11 +725,12 @@ public final class AdsClient implements AutoCloseable {
     boolean complete = types.get(XdsResourceType.CLUSTER).accepted()
         && (endpoints.names.isEmpty() || endpoints.accepted())
         && types.get(XdsResourceType.LISTENER).accepted()
-        && (routes.names.isEmpty() || routes.accepted());
+        && (routes.names.isEmpty() || routes.accepted())
+        && (types.get(XdsResourceType.RUNTIME).names.isEmpty() || types.get(XdsResourceType.RUNTIME).accepted());
     if (complete) {
       firstRound = false;
       cancel(initialFetchTimer);
-      log.info("xDS: the first round (clusters, endpoints, listeners, routes) is applied");
+      log.info("xDS: the first round (runtime, clusters, endpoints, listeners, routes) is applied");
       ready.complete(null);
     }
   }

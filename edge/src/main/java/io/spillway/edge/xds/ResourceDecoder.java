@@ -125,6 +125,7 @@ final class ResourceDecoder {
       case LISTENER -> Listener.class;
       case ROUTE -> RouteConfiguration.class;
       case OVERLOAD_POLICY -> io.spillway.policy.v1.OverloadPolicy.class;
+      case RUNTIME -> io.envoyproxy.envoy.service.runtime.v3.Runtime.class;
     };
   }
 
@@ -135,6 +136,7 @@ final class ResourceDecoder {
       case ClusterLoadAssignment a -> a.getClusterName();
       case Listener l -> l.getName();
       case RouteConfiguration r -> r.getName();
+      case io.envoyproxy.envoy.service.runtime.v3.Runtime r -> r.getName();
       default -> null;
     };
   }

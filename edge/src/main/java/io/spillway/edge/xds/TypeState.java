@@ -30,7 +30,7 @@ final class TypeState {
   Instant lastUpdate;
   String lastNackMessage;
   Instant lastNackTime;
-  /** For EDS and RDS, the names needed; ignored for wildcard types. */
+  /** For EDS, RDS and RTDS, the names needed; ignored for wildcard types. */
   Set<String> names = Set.of();
 
   // Per stream.
@@ -43,9 +43,9 @@ final class TypeState {
     this.stats = stats;
   }
 
-  /** Whether this type is subscribed by name (EDS, RDS) rather than as a wildcard. */
+  /** Whether this type is subscribed by name (EDS, RDS, RTDS) rather than as a wildcard. */
   boolean named() {
-    return type == XdsResourceType.ENDPOINT || type == XdsResourceType.ROUTE;
+    return type == XdsResourceType.ENDPOINT || type == XdsResourceType.ROUTE || type == XdsResourceType.RUNTIME;
   }
 
   boolean accepted() {

@@ -6,7 +6,8 @@ public enum XdsResourceType {
   ENDPOINT("type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment", "eds", "cluster_load_assignment"),
   LISTENER("type.googleapis.com/envoy.config.listener.v3.Listener", "lds", "listener"),
   ROUTE("type.googleapis.com/envoy.config.route.v3.RouteConfiguration", "rds", "route_configuration"),
-  OVERLOAD_POLICY("type.googleapis.com/spillway.policy.v1.OverloadPolicy", "policy", "overload_policy");
+  OVERLOAD_POLICY("type.googleapis.com/spillway.policy.v1.OverloadPolicy", "policy", "overload_policy"),
+  RUNTIME("type.googleapis.com/envoy.service.runtime.v3.Runtime", "rtds", "runtime");
 
   private final String typeUrl;
   private final String shortName;
@@ -21,7 +22,7 @@ public enum XdsResourceType {
   /**
    * What one resource of the type is called in error messages, as the translator calls it
    * ({@code listener "ingress".address: ...}): cluster, cluster_load_assignment, listener,
-   * route_configuration, overload_policy.
+   * route_configuration, overload_policy, runtime.
    */
   public String kind() {
     return kind;
@@ -31,7 +32,7 @@ public enum XdsResourceType {
     return typeUrl;
   }
 
-  /** The short name used in stats and logs (cds, eds, lds, rds, policy). */
+  /** The short name used in stats and logs (cds, eds, lds, rds, policy, rtds). */
   public String shortName() {
     return shortName;
   }

@@ -82,6 +82,7 @@ final class XdsStats {
     types.put(XdsResourceType.ENDPOINT, new TypeStats(root.scope("xds").scope("eds")));
     types.put(XdsResourceType.ROUTE, new TypeStats(root.scope("xds").scope("rds")));
     types.put(XdsResourceType.OVERLOAD_POLICY, new TypeStats(root.scope("xds").scope("policy")));
+    types.put(XdsResourceType.RUNTIME, new TypeStats(root.scope("xds").scope("rtds")));
   }
 
   TypeStats of(XdsResourceType type) {

@@ -34,8 +34,8 @@ class ConfigRejectionTest {
     BootstrapYaml.minimal().top("overload_manager: {refresh_interval: 0.25s, actions: [{name: nope, triggers: []}]}\n")
         .rejects("overload_manager.resource_monitors: at least one resource monitor is required");
     BootstrapYaml.minimal().top("layered_runtime: {layers: [{name: rtds, rtds_layer: {name: r}}]}\n")
-        .rejects("layered_runtime.layers[0].rtds_layer: RTDS layers are not supported yet; give the values in a"
-            + " static_layer, disk_layer or admin_layer");
+        .rejects("layered_runtime.layers[0].rtds_layer: an RTDS layer needs dynamic_resources.ads_config"
+            + " (runtime comes over ADS)");
     BootstrapYaml.minimal().top("stats_sinks: [{name: envoy.stat_sinks.statsd}]\n")
         .rejects("stats_sinks: stats_sinks is not supported yet");
   }

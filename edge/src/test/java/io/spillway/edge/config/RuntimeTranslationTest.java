@@ -96,12 +96,58 @@ class RuntimeTranslationTest {
         """)).hasMessageContaining("static_layer.p.numerator");
   }
 
+  private static final String XDS_CLUSTER = """
+      - name: backend
+        load_assignment:
+          endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: 8080}}}}]}]
+      - name: xds
+        typed_extension_protocol_options:
+          envoy.extensions.upstreams.http.v3.HttpProtocolOptions:
+            "@type": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions
+            explicit_http_config: {http2_protocol_options: {}}
+        load_assignment:
+          endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: 18000}}}}]}]
+      """;
+
+  private static final String ADS = """
+      dynamic_resources:
+        ads_config: {api_type: GRPC, transport_api_version: V3, grpc_services: [{envoy_grpc: {cluster_name: xds}}]}
+        cds_config: {ads: {}}
+        lds_config: {ads: {}}
+      """;
+
+  @Test
+  void anRtdsLayerSubscribesToItsResourceOverAds() throws ConfigException {
+    EdgeConfig config = BootstrapYaml.minimal().clusters(XDS_CLUSTER).top(ADS + """
+        layered_runtime:
+          layers:
+          - name: control_plane
+            rtds_layer: { name: edge-runtime, rtds_config: { ads: {}, resource_api_version: V3 } }
+        """).translate();
+
+    assertThat(config.runtime().layers()).containsExactly(new RuntimeConfig.RtdsLayer("control_plane", "edge-runtime"));
+    assertThat(config.xds().orElseThrow().runtimeResources()).containsExactly("edge-runtime");
+    assertThatThrownBy(() -> BootstrapYaml.minimal().clusters(XDS_CLUSTER).top(ADS + """
+        layered_runtime:
+          layers:
+          - name: control_plane
+            rtds_layer: { name: edge-runtime, rtds_config: { path: /etc/runtime.yaml } }
+        """).translate()).hasMessageContaining("layered_runtime.layers[0].rtds_layer.rtds_config");
+    assertThatThrownBy(() -> BootstrapYaml.minimal().clusters(XDS_CLUSTER).top(ADS + """
+        layered_runtime:
+          layers:
+          - name: control_plane
+            rtds_layer: { rtds_config: { ads: {} } }
+        """).translate()).hasMessageContaining("layered_runtime.layers[0].rtds_layer.name");
+  }
+
   @Test
   void refusesRtdsAndDiskLayersWithoutARoot() {
     assertThatThrownBy(() -> runtime("""
         - name: rtds
           rtds_layer: { name: runtime, rtds_config: { ads: {} } }
-        """)).hasMessageContaining("layered_runtime.layers[0].rtds_layer").hasMessageContaining("not supported");
+        """)).hasMessage("layered_runtime.layers[0].rtds_layer: an RTDS layer needs dynamic_resources.ads_config"
+        + " (runtime comes over ADS)");
     assertThatThrownBy(() -> runtime("""
         - name: d
           disk_layer: { subdirectory: envoy }
