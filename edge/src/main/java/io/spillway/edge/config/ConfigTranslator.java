@@ -24,8 +24,8 @@ import java.util.Optional;
 public final class ConfigTranslator {
 
   private static final SupportedFields BOOTSTRAP = SupportedFields.of(Bootstrap.getDescriptor(),
-          "node", "static_resources", "admin", "overload_manager", "dynamic_resources", "layered_runtime")
-      .later("stats_sinks")
+          "node", "static_resources", "admin", "overload_manager", "dynamic_resources", "layered_runtime",
+          "stats_sinks", "stats_flush_interval", "stats_flush_on_admin")
       .laterUnlessEmpty("watchdogs", "watchdog", "cluster_manager");
   private static final SupportedFields STATIC_RESOURCES = SupportedFields.of(
       Bootstrap.StaticResources.getDescriptor(), "listeners", "clusters");
@@ -64,7 +64,8 @@ public final class ConfigTranslator {
     OverloadConfig overload = OverloadManagerTranslator.translate(bootstrap.getOverloadManager(),
         root.field("overload_manager"), registry);
     RuntimeConfig runtime = RuntimeTranslator.translate(bootstrap.getLayeredRuntime(), root.field("layered_runtime"));
-    return new EdgeConfig(node, admin, listeners, clusters, overload, xds, runtime);
+    StatsFlushConfig statsFlush = StatsSinkTranslator.translate(bootstrap, root, registry);
+    return new EdgeConfig(node, admin, listeners, clusters, overload, xds, runtime, statsFlush);
   }
 
   private static EdgeConfig.NodeInfo node(Node node, FieldPath path) throws ConfigException {

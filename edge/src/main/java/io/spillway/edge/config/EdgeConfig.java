@@ -15,6 +15,7 @@ import java.util.Optional;
  * @param overload the overload manager ({@link OverloadConfig#disabled()} when not configured)
  * @param xds the ADS client's settings from {@code dynamic_resources}, absent for a static edge
  * @param runtime {@code layered_runtime} ({@link RuntimeConfig#NONE} when not configured)
+ * @param statsFlush {@code stats_sinks} and when they are flushed ({@link StatsFlushConfig#NONE} without sinks)
  */
 public record EdgeConfig(
     NodeInfo node,
@@ -23,10 +24,12 @@ public record EdgeConfig(
     Map<String, ClusterConfig> clusters,
     OverloadConfig overload,
     Optional<io.spillway.edge.config.XdsClientConfig> xds,
-    RuntimeConfig runtime) {
+    RuntimeConfig runtime,
+    StatsFlushConfig statsFlush) {
 
   public EdgeConfig {
     java.util.Objects.requireNonNull(runtime, "runtime");
+    java.util.Objects.requireNonNull(statsFlush, "statsFlush");
     listeners = List.copyOf(listeners);
     clusters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(clusters));
   }
@@ -34,12 +37,12 @@ public record EdgeConfig(
   /** A static edge: no xDS. */
   public EdgeConfig(NodeInfo node, Optional<AdminConfig> admin, List<ListenerConfig> listeners,
       Map<String, ClusterConfig> clusters, OverloadConfig overload) {
-    this(node, admin, listeners, clusters, overload, Optional.empty(), RuntimeConfig.NONE);
+    this(node, admin, listeners, clusters, overload, Optional.empty(), RuntimeConfig.NONE, StatsFlushConfig.NONE);
   }
 
   /** The same configuration with another xDS client config. */
   public EdgeConfig withXds(Optional<io.spillway.edge.config.XdsClientConfig> otherXds) {
-    return new EdgeConfig(node, admin, listeners, clusters, overload, otherXds, runtime);
+    return new EdgeConfig(node, admin, listeners, clusters, overload, otherXds, runtime, statsFlush);
   }
 
   /** The node identity: {@code node.id}, {@code node.cluster} and string metadata. */

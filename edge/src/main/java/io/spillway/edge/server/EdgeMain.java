@@ -194,7 +194,7 @@ public final class EdgeMain implements Callable<Integer> {
     // The identity on the xDS stream follows the overrides too.
     java.util.Optional<io.spillway.edge.config.XdsClientConfig> xds = c.xds().map(x -> x.withNode(
         x.node().toBuilder().setId(node.id()).setCluster(node.cluster()).build()));
-    return new EdgeConfig(node, c.admin(), c.listeners(), c.clusters(), c.overload(), xds, c.runtime());
+    return new EdgeConfig(node, c.admin(), c.listeners(), c.clusters(), c.overload(), xds, c.runtime(), c.statsFlush());
   }
 
   private int serve(Bootstrap bootstrap, EdgeConfig config, io.spillway.policy.EffectivePolicy policy) throws Exception {
