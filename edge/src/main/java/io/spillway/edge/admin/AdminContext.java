@@ -58,6 +58,12 @@ public interface AdminContext {
   /** Reopens the access log files ({@code POST /reopen_logs}). */
   default void reopenAccessLogs() {}
 
+  /**
+   * {@code /stats} (any format) or {@code /stats/prometheus} is about to render: with
+   * {@code stats_flush_on_admin}, the stats sinks are flushed (Envoy's flush on admin). Must not block.
+   */
+  default void statsRead() {}
+
   default void adminConnectionOpened() {}
 
   default void adminConnectionClosed() {}

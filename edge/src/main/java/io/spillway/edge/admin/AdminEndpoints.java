@@ -22,8 +22,8 @@ final class AdminEndpoints {
     m.put("/help", help);
     m.put("/ready", new ReadyEndpoint(context));
     m.put("/server_info", new ServerInfoEndpoint(context, ServerInfoEndpoint.implementationVersion()));
-    PrometheusStatsEndpoint prometheus = new PrometheusStatsEndpoint(context.stats());
-    m.put("/stats", new StatsEndpoint(context.stats(), prometheus));
+    PrometheusStatsEndpoint prometheus = new PrometheusStatsEndpoint(context.stats(), context::statsRead);
+    m.put("/stats", new StatsEndpoint(context.stats(), prometheus, context::statsRead));
     m.put("/stats/prometheus", prometheus);
     m.put("/reset_counters", new ResetCountersEndpoint(context.stats()));
     m.put("/clusters", new ClustersEndpoint(context::clusters));

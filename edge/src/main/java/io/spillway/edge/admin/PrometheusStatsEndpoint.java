@@ -12,9 +12,12 @@ import java.util.regex.PatternSyntaxException;
  */
 final class PrometheusStatsEndpoint implements AdminEndpoint {
   private final StatsStore stats;
+  private final Runnable beforeRead;
 
-  PrometheusStatsEndpoint(StatsStore stats) {
+  /** @param beforeRead runs before each rendering ({@link AdminContext#statsRead()}) */
+  PrometheusStatsEndpoint(StatsStore stats, Runnable beforeRead) {
     this.stats = stats;
+    this.beforeRead = beforeRead;
   }
 
   @Override
@@ -35,6 +38,7 @@ final class PrometheusStatsEndpoint implements AdminEndpoint {
     } catch (PatternSyntaxException e) {
       return StatsEndpoint.invalidFilter(e);
     }
+    beforeRead.run();
     return new AdminResponse(200, PrometheusStatsFormat.CONTENT_TYPE,
         PrometheusStatsFormat.render(stats, filter).getBytes(StandardCharsets.UTF_8));
   }

@@ -15,10 +15,13 @@ import java.util.regex.PatternSyntaxException;
 final class StatsEndpoint implements AdminEndpoint {
   private final StatsStore stats;
   private final PrometheusStatsEndpoint prometheus;
+  private final Runnable beforeRead;
 
-  StatsEndpoint(StatsStore stats, PrometheusStatsEndpoint prometheus) {
+  /** @param beforeRead runs before each text or JSON rendering ({@link AdminContext#statsRead()}) */
+  StatsEndpoint(StatsStore stats, PrometheusStatsEndpoint prometheus, Runnable beforeRead) {
     this.stats = stats;
     this.prometheus = prometheus;
+    this.beforeRead = beforeRead;
   }
 
   @Override
@@ -49,6 +52,7 @@ final class StatsEndpoint implements AdminEndpoint {
     } catch (PatternSyntaxException e) {
       return invalidFilter(e);
     }
+    beforeRead.run();
     return format.equals("json")
         ? AdminResponse.json(200, JsonStatsFormat.render(stats, filter))
         : AdminResponse.text(200, TextStatsFormat.render(stats, filter));

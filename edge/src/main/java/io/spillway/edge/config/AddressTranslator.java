@@ -28,6 +28,21 @@ final class AddressTranslator {
    */
   static SocketAddress translate(Address address, FieldPath path, HostKind hostKind, String why, int minPort)
       throws ConfigException {
+    return translate(address, path, hostKind, why, minPort, false);
+  }
+
+  /**
+   * Translates the address of a peer that datagrams are sent to (a stats sink): {@code protocol}
+   * may be {@code UDP} as well as the default {@code TCP}, which Envoy's UDP sinks ignore alike;
+   * the port must not be 0.
+   */
+  static SocketAddress translateDatagram(Address address, FieldPath path, HostKind hostKind, String why)
+      throws ConfigException {
+    return translate(address, path, hostKind, why, 1, true);
+  }
+
+  private static SocketAddress translate(Address address, FieldPath path, HostKind hostKind, String why, int minPort,
+      boolean udpAllowed) throws ConfigException {
     ADDRESS.check(address, path);
     FieldPath socketPath = path.field("socket_address");
     if (!address.hasSocketAddress()) {
@@ -35,7 +50,8 @@ final class AddressTranslator {
     }
     io.envoyproxy.envoy.config.core.v3.SocketAddress socket = address.getSocketAddress();
     SOCKET_ADDRESS.check(socket, socketPath);
-    if (socket.getProtocol() != io.envoyproxy.envoy.config.core.v3.SocketAddress.Protocol.TCP) {
+    if (socket.getProtocol() != io.envoyproxy.envoy.config.core.v3.SocketAddress.Protocol.TCP
+        && !(udpAllowed && socket.getProtocol() == io.envoyproxy.envoy.config.core.v3.SocketAddress.Protocol.UDP)) {
       throw new ConfigException(socketPath.field("protocol"), socket.getProtocol() + " is not supported");
     }
     String host = socket.getAddress().trim();

@@ -16,6 +16,7 @@ import java.util.Optional;
  * @param xds the ADS client's settings from {@code dynamic_resources}, absent for a static edge
  * @param runtime {@code layered_runtime} ({@link RuntimeConfig#NONE} when not configured)
  * @param watchdogs {@code watchdogs} / {@code watchdog} (Envoy's defaults when not configured)
+ * @param statsFlush {@code stats_sinks} and when they are flushed ({@link StatsFlushConfig#NONE} without sinks)
  */
 public record EdgeConfig(
     NodeInfo node,
@@ -25,11 +26,13 @@ public record EdgeConfig(
     OverloadConfig overload,
     Optional<io.spillway.edge.config.XdsClientConfig> xds,
     RuntimeConfig runtime,
-    WatchdogConfig.Watchdogs watchdogs) {
+    WatchdogConfig.Watchdogs watchdogs,
+    StatsFlushConfig statsFlush) {
 
   public EdgeConfig {
     java.util.Objects.requireNonNull(runtime, "runtime");
     java.util.Objects.requireNonNull(watchdogs, "watchdogs");
+    java.util.Objects.requireNonNull(statsFlush, "statsFlush");
     listeners = List.copyOf(listeners);
     clusters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(clusters));
   }
@@ -38,12 +41,12 @@ public record EdgeConfig(
   public EdgeConfig(NodeInfo node, Optional<AdminConfig> admin, List<ListenerConfig> listeners,
       Map<String, ClusterConfig> clusters, OverloadConfig overload) {
     this(node, admin, listeners, clusters, overload, Optional.empty(), RuntimeConfig.NONE,
-        WatchdogConfig.Watchdogs.DEFAULTS);
+        WatchdogConfig.Watchdogs.DEFAULTS, StatsFlushConfig.NONE);
   }
 
   /** The same configuration with another xDS client config. */
   public EdgeConfig withXds(Optional<io.spillway.edge.config.XdsClientConfig> otherXds) {
-    return new EdgeConfig(node, admin, listeners, clusters, overload, otherXds, runtime, watchdogs);
+    return new EdgeConfig(node, admin, listeners, clusters, overload, otherXds, runtime, watchdogs, statsFlush);
   }
 
   /** The node identity: {@code node.id}, {@code node.cluster} and string metadata. */

@@ -67,7 +67,9 @@ public final class ExtensionRegistry {
     /** A policy of a cluster's {@code load_balancing_policy}. */
     LOAD_BALANCING_POLICY,
     /** The {@code compressor_library} of a compressor filter. */
-    COMPRESSOR_LIBRARY
+    COMPRESSOR_LIBRARY,
+    /** An entry of the bootstrap's {@code stats_sinks}. */
+    STATS_SINK
   }
 
   /**
@@ -115,6 +117,10 @@ public final class ExtensionRegistry {
   public static final String TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
   /** The {@code typed_extension_protocol_options} key of upstream HTTP protocol options. */
   public static final String UPSTREAM_HTTP_PROTOCOL_OPTIONS = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions";
+  /** Envoy's name of the UDP statsd stats sink. */
+  public static final String STATSD_SINK = "envoy.stat_sinks.statsd";
+  /** Envoy's name of the DogStatsD stats sink. */
+  public static final String DOG_STATSD_SINK = "envoy.stat_sinks.dog_statsd";
   public static final String LB_ROUND_ROBIN = "envoy.load_balancing_policies.round_robin";
   public static final String LB_LEAST_REQUEST = "envoy.load_balancing_policies.least_request";
   public static final String LB_RANDOM = "envoy.load_balancing_policies.random";
@@ -163,6 +169,9 @@ public final class ExtensionRegistry {
       .add(LB_CLIENT_SIDE_WEIGHTED_ROUND_ROBIN, Category.LOAD_BALANCING_POLICY,
           io.envoyproxy.envoy.extensions.load_balancing_policies.client_side_weighted_round_robin.v3
               .ClientSideWeightedRoundRobin.getDefaultInstance())
+      .add(STATSD_SINK, Category.STATS_SINK, io.envoyproxy.envoy.config.metrics.v3.StatsdSink.getDefaultInstance())
+      .add(DOG_STATSD_SINK, Category.STATS_SINK,
+          io.envoyproxy.envoy.config.metrics.v3.DogStatsdSink.getDefaultInstance())
       .add("envoy.overload_actions.reduce_timeouts", Category.OVERLOAD_ACTION,
           ScaleTimersOverloadActionConfig.getDefaultInstance())
       // Struct-typed configs: cgroup_memory, shrink_heap and Spillway's own monitors.
@@ -187,7 +196,9 @@ public final class ExtensionRegistry {
       "envoy.http_connection_manager", HTTP_CONNECTION_MANAGER,
       "envoy.listener.tls_inspector", "envoy.filters.listener.tls_inspector",
       "envoy.listener.http_inspector", "envoy.filters.listener.http_inspector",
-      "tls", TLS_TRANSPORT_SOCKET);
+      "tls", TLS_TRANSPORT_SOCKET,
+      "envoy.statsd", STATSD_SINK,
+      "envoy.dog_statsd", DOG_STATSD_SINK);
 
   private final Map<String, Extension> byName;
   private final Map<String, Extension> byTypeName;
@@ -376,6 +387,7 @@ public final class ExtensionRegistry {
       case PER_ROUTE_FILTER_CONFIG -> "a per-route filter config";
       case LOAD_BALANCING_POLICY -> "a load balancing policy";
       case COMPRESSOR_LIBRARY -> "a compressor library";
+      case STATS_SINK -> "a stats sink";
     };
   }
 

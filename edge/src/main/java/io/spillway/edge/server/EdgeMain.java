@@ -195,7 +195,7 @@ public final class EdgeMain implements Callable<Integer> {
     java.util.Optional<io.spillway.edge.config.XdsClientConfig> xds = c.xds().map(x -> x.withNode(
         x.node().toBuilder().setId(node.id()).setCluster(node.cluster()).build()));
     return new EdgeConfig(node, c.admin(), c.listeners(), c.clusters(), c.overload(), xds, c.runtime(),
-        c.watchdogs());
+        c.watchdogs(), c.statsFlush());
   }
 
   private int serve(Bootstrap bootstrap, EdgeConfig config, io.spillway.policy.EffectivePolicy policy) throws Exception {

@@ -90,6 +90,7 @@ public final class EdgeServer implements AdminContext {
   private AdmissionController admission;
   private io.spillway.edge.guard.GuardRegistry guards;
   private AdminServer admin;
+  private io.spillway.edge.stats.sink.StatsFlusher statsFlusher;
   private io.spillway.edge.accesslog.AccessLogManager accessLogs;
   private io.spillway.edge.accesslog.AccessLogs adminAccessLogs = io.spillway.edge.accesslog.AccessLogs.NONE;
   private ActionIndex stopAccepting;
@@ -215,6 +216,7 @@ public final class EdgeServer implements AdminContext {
       });
     }
     startShrinkHeap(root.scope("overload").scope(OverloadNames.SHRINK_HEAP));
+    startStatsFlush(root);
     ActionIndex closeIdle = overload.actionHandle(OverloadNames.CLOSE_IDLE_HTTP_CONNECTIONS);
     if (closeIdle.isConfigured()) {
       // Idle connections go first: at state s, those idle for at least (1 - s) of the connection
@@ -537,6 +539,59 @@ public final class EdgeServer implements AdminContext {
     }, every, every, TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * The bootstrap's stats sinks: flushed on the main thread every {@code stats_flush_interval}
+   * after the previous flush ended (Envoy re-arms its timer the same way), or after each
+   * {@code /stats} read with {@code stats_flush_on_admin}.
+   */
+  private void startStatsFlush(Scope root) {
+    io.spillway.edge.config.StatsFlushConfig flush = config.statsFlush();
+    if (flush.sinks().isEmpty()) {
+      return;
+    }
+    var sinkStats = io.spillway.edge.stats.sink.UdpStatsdSink.SinkStats.of(root);
+    List<io.spillway.edge.stats.sink.StatsSink> sinks = new java.util.ArrayList<>();
+    for (io.spillway.edge.config.StatsSinkConfig sink : flush.sinks()) {
+      java.net.InetSocketAddress peer;
+      try {
+        peer = new java.net.InetSocketAddress(java.net.InetAddress.getByName(sink.address().host()),
+            sink.address().port()); // an IP literal: no lookup
+      } catch (java.net.UnknownHostException e) {
+        throw new IllegalStateException("stats sink address " + sink.address() + " is not an IP literal", e);
+      }
+      var writer = new io.spillway.edge.stats.sink.UdpDatagramWriter(peer);
+      sinks.add(switch (sink.format()) {
+        case STATSD -> io.spillway.edge.stats.sink.UdpStatsdSink.statsd(writer, sink.prefix(), sinkStats);
+        case DOG_STATSD -> io.spillway.edge.stats.sink.UdpStatsdSink.dogStatsd(writer, sink.prefix(),
+            sink.maxBytesPerDatagram(), sinkStats);
+      });
+    }
+    statsFlusher = new io.spillway.edge.stats.sink.StatsFlusher(stats, sinks);
+    if (!flush.onAdmin()) {
+      long every = flush.interval().toNanos();
+      control.scheduleWithFixedDelay(this::flushStats, every, every, TimeUnit.NANOSECONDS);
+    }
+    log.info("stats sinks: {} to {}, {}", sinks.size(),
+        flush.sinks().stream().map(s -> s.address().toString()).toList(),
+        flush.onAdmin() ? "flushed on /stats reads" : "flushed every " + flush.interval().toMillis() + " ms");
+  }
+
+  /** One flush to the stats sinks (main thread). */
+  private void flushStats() {
+    try {
+      statsFlusher.flush();
+    } catch (RuntimeException e) {
+      log.warn("stats flush failed", e); // the next flush is still scheduled
+    }
+  }
+
+  @Override
+  public void statsRead() {
+    if (statsFlusher != null && config.statsFlush().onAdmin()) {
+      control.execute(this::flushStats);
+    }
+  }
+
   private void registerServerStats(Scope root) {
     Scope server = root.scope("server");
     Runtime rt = Runtime.getRuntime();
@@ -609,6 +664,14 @@ public final class EdgeServer implements AdminContext {
     }
     if (control != null) {
       control.shutdownNow();
+    }
+    if (statsFlusher != null) {
+      try {
+        control.awaitTermination(1, TimeUnit.SECONDS); // a flush in progress ends first
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      statsFlusher.close();
     }
     log.info("edge stopped");
     terminated.countDown();

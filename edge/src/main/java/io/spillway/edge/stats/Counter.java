@@ -18,6 +18,7 @@ public final class Counter implements Stat {
   private final StatName statName;
   private final StripedLong total = new StripedLong();
   private volatile long resetBaseline;
+  private long latched; // written by the stats flush only
   private volatile boolean used;
 
   Counter(StatName statName) {
@@ -48,6 +49,18 @@ public final class Counter implements Stat {
     // Baseline first: it is a past sum, and the cells only grow, so the difference is never negative.
     long baseline = resetBaseline;
     return total.sum() - baseline;
+  }
+
+  /**
+   * Envoy's latch: the increments since the previous latch (since creation, the first time), for
+   * the stats flush to send as a delta. Independent of {@code /reset_counters}, so the deltas add up
+   * to every increment. Not for the hot path; one caller (the flush, on the main thread).
+   */
+  public long latch() {
+    long sum = total.sum();
+    long delta = sum - latched;
+    latched = sum;
+    return delta;
   }
 
   @Override

@@ -16,7 +16,8 @@ import java.util.function.LongSupplier;
  * renders as {@code http_admission_refused_total{mode="shadow",tier="start"}} in Prometheus and as
  * {@code http_admission_refused_total.mode.shadow.tier.start} in {@code /stats}: the flat name is the
  * metric name followed by {@code .<tag>.<value>} for each tag, tags ordered by name both there and
- * in the labels, so any {@code Map} gives the same stat.
+ * in the labels, so any {@code Map} gives the same stat. The tag-extracted name (DogStatsD's) is the
+ * metric name.
  */
 public final class CustomScope {
 
@@ -76,6 +77,6 @@ public final class CustomScope {
       labels.add(new Tag(tag.getKey(), tag.getValue()));
       flat.append('.').append(tag.getKey()).append('.').append(tag.getValue());
     }
-    return new StatName(flat.toString(), name, labels);
+    return new StatName(flat.toString(), name, name, labels);
   }
 }

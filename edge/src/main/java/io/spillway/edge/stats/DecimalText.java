@@ -3,13 +3,13 @@ package io.spillway.edge.stats;
 import java.math.BigDecimal;
 
 /** Doubles as Envoy prints them: shortest round-trip digits, no exponent, integers bare, {@code nan}. */
-final class DecimalText {
+public final class DecimalText {
 
   private static final double EXACT_LONG_LIMIT = 0x1p53;
 
   private DecimalText() {}
 
-  static String format(double value) {
+  public static String format(double value) {
     if (Double.isNaN(value)) {
       return "nan";
     }

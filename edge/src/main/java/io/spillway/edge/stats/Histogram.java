@@ -13,11 +13,14 @@ import org.HdrHistogram.Recorder;
  * a value beyond every earlier one makes the counts array grow. Two significant
  * digits, like Envoy's log-linear histograms: values below 256 are exact, larger ones within 1%.
  *
- * <p><b>Reader side (admin threads).</b> {@link #snapshot()} swaps out the values recorded since the
- * previous snapshot (the <em>interval</em>), merges them into a <em>cumulative</em> histogram owned by
- * the reader side, and computes quantiles and Prometheus buckets from both. Readers serialize on a
- * lock that {@link #record(long)} never takes. Every rendering takes a snapshot, so the interval is
- * "since the previous rendering of any kind" (Envoy's is "since the previous stats flush").
+ * <p><b>Reader side (admin threads, the stats flush).</b> Each read swaps out the recorders' values
+ * and merges them into three histograms owned by the reader side: the <em>cumulative</em> one, the
+ * values since the previous {@link #snapshot()} (the <em>interval</em>) and the values since the
+ * previous {@link #latch()} (what the stats flush sends to sinks). {@link #snapshot()} computes
+ * quantiles and Prometheus buckets from the first two. Readers serialize on a lock that
+ * {@link #record(long)} never takes. Every rendering takes a snapshot, so the interval is "since the
+ * previous rendering of any kind" (Envoy's is "since the previous stats flush"); a flush does not
+ * close the rendering's interval, nor a rendering the flush's.
  */
 public final class Histogram implements Stat {
 
@@ -61,6 +64,7 @@ public final class Histogram implements Stat {
   // Guarded by readerLock.
   private final org.HdrHistogram.Histogram cumulative = new org.HdrHistogram.Histogram(SIGNIFICANT_DIGITS);
   private final org.HdrHistogram.Histogram interval = new org.HdrHistogram.Histogram(SIGNIFICANT_DIGITS);
+  private final org.HdrHistogram.Histogram sinceLatch = new org.HdrHistogram.Histogram(SIGNIFICANT_DIGITS);
   private final org.HdrHistogram.Histogram[] recycled = new org.HdrHistogram.Histogram[STRIPES];
 
   Histogram(StatName statName, Unit unit) {
@@ -90,16 +94,39 @@ public final class Histogram implements Stat {
   public HistogramSnapshot snapshot() {
     readerLock.lock();
     try {
+      collect();
+      HistogramSnapshot snapshot = HistogramSnapshot.of(unit, interval, cumulative);
       interval.reset();
-      for (int i = 0; i < STRIPES; i++) {
-        org.HdrHistogram.Histogram part = recorders[i].getIntervalHistogram(recycled[i]);
-        interval.add(part);
-        recycled[i] = part;
-      }
-      cumulative.add(interval);
-      return HistogramSnapshot.of(unit, interval, cumulative);
+      return snapshot;
     } finally {
       readerLock.unlock();
+    }
+  }
+
+  /**
+   * The values recorded since the previous latch (since creation, the first time), for the stats
+   * flush; the next latch starts empty. Does not change what {@link #snapshot()} returns.
+   */
+  public HistogramValues latch() {
+    readerLock.lock();
+    try {
+      collect();
+      HistogramValues values = HistogramValues.of(sinceLatch);
+      sinceLatch.reset();
+      return values;
+    } finally {
+      readerLock.unlock();
+    }
+  }
+
+  /** Moves what the recorders hold into the reader side's histograms. Holds the reader lock. */
+  private void collect() {
+    for (int i = 0; i < STRIPES; i++) {
+      org.HdrHistogram.Histogram part = recorders[i].getIntervalHistogram(recycled[i]);
+      cumulative.add(part);
+      interval.add(part);
+      sinceLatch.add(part);
+      recycled[i] = part;
     }
   }
 
@@ -120,6 +147,8 @@ public final class Histogram implements Stat {
         r.reset();
       }
       cumulative.reset();
+      interval.reset();
+      sinceLatch.reset();
     } finally {
       readerLock.unlock();
     }

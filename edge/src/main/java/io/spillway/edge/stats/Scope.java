@@ -181,8 +181,8 @@ public final class Scope {
       statTags.add(statTag);
       statTags.addAll(tags);
     }
-    return new StatName(
-        prefix + name, ENVOY_PREFIX + PrometheusNames.sanitize(tagExtractedPrefix + promName), statTags);
+    String tagExtracted = tagExtractedPrefix + promName;
+    return new StatName(prefix + name, tagExtracted, ENVOY_PREFIX + PrometheusNames.sanitize(tagExtracted), statTags);
   }
 
   private static void requireSegment(String segment, String what) {

@@ -13,6 +13,8 @@ import java.util.Objects;
  */
 public record Tag(String name, String value) {
 
+  private static final String ENVOY_PREFIX = "envoy_";
+
   /** {@code cluster.<name>.}: {@code envoy_cluster_name}. */
   public static final String CLUSTER_NAME = "envoy_cluster_name";
   /** {@code http.<stat_prefix>.}: {@code envoy_http_conn_manager_prefix}. */
@@ -29,5 +31,14 @@ public record Tag(String name, String value) {
   public Tag {
     PrometheusNames.requireLabelName(name);
     Objects.requireNonNull(value, "tag value");
+  }
+
+  /**
+   * The name as Envoy gives it to tagged sinks such as DogStatsD: Envoy's default tag names are
+   * dotted ({@code envoy.cluster_name}) and only Prometheus renders the dot as {@code _}, so a
+   * leading {@code envoy_} becomes {@code envoy.}. Our own tags ({@code tier}) are unchanged.
+   */
+  public String envoyName() {
+    return name.startsWith(ENVOY_PREFIX) ? "envoy." + name.substring(ENVOY_PREFIX.length()) : name;
   }
 }

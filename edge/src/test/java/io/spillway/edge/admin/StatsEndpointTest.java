@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 class StatsEndpointTest {
   private final StatsStore store = new StatsStore();
-  private final PrometheusStatsEndpoint prometheus = new PrometheusStatsEndpoint(store);
-  private final StatsEndpoint stats = new StatsEndpoint(store, prometheus);
+  private final PrometheusStatsEndpoint prometheus = new PrometheusStatsEndpoint(store, () -> { });
+  private final StatsEndpoint stats = new StatsEndpoint(store, prometheus, () -> { });
   private final Scope http = store.rootScope().taggedScope("http", "ingress", Tag.HTTP_CONN_MANAGER_PREFIX);
   private final Scope cluster = store.rootScope().taggedScope("cluster", "backend", Tag.CLUSTER_NAME);
   private final Counter rqTotal = http.counter("downstream_rq_total");

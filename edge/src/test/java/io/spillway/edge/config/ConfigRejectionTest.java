@@ -37,13 +37,13 @@ class ConfigRejectionTest {
         .rejects("layered_runtime.layers[0].rtds_layer: an RTDS layer needs dynamic_resources.ads_config"
             + " (runtime comes over ADS)");
     BootstrapYaml.minimal().top("stats_sinks: [{name: envoy.stat_sinks.statsd}]\n")
-        .rejects("stats_sinks: stats_sinks is not supported yet");
+        .rejects("stats_sinks[0].typed_config: typed_config is required for envoy.stat_sinks.statsd");
   }
 
   @Test
   void rejectsAnyOtherBootstrapField() {
-    BootstrapYaml.minimal().top("stats_flush_interval: 5s\n")
-        .rejects("stats_flush_interval: stats_flush_interval is not supported");
+    BootstrapYaml.minimal().top("stats_config: {use_all_default_tags: false}\n")
+        .rejects("stats_config: stats_config is not supported");
     BootstrapYaml.minimal().top("node: {id: a, user_agent_name: x}\n")
         .rejects("node.user_agent_name: user_agent_name is not supported");
     BootstrapYaml.minimal().top("admin: {address: {socket_address: {address: localhost, port_value: 9901}}}\n")

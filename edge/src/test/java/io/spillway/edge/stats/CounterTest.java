@@ -14,6 +14,20 @@ class CounterTest {
   private final Counter counter = store.rootScope().scope("server").counter("requests");
 
   @Test
+  void latchReturnsTheIncrementsSinceThePreviousLatchWhateverTheResets() {
+    assertThat(counter.latch()).isZero();
+    counter.add(3);
+    assertThat(counter.latch()).isEqualTo(3);
+    assertThat(counter.latch()).isZero();
+    counter.inc();
+    store.resetCounters();
+    counter.add(2);
+
+    assertThat(counter.value()).isEqualTo(2);
+    assertThat(counter.latch()).as("every increment is sent once, the reset's too").isEqualTo(3);
+  }
+
+  @Test
   void countsAndRemembersBeingUsed() {
     assertThat(counter.value()).isZero();
     assertThat(counter.used()).isFalse();

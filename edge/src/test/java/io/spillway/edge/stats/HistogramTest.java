@@ -162,4 +162,39 @@ class HistogramTest {
 
     assertThat(histogram.snapshot().sampleCount()).isEqualTo((long) threads * perThread);
   }
+
+  @Test
+  void latchHoldsTheValuesSinceThePreviousLatchWithoutClosingTheRenderingsInterval() {
+    histogram.record(7);
+    histogram.record(7);
+    histogram.record(3);
+    assertThat(histogram.snapshot().intervalCount()).isEqualTo(3);
+    histogram.record(300);
+
+    HistogramValues values = histogram.latch();
+
+    assertThat(values.total()).isEqualTo(4);
+    assertThat(values.size()).isEqualTo(3);
+    assertThat(values.value(0)).isEqualTo(3);
+    assertThat(values.count(0)).isEqualTo(1);
+    assertThat(values.value(1)).isEqualTo(7);
+    assertThat(values.count(1)).isEqualTo(2);
+    assertThat(values.value(2)).as("the middle of its 2-wide bucket").isEqualTo(301);
+    assertThat(histogram.latch().isEmpty()).isTrue();
+    HistogramSnapshot next = histogram.snapshot();
+    assertThat(next.intervalCount()).as("the latch took nothing from the rendering's interval").isEqualTo(1);
+    assertThat(next.sampleCount()).isEqualTo(4);
+  }
+
+  @Test
+  void resetDropsWhatTheLatchHasNotTaken() {
+    histogram.record(5);
+    store.resetCounters();
+    histogram.record(6);
+
+    HistogramValues values = histogram.latch();
+
+    assertThat(values.total()).isEqualTo(1);
+    assertThat(values.value(0)).isEqualTo(6);
+  }
 }

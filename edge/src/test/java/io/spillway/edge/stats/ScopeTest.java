@@ -17,7 +17,7 @@ class ScopeTest {
     Counter counter = root.taggedScope("cluster", "backend", Tag.CLUSTER_NAME).counter("upstream_rq_total");
 
     assertThat(counter.statName()).isEqualTo(new StatName(
-        "cluster.backend.upstream_rq_total",
+        "cluster.backend.upstream_rq_total", "cluster.upstream_rq_total",
         "envoy_cluster_upstream_rq_total",
         List.of(new Tag("envoy_cluster_name", "backend"))));
   }
@@ -48,7 +48,7 @@ class ScopeTest {
     Counter counter = listenerHttp.responseCodeClassCounter("downstream_rq", 2);
 
     assertThat(counter.statName()).isEqualTo(new StatName(
-        "listener.0.0.0.0_10000.http.ingress.downstream_rq_2xx",
+        "listener.0.0.0.0_10000.http.ingress.downstream_rq_2xx", "listener.http.downstream_rq_xx",
         "envoy_listener_http_downstream_rq_xx",
         List.of(
             new Tag("envoy_response_code_class", "2"),
@@ -74,7 +74,7 @@ class ScopeTest {
     Counter counter = root.taggedScope("cluster", "backend", Tag.CLUSTER_NAME).responseCodeCounter("upstream_rq", 503);
 
     assertThat(counter.statName()).isEqualTo(new StatName(
-        "cluster.backend.upstream_rq_503",
+        "cluster.backend.upstream_rq_503", "cluster.upstream_rq",
         "envoy_cluster_upstream_rq",
         List.of(new Tag("envoy_response_code", "503"), new Tag("envoy_cluster_name", "backend"))));
   }
@@ -159,7 +159,7 @@ class ScopeTest {
         .counter("http_admission_refused_total", Map.of("tier", "start", "mode", "shadow"));
 
     assertThat(refused.statName()).isEqualTo(new StatName(
-        "http_admission_refused_total.mode.shadow.tier.start",
+        "http_admission_refused_total.mode.shadow.tier.start", "http_admission_refused_total",
         "http_admission_refused_total",
         List.of(new Tag("mode", "shadow"), new Tag("tier", "start"))));
     assertThat(store.customScope().counter("http_admission_refused_total", Map.of("mode", "shadow", "tier", "start")))
