@@ -68,8 +68,8 @@ public class LocalRateLimitBenchmark {
 
   private static LocalRateLimitConfig config(LocalRateLimitConfig.TokenBucket bucket,
       List<LocalRateLimitConfig.Descriptor> descriptors, List<RateLimitPolicy> rateLimits) {
-    return new LocalRateLimitConfig("bench", 429, Optional.of(bucket), LocalRateLimitConfig.MILLION,
-        LocalRateLimitConfig.MILLION, HeaderMutations.NONE, HeaderMutations.NONE, descriptors, 0, false, false,
+    return new LocalRateLimitConfig("bench", 429, Optional.of(bucket), io.spillway.edge.config.RuntimeFraction.ALWAYS,
+        io.spillway.edge.config.RuntimeFraction.ALWAYS, HeaderMutations.NONE, HeaderMutations.NONE, descriptors, 0, false, false,
         LocalRateLimitConfig.VhRateLimits.OVERRIDE, true, rateLimits);
   }
 
