@@ -25,7 +25,7 @@ public final class ConfigTranslator {
 
   private static final SupportedFields BOOTSTRAP = SupportedFields.of(Bootstrap.getDescriptor(),
           "node", "static_resources", "admin", "overload_manager", "dynamic_resources", "layered_runtime",
-          "watchdogs", "watchdog", "stats_sinks", "stats_flush_interval", "stats_flush_on_admin")
+          "watchdogs", "watchdog", "stats_sinks", "stats_flush_interval", "stats_flush_on_admin", "stats_config")
       .laterUnlessEmpty("cluster_manager");
   private static final SupportedFields STATIC_RESOURCES = SupportedFields.of(
       Bootstrap.StaticResources.getDescriptor(), "listeners", "clusters");
@@ -70,7 +70,9 @@ public final class ConfigTranslator {
     }
     WatchdogConfig.Watchdogs watchdogs = WatchdogTranslator.translate(bootstrap, root);
     StatsFlushConfig statsFlush = StatsSinkTranslator.translate(bootstrap, root, registry);
-    return new EdgeConfig(node, admin, listeners, clusters, overload, xds, runtime, watchdogs, statsFlush);
+    StatsConfig statsConfig = StatsConfigTranslator.translate(bootstrap, root);
+    return new EdgeConfig(node, admin, listeners, clusters, overload, xds, runtime, watchdogs, statsFlush,
+        statsConfig);
   }
 
   private static EdgeConfig.NodeInfo node(Node node, FieldPath path) throws ConfigException {

@@ -16,6 +16,7 @@ import java.util.Optional;
  * @param xds the ADS client's settings from {@code dynamic_resources}, absent for a static edge
  * @param runtime {@code layered_runtime} ({@link RuntimeConfig#NONE} when not configured)
  * @param watchdogs {@code watchdogs} / {@code watchdog} (Envoy's defaults when not configured)
+ * @param statsConfig {@code stats_config}: tags and which stats exist
  * @param statsFlush {@code stats_sinks} and when they are flushed ({@link StatsFlushConfig#NONE} without sinks)
  */
 public record EdgeConfig(
@@ -27,9 +28,11 @@ public record EdgeConfig(
     Optional<io.spillway.edge.config.XdsClientConfig> xds,
     RuntimeConfig runtime,
     WatchdogConfig.Watchdogs watchdogs,
-    StatsFlushConfig statsFlush) {
+    StatsFlushConfig statsFlush,
+    StatsConfig statsConfig) {
 
   public EdgeConfig {
+    java.util.Objects.requireNonNull(statsConfig, "statsConfig");
     java.util.Objects.requireNonNull(runtime, "runtime");
     java.util.Objects.requireNonNull(watchdogs, "watchdogs");
     java.util.Objects.requireNonNull(statsFlush, "statsFlush");
@@ -41,12 +44,13 @@ public record EdgeConfig(
   public EdgeConfig(NodeInfo node, Optional<AdminConfig> admin, List<ListenerConfig> listeners,
       Map<String, ClusterConfig> clusters, OverloadConfig overload) {
     this(node, admin, listeners, clusters, overload, Optional.empty(), RuntimeConfig.NONE,
-        WatchdogConfig.Watchdogs.DEFAULTS, StatsFlushConfig.NONE);
+        WatchdogConfig.Watchdogs.DEFAULTS, StatsFlushConfig.NONE, StatsConfig.DEFAULTS);
   }
 
   /** The same configuration with another xDS client config. */
   public EdgeConfig withXds(Optional<io.spillway.edge.config.XdsClientConfig> otherXds) {
-    return new EdgeConfig(node, admin, listeners, clusters, overload, otherXds, runtime, watchdogs, statsFlush);
+    return new EdgeConfig(node, admin, listeners, clusters, overload, otherXds, runtime, watchdogs, statsFlush,
+        statsConfig);
   }
 
   /** The node identity: {@code node.id}, {@code node.cluster} and string metadata. */

@@ -195,7 +195,7 @@ public final class EdgeMain implements Callable<Integer> {
     java.util.Optional<io.spillway.edge.config.XdsClientConfig> xds = c.xds().map(x -> x.withNode(
         x.node().toBuilder().setId(node.id()).setCluster(node.cluster()).build()));
     return new EdgeConfig(node, c.admin(), c.listeners(), c.clusters(), c.overload(), xds, c.runtime(),
-        c.watchdogs(), c.statsFlush());
+        c.watchdogs(), c.statsFlush(), c.statsConfig());
   }
 
   private int serve(Bootstrap bootstrap, EdgeConfig config, io.spillway.policy.EffectivePolicy policy) throws Exception {
@@ -209,7 +209,8 @@ public final class EdgeMain implements Callable<Integer> {
         serviceNode, serviceCluster, policy, deploymentDefaults, java.util.Optional.ofNullable(xdsStateDir),
         java.util.Optional.ofNullable(overloadPolicy));
     options = options.withFileFlushInterval(Duration.ofMillis(Math.max(1, fileFlushIntervalMillis)));
-    EdgeServer server = new EdgeServer(config, bootstrap, options, new StatsStore(), Clock.systemUTC());
+    EdgeServer server = new EdgeServer(config, bootstrap, options, new StatsStore(statsOptions(config.statsConfig())),
+        Clock.systemUTC());
     try {
       server.start();
     } catch (Exception e) {
@@ -253,4 +254,18 @@ public final class EdgeMain implements Callable<Integer> {
     return true;
   }
 
+
+  /** {@code stats_config} as the stats store applies it. */
+  public static io.spillway.edge.stats.StatsOptions statsOptions(io.spillway.edge.config.StatsConfig c) {
+    java.util.function.Predicate<String> accepts = switch (c.matcher()) {
+      case io.spillway.edge.config.StatsConfig.Matcher.All all -> name -> true;
+      case io.spillway.edge.config.StatsConfig.Matcher.RejectAll none -> name -> false;
+      case io.spillway.edge.config.StatsConfig.Matcher.Inclusion in ->
+          name -> in.patterns().stream().anyMatch(p -> io.spillway.edge.router.RouteMatcher.matches(p, name));
+      case io.spillway.edge.config.StatsConfig.Matcher.Exclusion out ->
+          name -> out.patterns().stream().noneMatch(p -> io.spillway.edge.router.RouteMatcher.matches(p, name));
+    };
+    return new io.spillway.edge.stats.StatsOptions(accepts, c.useAllDefaultTags(), c.tags().stream()
+        .map(t -> new io.spillway.edge.stats.StatsOptions.CustomTag(t.name(), t.regex(), t.fixedValue())).toList());
+  }
 }

@@ -25,7 +25,7 @@ import java.util.function.LongSupplier;
  */
 public final class Scope {
 
-  private static final String ENVOY_PREFIX = "envoy_";
+  static final String ENVOY_PREFIX = "envoy_";
 
   private final StatsStore store;
   private final String prefix;
@@ -182,7 +182,8 @@ public final class Scope {
       statTags.addAll(tags);
     }
     String tagExtracted = tagExtractedPrefix + promName;
-    return new StatName(prefix + name, tagExtracted, ENVOY_PREFIX + PrometheusNames.sanitize(tagExtracted), statTags);
+    return store.options().apply(
+        new StatName(prefix + name, tagExtracted, ENVOY_PREFIX + PrometheusNames.sanitize(tagExtracted), statTags));
   }
 
   private static void requireSegment(String segment, String what) {

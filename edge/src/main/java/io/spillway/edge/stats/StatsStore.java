@@ -37,7 +37,20 @@ public final class StatsStore {
   private final Scope rootScope = new Scope(this, "", "", List.of());
   private final CustomScope customScope = new CustomScope(this);
 
-  public StatsStore() {}
+  private final StatsOptions options;
+
+  public StatsStore() {
+    this(StatsOptions.DEFAULTS);
+  }
+
+  /** @param options {@code stats_config}: which stats exist and how they are tagged */
+  public StatsStore(StatsOptions options) {
+    this.options = options;
+  }
+
+  StatsOptions options() {
+    return options;
+  }
 
   /** The scope with an empty prefix whose Prometheus names get Envoy's {@code envoy_} prefix. */
   public Scope rootScope() {
@@ -84,6 +97,9 @@ public final class StatsStore {
    * creates it with {@code factory}.
    */
   <T extends Stat> T register(StatName name, Class<T> kind, Function<StatName, T> factory) {
+    if (!options.accepts().test(name.name())) {
+      return factory.apply(name); // kept by its owner, never listed (stats_matcher)
+    }
     Stat existing = stats.get(name.name());
     if (existing == null) {
       registration.lock();

@@ -42,8 +42,8 @@ class ConfigRejectionTest {
 
   @Test
   void rejectsAnyOtherBootstrapField() {
-    BootstrapYaml.minimal().top("stats_config: {use_all_default_tags: false}\n")
-        .rejects("stats_config: stats_config is not supported");
+    BootstrapYaml.minimal().top("tracing: {http: {name: envoy.tracers.zipkin}}\n")
+        .rejects("tracing: tracing is not supported");
     BootstrapYaml.minimal().top("node: {id: a, user_agent_name: x}\n")
         .rejects("node.user_agent_name: user_agent_name is not supported");
     BootstrapYaml.minimal().top("admin: {address: {socket_address: {address: localhost, port_value: 9901}}}\n")

@@ -26,7 +26,7 @@ import java.time.Duration;
  */
 final class EdgeHarness implements AutoCloseable {
   private final EdgeServer server;
-  private final StatsStore stats = new StatsStore();
+  private final StatsStore stats;
   final HttpClient http = HttpClient.newBuilder()
       .version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5))
@@ -40,6 +40,7 @@ final class EdgeHarness implements AutoCloseable {
       ClusterManager.Resolver resolver) throws Exception {
     Bootstrap bootstrap = BootstrapLoader.parse(yaml, BootstrapLoader.Format.YAML);
     EdgeConfig config = ConfigTranslator.translate(bootstrap);
+    stats = new StatsStore(io.spillway.edge.server.EdgeMain.statsOptions(config.statsConfig()));
     if (!xdsPolicyType) {
       config = config.withXds(config.xds().map(io.spillway.edge.config.XdsClientConfig::withoutOverloadPolicy));
     }
