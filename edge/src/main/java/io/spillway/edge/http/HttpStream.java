@@ -129,6 +129,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
       sendLocalReply(LocalReply.of(403, "", null, false, false, null).headers(), null, null);
       return;
     }
+    info.setUpgrade(upgrade);
     hcm.createFilterChain(chain, route);
     chain.decodeHeaders(headers, endStream);
     timers.arm();

@@ -79,7 +79,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   @Override
   public FilterHeadersStatus decodeHeaders(RequestHeaders headers, boolean endStream) {
     request = headers;
-    upgrade = UpgradeHeaders.requested(headers.headers());
+    upgrade = callbacks.streamInfo().upgrade();
     entry = callbacks.route();
     if (entry == null) {
       factory.stats().noRoute().inc();
@@ -145,6 +145,12 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       request.setAuthority(action.hostRewriteLiteral().get());
     }
     HeaderMutator.apply(entry.requestHeaders(), request.headers());
+    if (upgrade != null) {
+      UpgradeHeaders.restore(request.headers(), upgrade);
+    } else if (UpgradeHeaders.requested(request.headers()) != null) {
+      // Only an upgrade the connection manager let through goes upstream as one.
+      request.headers().remove(HttpHeaderNames.UPGRADE);
+    }
   }
 
   @Override
@@ -296,6 +302,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       // The switch goes through to the client (RFC 9110 §15.2.2); the route timeout stops here (Envoy).
       UpgradeHeaders.restore(headers, switchedTo);
       upgraded = true;
+      a.switchedProtocols();
       if (routeTimerStarted) {
         callbacks.setResponseDeadline(0, null);
       }
