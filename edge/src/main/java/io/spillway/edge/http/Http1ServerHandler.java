@@ -152,7 +152,8 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
         current.onInvalidRequest(new RequestHeaders(req.method().name(), scheme(), "", "/", req.headers()), noBody,
             "invalid request target");
       } else if (upgrade != null && !noBody) {
-        // Where a body would end and the new protocol begin is for each side to guess: refused.
+        // Where a body would end and the new protocol begin is for each hop to guess: refused
+        // (Envoy passes every byte after the head on as upgrade payload, ignoring the framing).
         current.onRefusedRequest(headers, false, 400, "upgrade request with a body");
       } else if (upgrade != null) {
         // RFC 9110 §7.8: the request's end is the new protocol's start. The stream's body is the
