@@ -7,7 +7,8 @@ import java.util.OptionalInt;
 /**
  * {@code Http2ProtocolOptions} → {@link Http2Options}, for the connection manager and for clusters
  * (typed {@code explicit_http_config.http2_protocol_options} or the deprecated cluster field).
- * Ranges are Envoy's; {@code allow_connect}, {@code allow_metadata}, {@code max_metadata_size},
+ * Ranges are Envoy's; {@code allow_connect} (extended CONNECT, RFC 8441: WebSocket over HTTP/2),
+ * {@code allow_metadata}, {@code max_metadata_size},
  * {@code custom_settings_parameters} and {@code connection_keepalive} are rejected, and
  * {@code use_oghttp2_codec} (a choice between Envoy's two codec implementations) is accepted and
  * has no effect: the edge has one HTTP/2 codec, Netty's.
@@ -33,6 +34,10 @@ final class Http2OptionsTranslator {
   @SuppressWarnings("deprecation") // stream_error_on_invalid_http_messaging: deprecated, still accepted by Envoy
   static Http2Options translate(Http2ProtocolOptions o, FieldPath path, Http2Options defaults,
       Optional<Boolean> hcmStreamError) throws ConfigException {
+    if (o.getAllowConnect()) {
+      throw new ConfigException(path.field("allow_connect"), "allow_connect is not supported: extended CONNECT"
+          + " (RFC 8441, WebSocket over HTTP/2) is not implemented; WebSocket works over HTTP/1.1 upgrade_configs");
+    }
     HTTP2_OPTIONS.check(o, path);
     long hpack = o.hasHpackTableSize()
         ? Integer.toUnsignedLong(o.getHpackTableSize().getValue()) : defaults.hpackTableSize();

@@ -2,6 +2,7 @@ package io.spillway.edge.config;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -33,6 +34,8 @@ import java.util.Optional;
  * @param http2 {@code http2_protocol_options} (with {@code stream_error_on_invalid_http_message}
  *     folded in): SETTINGS, windows and flood limits of downstream HTTP/2 connections
  * @param accessLogs {@code access_log}: one line per request for each entry whose filter passes
+ * @param upgradeConfigs {@code upgrade_configs}: upgrade type (lower case) → enabled; see
+ *     {@link #upgradeAllowed}
  */
 public record HttpConnectionManagerConfig(
     String statPrefix,
@@ -56,13 +59,30 @@ public record HttpConnectionManagerConfig(
     Optional<String> rdsRouteConfigName,
     Http1Options http1,
     Http2Options http2,
-    List<AccessLogConfig> accessLogs) {
+    List<AccessLogConfig> accessLogs,
+    Map<String, Boolean> upgradeConfigs) {
 
   public HttpConnectionManagerConfig {
     httpFilters = List.copyOf(httpFilters);
     accessLogs = List.copyOf(accessLogs);
+    upgradeConfigs = Map.copyOf(upgradeConfigs);
     java.util.Objects.requireNonNull(http1, "http1");
     java.util.Objects.requireNonNull(http2, "http2");
+  }
+
+  /**
+   * Whether an HTTP/1.1 upgrade to {@code type} may go ahead on a route whose action lists
+   * {@code routeUpgrades} (empty for none), by Envoy's precedence: the route's entry for the type,
+   * enabled or not, wins (so a route can enable a type the connection manager does not list);
+   * without one the connection manager's entry decides; a type neither lists is refused.
+   */
+  public boolean upgradeAllowed(String type, Map<String, Boolean> routeUpgrades) {
+    String key = type.toLowerCase(java.util.Locale.ROOT);
+    Boolean route = routeUpgrades.get(key);
+    if (route != null) {
+      return route;
+    }
+    return upgradeConfigs.getOrDefault(key, false);
   }
 
   /** The chain's extension names, in order. */
@@ -95,6 +115,6 @@ public record HttpConnectionManagerConfig(
         Duration.ofHours(1), Duration.ofMinutes(5), Duration.ZERO, Duration.ZERO, Duration.ZERO,
         Duration.ofSeconds(5), 60 * 1024, 100, false, 0, true, false, false,
         "spillway", List.of(HttpFilterConfig.router()), Optional.empty(),
-        Http1Options.ENVOY_DEFAULTS, Http2Options.DOWNSTREAM_DEFAULTS, List.of());
+        Http1Options.ENVOY_DEFAULTS, Http2Options.DOWNSTREAM_DEFAULTS, List.of(), Map.of());
   }
 }

@@ -34,7 +34,8 @@ final class HttpConnectionManagerTranslator {
           "max_request_headers_kb", "stream_idle_timeout", "request_timeout", "request_headers_timeout",
           "drain_timeout", "access_log", "use_remote_address", "xff_num_trusted_hops", "generate_request_id",
           "preserve_external_request_id", "append_local_overload", "normalize_path", "merge_slashes", "rds",
-          "http_protocol_options", "http2_protocol_options", "stream_error_on_invalid_http_message");
+          "http_protocol_options", "http2_protocol_options", "stream_error_on_invalid_http_message",
+          "upgrade_configs");
   private static final SupportedFields HTTP1_OPTIONS = SupportedFields.of(Http1ProtocolOptions.getDescriptor(),
       "accept_http_10", "default_host_for_http_10");
   private static final SupportedFields RDS = SupportedFields.of(Rds.getDescriptor(),
@@ -155,7 +156,8 @@ final class HttpConnectionManagerTranslator {
         requestTimeout, requestHeadersTimeout, maxConnectionDuration, drain, headersBytes, maxHeadersCount,
         useRemoteAddress, xffHops, generateRequestId,
         hcm.getPreserveExternalRequestId(), hcm.getAppendLocalOverload(), serverName, filters, rdsName,
-        http1(hcm, path.field("http_protocol_options")), http2(hcm, path), accessLogs);
+        http1(hcm, path.field("http_protocol_options")), http2(hcm, path), accessLogs,
+        UpgradeConfigTranslator.connectionManager(hcm.getUpgradeConfigsList(), path.field("upgrade_configs")));
   }
 
   /**

@@ -151,6 +151,8 @@ public record Route(
    * @param timeout whole upstream exchange until the response completes (Envoy default 15 s; 0 = none)
    * @param idleTimeout per-stream idle timeout overriding the connection manager's
    * @param retryPolicy route retry policy (overrides the virtual host's)
+   * @param upgradeConfigs {@code upgrade_configs}: upgrade type (lower case) → enabled, overriding
+   *     the connection manager's (see {@link HttpConnectionManagerConfig#upgradeAllowed})
    */
   public record RouteAction(
       List<WeightedCluster> clusters,
@@ -160,9 +162,19 @@ public record Route(
       boolean autoHostRewrite,
       Duration timeout,
       Optional<Duration> idleTimeout,
-      RetryPolicy retryPolicy) implements Action {
+      RetryPolicy retryPolicy,
+      Map<String, Boolean> upgradeConfigs) implements Action {
     public RouteAction {
       clusters = List.copyOf(clusters);
+      upgradeConfigs = Map.copyOf(upgradeConfigs);
+    }
+
+    /** A route action without {@code upgrade_configs}. */
+    public RouteAction(List<WeightedCluster> clusters, Optional<String> clusterHeader, Optional<String> prefixRewrite,
+        Optional<String> hostRewriteLiteral, boolean autoHostRewrite, Duration timeout, Optional<Duration> idleTimeout,
+        RetryPolicy retryPolicy) {
+      this(clusters, clusterHeader, prefixRewrite, hostRewriteLiteral, autoHostRewrite, timeout, idleTimeout,
+          retryPolicy, Map.of());
     }
   }
 

@@ -58,7 +58,7 @@ final class RouteTranslator {
   private static final SupportedFields FILTER_CONFIG = SupportedFields.of(FilterConfig.getDescriptor(), "disabled");
   private static final SupportedFields ROUTE_ACTION = SupportedFields.of(RouteAction.getDescriptor(),
       "cluster", "cluster_header", "weighted_clusters", "prefix_rewrite", "host_rewrite_literal", "auto_host_rewrite",
-      "timeout", "idle_timeout", "retry_policy", "rate_limits", "include_vh_rate_limits", "cors");
+      "timeout", "idle_timeout", "retry_policy", "rate_limits", "include_vh_rate_limits", "cors", "upgrade_configs");
   private static final SupportedFields WEIGHTED_CLUSTER = SupportedFields.of(WeightedCluster.getDescriptor(),
       "clusters", "total_weight");
   private static final SupportedFields CLUSTER_WEIGHT = SupportedFields.of(
@@ -338,7 +338,7 @@ final class RouteTranslator {
         ? RetryPolicyTranslator.translate(a.getRetryPolicy(), path.field("retry_policy"))
         : hostRetry;
     return new Route.RouteAction(clusters, clusterHeader, prefixRewrite, hostRewrite, autoHostRewrite, timeout,
-        idleTimeout, retry);
+        idleTimeout, retry, UpgradeConfigTranslator.route(a.getUpgradeConfigsList(), path.field("upgrade_configs")));
   }
 
   @SuppressWarnings("deprecation") // total_weight: deprecated, still accepted (and checked) by Envoy

@@ -46,6 +46,11 @@ public final class HcmStats {
   public final Counter downstreamCxOverloadDisableKeepalive;
   public final Counter downstreamCxOverloadCloseIdle;
   public final Counter downstreamRqTooManyPrematureResets;
+  /** Streams switched to another protocol (101 sent): every upgrade type counts here, as in Envoy. */
+  public final Counter downstreamCxUpgradesTotal;
+  public final Gauge downstreamCxUpgradesActive;
+  /** Upgrade requests on a route (or connection manager) where that upgrade is not enabled: 403. */
+  public final Counter downstreamRqWsOnNonWsRoute;
 
   /**
    * @param scope {@code http.<stat_prefix>.}
@@ -90,6 +95,9 @@ public final class HcmStats {
     downstreamCxOverloadDisableKeepalive = scope.counter("downstream_cx_overload_disable_keepalive");
     downstreamCxOverloadCloseIdle = scope.counter("downstream_cx_overload_close_idle");
     downstreamRqTooManyPrematureResets = scope.counter("downstream_rq_too_many_premature_resets");
+    downstreamCxUpgradesTotal = scope.counter("downstream_cx_upgrades_total");
+    downstreamCxUpgradesActive = scope.gauge("downstream_cx_upgrades_active");
+    downstreamRqWsOnNonWsRoute = scope.counter("downstream_rq_ws_on_non_ws_route");
   }
 
   /** The scope {@code http.<stat_prefix>.}, for the stats of the connection manager's HTTP filters. */

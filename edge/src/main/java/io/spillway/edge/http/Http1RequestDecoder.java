@@ -10,8 +10,10 @@ import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpRequestDecoder;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.AsciiString;
+import io.spillway.edge.http.message.UpgradeHeaders;
 import java.util.List;
 
 /**
@@ -73,6 +75,13 @@ final class Http1RequestDecoder extends HttpRequestDecoder {
   private static final int BODY = 1;
   /** A message failed: the rest of the connection's bytes are discarded. */
   private static final int BROKEN = 2;
+  /**
+   * A body-less HTTP/1.1 request asked to switch protocols (RFC 9110 §7.8): whatever follows is
+   * either the new protocol, once the connection handler has switched and removed this decoder
+   * (the bytes held here go on to it), or nothing, since the connection closes after any other
+   * answer. Nothing more is decoded.
+   */
+  private static final int UPGRADE = 3;
 
   private int state = HEAD;
   /** The next byte of the head starts a line. */
@@ -92,6 +101,9 @@ final class Http1RequestDecoder extends HttpRequestDecoder {
   protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws Exception {
     if (state == BROKEN) {
       in.skipBytes(in.readableBytes());
+      return;
+    }
+    if (state == UPGRADE) {
       return;
     }
     int from = in.readerIndex();
@@ -132,8 +144,17 @@ final class Http1RequestDecoder extends HttpRequestDecoder {
       }
       contentLengthLines = 0;
       atLineStart = true;
-      state = complete ? HEAD : BODY;
+      state = !complete ? BODY : asksToUpgrade(request) ? UPGRADE : HEAD;
     }
+  }
+
+  /** An HTTP/1.1 request with Upgrade (other than h2c, which is never performed) and Connection: upgrade. */
+  static boolean asksToUpgrade(HttpRequest request) {
+    if (!request.protocolVersion().equals(HttpVersion.HTTP_1_1)) {
+      return false; // RFC 9110 §7.8: Upgrade in an HTTP/1.0 request is ignored
+    }
+    String upgrade = UpgradeHeaders.requested(request.headers());
+    return upgrade != null && !upgrade.equalsIgnoreCase("h2c");
   }
 
   private void afterBodyBytes(List<Object> out, int first) {

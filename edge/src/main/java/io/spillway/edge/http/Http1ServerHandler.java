@@ -20,10 +20,13 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.SocketChannelConfig;
 import io.netty.util.ReferenceCountUtil;
 import io.spillway.edge.http.message.HopByHop;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
+import io.spillway.edge.http.message.UpgradeHeaders;
 import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
@@ -35,13 +38,17 @@ import java.util.concurrent.ScheduledFuture;
  * {@link HttpStream}s, one at a time (RFC 9112 §9.3.2: pipelined requests are answered in
  * order; while one is in flight the next waits and reading pauses), and owns the connection's
  * persistence — {@code Connection: close} when the client, a drain or the connection's age asks
- * for it (RFC 9112 §9.6) — and its idle and request-header timeouts.
+ * for it (RFC 9112 §9.6) — and its idle and request-header timeouts. A request that asks to
+ * upgrade (RFC 9110 §7.8) and is answered 101 turns the connection into a tunnel: the codec goes
+ * and the bytes both ways are that stream's body until it ends, which ends the connection.
  */
 final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements Downstream, Http1ConnectionTimer.Owner {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http1ServerHandler.class);
 
   private static final int PAUSE_BACKPRESSURE = 1;
   private static final int PAUSE_PIPELINING = 2;
+  /** An upgrade request is waiting for its answer: nothing is read until the switch (or the close). */
+  private static final int PAUSE_UPGRADE = 4;
   private static final int MAX_PIPELINED = 16;
 
   private final HttpConnectionManager hcm;
@@ -61,6 +68,13 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   private ScheduledFuture<?> maxDurationTimer;
   private boolean skipEmptyLast;
   private boolean currentHead;
+  /** The current request asks to switch protocols (and its route allows it, or it is refused). */
+  private boolean currentUpgrade;
+  /**
+   * A 101 went out: the HTTP/1.1 codec is gone and the connection's bytes, both ways, are the
+   * current stream's body (Envoy's upgraded stream); the connection ends with the stream.
+   */
+  private boolean tunnel;
 
   Http1ServerHandler(HttpConnectionManager hcm, Worker worker, Http1RequestValidator validator) {
     this.hcm = hcm;
@@ -86,6 +100,15 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (closing) {
       ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (tunnel) {
+      HttpStream r = current;
+      if (r != null && msg instanceof ByteBuf bytes) {
+        r.onRequestData(bytes, false);
+      } else {
+        ReferenceCountUtil.release(msg);
+      }
       return;
     }
     if (current != null && currentBodyDone) {
@@ -122,17 +145,23 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       currentBodyDone = noBody;
       skipEmptyLast = noBody;
       currentHead = req.method().equals(HttpMethod.HEAD);
-      String upgrade = req.headers().get(HttpHeaderNames.UPGRADE);
+      String upgrade = Http1RequestDecoder.asksToUpgrade(req) ? UpgradeHeaders.requested(req.headers()) : null;
       RequestHeaders headers = requestHeaders(req);
-      if (upgrade != null && !upgrade.equalsIgnoreCase("h2c")) {
-        // No upgrade_configs are supported: refused as Envoy refuses an unconfigured upgrade.
-        current.onRefusedRequest(headers != null ? headers
-            : new RequestHeaders(req.method().name(), scheme(), "", "/", req.headers()), noBody, 403,
-            "upgrade is not supported");
-      } else if (headers == null) {
+      if (headers == null) {
         hcm.stats().downstreamRqNonRelativePath.inc();
         current.onInvalidRequest(new RequestHeaders(req.method().name(), scheme(), "", "/", req.headers()), noBody,
             "invalid request target");
+      } else if (upgrade != null && !noBody) {
+        // Where a body would end and the new protocol begin is for each hop to guess: refused
+        // (Envoy passes every byte after the head on as upgrade payload, ignoring the framing).
+        current.onRefusedRequest(headers, false, 400, "upgrade request with a body");
+      } else if (upgrade != null) {
+        // RFC 9110 §7.8: the request's end is the new protocol's start. The stream's body is the
+        // tunnel (Envoy's upgrade), so the request does not end with its head.
+        UpgradeHeaders.restore(headers.headers(), upgrade);
+        currentUpgrade = true;
+        pause(PAUSE_UPGRADE, true);
+        current.onRequestHeaders(headers, false);
       } else {
         current.onRequestHeaders(headers, noBody);
       }
@@ -199,6 +228,16 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof ChannelInputShutdownEvent && tunnel) {
+      // The client half-closed the tunnel: the end of the request, passed on to the upstream.
+      HttpStream r = current;
+      if (r != null) {
+        r.onRequestData(Unpooled.EMPTY_BUFFER, true);
+      } else {
+        ctx.close();
+      }
+      return;
+    }
     if (evt instanceof Http1RequestValidator.ProtocolError) {
       closing = true;
       HttpStream r = current;
@@ -303,6 +342,16 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   public void sendHeaders(ResponseHeaders response, boolean endStream) {
     HttpHeaders headers = response.headers();
     validator.responding(true);
+    if (response.status() == HttpResponseStatus.SWITCHING_PROTOCOLS.code() && currentUpgrade && !endStream) {
+      // Connection: upgrade stays as the upstream sent it, draining or not (Envoy's rule).
+      ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.SWITCHING_PROTOCOLS,
+          Unpooled.EMPTY_BUFFER, headers, EmptyHttpHeaders.INSTANCE), ctx.voidPromise());
+      openTunnel();
+      return;
+    }
+    if (currentUpgrade) {
+      keepAlive = false; // any other answer to an upgrade request ends the connection: say so
+    }
     // A local reply that ends the connection (protocol violations) says so itself.
     if (headers.containsValue(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE, true)) {
       keepAlive = false;
@@ -336,6 +385,15 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
 
   @Override
   public void sendData(ByteBuf data, boolean endStream) {
+    if (tunnel) {
+      // The stream's end closes the connection (requestFinished), after what was written.
+      if (endStream) {
+        ctx.writeAndFlush(data, ctx.voidPromise());
+      } else {
+        ctx.write(data, ctx.voidPromise());
+      }
+      return;
+    }
     if (endStream) {
       ctx.writeAndFlush(new DefaultLastHttpContent(data, EmptyHttpHeaders.INSTANCE), ctx.voidPromise());
     } else {
@@ -387,8 +445,9 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       current = null;
       return;
     }
-    if (!requestBodyComplete || !keepAlive || hcm.drain().isDraining()) {
-      // The rest of the request body, if any, is never read: the connection ends here.
+    if (!requestBodyComplete || !keepAlive || currentUpgrade || hcm.drain().isDraining()) {
+      // The rest of the request body, if any, is never read: the connection ends here. After an
+      // upgrade request it ends whatever the answer (the bytes that follow are not HTTP/1.1).
       closing = true;
       current = null;
       if (hcm.drain().isDraining()) {
@@ -413,6 +472,28 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
     if (current == null) {
       timer.startIdle();
     }
+  }
+
+  /**
+   * The 101 is written: from here on the connection carries the new protocol. The encoder and the
+   * request checks go now, so that what the upstream sends next is written as it is; the decoder
+   * goes once this event is over (any bytes it holds, sent early by the client, then arrive as the
+   * stream's first body part), and reading resumes, with half-closure on so that the client's FIN
+   * ends only the request.
+   */
+  private void openTunnel() {
+    tunnel = true;
+    HttpPipelines.removeHttp1CodecOutbound(ctx.pipeline());
+    ctx.executor().execute(() -> {
+      if (closing || !ctx.channel().isActive()) {
+        return;
+      }
+      if (ctx.channel().config() instanceof SocketChannelConfig socket) {
+        socket.setAllowHalfClosure(true);
+      }
+      HttpPipelines.removeHttp1Decoder(ctx.pipeline());
+      pause(PAUSE_UPGRADE, false);
+    });
   }
 
   // ---- timers and drain ------------------------------------------------------------------------

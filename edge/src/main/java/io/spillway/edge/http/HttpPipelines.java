@@ -53,6 +53,21 @@ public final class HttpPipelines {
   }
 
   /**
+   * An HTTP/1.1 connection switching protocols (101 sent): the encoder, conformance and validator
+   * steps leave, so writes go out as they are. The decoder stays until {@link #removeHttp1Decoder}.
+   */
+  static void removeHttp1CodecOutbound(ChannelPipeline p) {
+    p.remove("http1-validator");
+    p.remove("http1-conformance");
+    p.remove("http1-encoder");
+  }
+
+  /** The decoder leaves; the bytes it holds go on to the connection handler as they are. */
+  static void removeHttp1Decoder(ChannelPipeline p) {
+    p.remove("http1-decoder");
+  }
+
+  /**
    * HTTP/2: flood limits → codec (frames, SETTINGS, windows and limits from the connection
    * manager's {@code http2_protocol_options}, see {@link Http2CodecFactory}; its frames go to
    * {@link Http2ServerStreams}, one {@link Http2ServerStream} per stream, all sharing the

@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.util.AsciiString;
 import io.spillway.edge.config.HttpConnectionManagerConfig;
+import io.spillway.edge.config.Route;
 import io.spillway.edge.http.filter.DecoderFilterCallbacks;
 import io.spillway.edge.http.filter.DownstreamWatermarkCallbacks;
 import io.spillway.edge.http.filter.EncoderFilterCallbacks;
@@ -14,9 +15,11 @@ import io.spillway.edge.http.filter.ResponseFlag;
 import io.spillway.edge.http.filter.StreamInfo;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
+import io.spillway.edge.http.message.UpgradeHeaders;
 import io.spillway.edge.router.RouteEntry;
 import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -46,6 +49,10 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   private ResponseHeaders responseHeaders; // as sent, for the access log
   private HttpHeaders responseTrailers;
 
+  /** The request's Upgrade value when it asks to switch protocols (HTTP/1.1 only), else null. */
+  private String upgrade;
+  /** A 101 went out: the stream is a tunnel (counted in downstream_cx_upgrades_active). */
+  private boolean upgraded;
   private boolean requestComplete;
   private boolean decodingStopped;
   private boolean responseStarted;
@@ -114,9 +121,24 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     route = hcm.routes().match(headers);
     info.setRoute(route);
     timers.setRoute(route);
+    upgrade = downstream.isHttp2() ? null : UpgradeHeaders.requested(h);
+    if (upgrade != null && !upgradeAllowed()) {
+      // Envoy: 403 without a body, details upgrade_failed; the connection then closes.
+      stats.downstreamRqWsOnNonWsRoute.inc();
+      info.setResponseCodeDetails("upgrade_failed");
+      sendLocalReply(LocalReply.of(403, "", null, false, false, null).headers(), null, null);
+      return;
+    }
+    info.setUpgrade(upgrade);
     hcm.createFilterChain(chain, route);
     chain.decodeHeaders(headers, endStream);
     timers.arm();
+  }
+
+  /** The upgrade is enabled for the route, or for the connection manager when the route says nothing. */
+  private boolean upgradeAllowed() {
+    Route.RouteAction action = route == null ? null : route.routeAction();
+    return config.upgradeAllowed(upgrade, action == null ? Map.of() : action.upgradeConfigs());
   }
 
   /** A request the codec could not turn into a routable head (a bad target): 400, and nothing else runs. */
@@ -408,6 +430,12 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     info.setResponseCode(code);
     responseHeaders = headers;
     stats.responseCode(code); // charged when the headers go out, as Envoy does
+    if (code == 101 && upgrade != null && !endStream) {
+      upgraded = true;
+      stats.downstreamCxUpgradesTotal.inc();
+      stats.downstreamCxUpgradesActive.inc();
+      timers.cancelRequestTimer(); // the request never ends while the tunnel is up
+    }
     headers.headers().set(HttpHeaderNames.SERVER, config.serverName());
     maybeDisableKeepAlive();
     downstream.sendHeaders(headers, endStream);
@@ -501,6 +529,9 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     }
     stats.downstreamRqActive.dec();
     stats.downstreamRqCompleted.inc();
+    if (upgraded) {
+      stats.downstreamCxUpgradesActive.dec();
+    }
     long now = System.nanoTime();
     stats.downstreamRqTime.record(TimeUnit.NANOSECONDS.toMillis(now - info.startNanos()));
     info.markEnd(now);

@@ -4,11 +4,13 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpRequest;
 import io.netty.handler.codec.http.DefaultLastHttpContent;
 import io.netty.handler.codec.http.EmptyHttpHeaders;
+import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
@@ -21,12 +23,18 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.ReferenceCountUtil;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
+import io.spillway.edge.http.message.UpgradeHeaders;
 
 /**
  * One pooled HTTP/1.1 upstream connection; the last handler of its pipeline (after
  * {@code HttpClientCodec}). Lent to one exchange at a time; returns itself to the pool once the
  * request has been written whole and the response has arrived whole, unless either side asked to
  * close (RFC 9112 §9.6) or the exchange was reset.
+ *
+ * <p>An exchange whose request asks to upgrade (RFC 9110 §7.8) is this connection's last: a 101
+ * answer removes the codec and the bytes both ways become the request and response bodies (the
+ * request's end half-closes the connection, the upstream's close ends the response); any other
+ * answer ends as a normal response and the connection closes after it.
  */
 final class Http1Connection extends ChannelInboundHandlerAdapter implements UpstreamStream {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http1Connection.class);
@@ -41,6 +49,12 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
   private boolean closed;
   private boolean skipInformational;
   private int requestsServed;
+  /** The exchange's request asks to switch protocols: the connection is never reused. */
+  private boolean upgradeRequested;
+  /** A 101 arrived; its (empty) end is awaited before the codec leaves. */
+  private boolean switching;
+  /** The codec is gone: bytes both ways are the exchange's bodies. */
+  private boolean tunnel;
   private boolean readPaused;
   long parkedAtNanos;
   /** The pool this connection was closed for (its budget goes there), or null. */
@@ -64,6 +78,9 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
     requestsServed++;
     requestDone = false;
     responseDone = false;
+    upgradeRequested = false;
+    switching = false;
+    tunnel = false;
     listener = null;
     if (readPaused) {
       readPaused = false;
@@ -95,6 +112,15 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
   public void writeHeaders(RequestHeaders request, boolean bodyFollows, boolean endStream) {
     HttpHeaders headers = request.headers();
     headers.set(HttpHeaderNames.HOST, request.authority());
+    if (!endStream && UpgradeHeaders.requested(headers) != null) {
+      // The head alone, unframed: what follows is the new protocol, once the upstream agrees.
+      upgradeRequested = true;
+      keepAlive = false;
+      headers.remove(HttpHeaderNames.TRANSFER_ENCODING);
+      ctx.writeAndFlush(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(request.method()),
+          request.pathAndQuery(), Unpooled.EMPTY_BUFFER, headers, EmptyHttpHeaders.INSTANCE), ctx.voidPromise());
+      return;
+    }
     if (!headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
       if (bodyFollows) {
         headers.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
@@ -121,11 +147,40 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
 
   @Override
   public void writeData(ByteBuf data, boolean endStream) {
+    if (upgradeRequested) {
+      writeTunnelData(data, endStream);
+      return;
+    }
     if (endStream) {
       writeLast(new DefaultLastHttpContent(data, EmptyHttpHeaders.INSTANCE));
     } else {
       ctx.write(new DefaultHttpContent(data), ctx.voidPromise());
     }
+  }
+
+  /**
+   * Client bytes of an upgraded exchange, as they are; the request's end half-closes the
+   * connection (a FIN the upstream reads as the client's end). Before the 101 nothing can come:
+   * the downstream reads nothing until it has switched.
+   */
+  private void writeTunnelData(ByteBuf data, boolean endStream) {
+    if (!tunnel && !switching) {
+      data.release();
+      reset();
+      return;
+    }
+    if (!endStream) {
+      ctx.write(data, ctx.voidPromise());
+      return;
+    }
+    requestDone = true;
+    ctx.writeAndFlush(data).addListener(f -> {
+      if (ctx.channel() instanceof DuplexChannel duplex) {
+        duplex.shutdownOutput();
+      } else {
+        ctx.close();
+      }
+    });
   }
 
   @Override
@@ -174,6 +229,14 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     UpstreamResponseListener l = lent ? listener : null;
+    if (tunnel && l != null) {
+      if (msg instanceof ByteBuf bytes) {
+        l.onResponseData(bytes, false);
+      } else {
+        ReferenceCountUtil.release(msg);
+      }
+      return;
+    }
     if (l == null) {
       // A response nobody asked for: the connection is out of sync, drop it.
       ReferenceCountUtil.release(msg);
@@ -192,6 +255,24 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
       if (!isKeepAlive(response)) {
         keepAlive = false;
       }
+      if (response.status().code() == HttpResponseStatus.SWITCHING_PROTOCOLS.code()
+          && !response.decoderResult().isFailure()) {
+        ReferenceCountUtil.release(msg);
+        if (!upgradeRequested) {
+          // RFC 9110 §15.2.2: a server switches only to what the request asked for.
+          keepAlive = false;
+          lent = false;
+          listener = null;
+          ctx.close();
+          l.onReset("protocol error: 101 Switching Protocols to a request that did not ask to upgrade");
+          return;
+        }
+        switching = true;
+        // Requests from here on are written as they are (the codec's own upgrade step).
+        ctx.pipeline().get(HttpClientCodec.class).prepareUpgradeFrom(ctx);
+        l.onResponseHeaders(new ResponseHeaders(response.status().code(), response.headers()), false);
+        return;
+      }
       if (response.decoderResult().isFailure()) {
         keepAlive = false;
         ReferenceCountUtil.release(msg);
@@ -205,6 +286,15 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
       return;
     }
     if (msg instanceof HttpContent content) {
+      if (switching) {
+        if (content instanceof LastHttpContent) {
+          content.release();
+          openTunnel();
+        } else {
+          l.onResponseData(content.content(), false); // a body before the switch (WebSocket draft 76)
+        }
+        return;
+      }
       if (skipInformational) {
         if (content instanceof LastHttpContent) {
           skipInformational = false;
@@ -228,7 +318,10 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
         l.onResponseData(content.content(), last);
       }
       if (last) {
-        if (requestDone) {
+        if (upgradeRequested) {
+          // Refused upgrade: the connection's bytes after this response cannot be trusted as HTTP.
+          closeAfterExchange();
+        } else if (requestDone) {
           finish();
         } else {
           // The response ended before the request did: the connection cannot be reused.
@@ -236,6 +329,20 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
         }
       }
     }
+  }
+
+  /** The 101's end: the codec leaves, and whatever it still holds arrives next as tunnel bytes. */
+  private void openTunnel() {
+    switching = false;
+    tunnel = true;
+    ctx.pipeline().remove(HttpClientCodec.class);
+  }
+
+  /** The exchange is over and so is the connection (it had an upgrade request on it). */
+  private void closeAfterExchange() {
+    lent = false;
+    listener = null;
+    ctx.close();
   }
 
   private static boolean isKeepAlive(HttpResponse response) {
@@ -285,7 +392,13 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
     listener = null;
     pool.closed(this);
     if (l != null && !responseDone) {
-      l.onReset("connection termination");
+      if (tunnel) {
+        // The upstream ended the tunnel: the response's end (Envoy then ends the downstream too).
+        responseDone = true;
+        l.onResponseData(Unpooled.EMPTY_BUFFER, true);
+      } else {
+        l.onReset("connection termination");
+      }
     }
   }
 

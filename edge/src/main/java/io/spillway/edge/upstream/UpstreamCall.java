@@ -340,7 +340,20 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
 
   // ---- the end -------------------------------------------------------------------------------
 
-  /** The exchange completed normally; the stream goes back to its pool by itself. */
+  /**
+   * The upstream switched protocols (101): the exchange is now a tunnel. The peer's guard hears a
+   * success now and gets its slot back — a tunnel's lifetime is neither a response latency nor a
+   * request in flight to it; the cluster's request slot stays until the tunnel ends, as in Envoy.
+   */
+  public void switchedProtocols() {
+    cancelGuardTimer();
+    if (permit != null) {
+      permit.release(Outcome.SUCCESS);
+      permit = null;
+    }
+  }
+
+    /** The exchange completed normally; the stream goes back to its pool by itself. */
   public void complete(boolean success) {
     end(success);
   }

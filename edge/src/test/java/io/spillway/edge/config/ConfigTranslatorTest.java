@@ -171,7 +171,8 @@ class ConfigTranslatorTest {
         Duration.ofMinutes(10), Duration.ofSeconds(1), 16 * 1024, 50, true, 0, false, true,
         true, "edge", List.of(new HttpFilterConfig("envoy.filters.http.buffer", "envoy.filters.http.buffer",
             new HttpFilterConfig.Buffer(65536)), HttpFilterConfig.router()), Optional.empty(),
-        HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS, Http2Options.DOWNSTREAM_DEFAULTS, List.of()));
+        HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS, Http2Options.DOWNSTREAM_DEFAULTS, List.of(),
+        java.util.Map.of()));
     assertThat(hcm.accessLogs()).singleElement().satisfies(log -> {
       assertThat(log.sink()).isEqualTo(AccessLogConfig.Sink.FILE);
       assertThat(log.path()).isEqualTo("/dev/stdout");
@@ -192,7 +193,7 @@ class ConfigTranslatorTest {
         false, hcm.xffNumTrustedHops(), hcm.generateRequestId(),
         hcm.preserveExternalRequestId(), hcm.appendLocalOverload(), hcm.serverName(), hcm.httpFilters(),
         Optional.empty(), HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS,
-        Http2Options.DOWNSTREAM_DEFAULTS, List.of()));
+        Http2Options.DOWNSTREAM_DEFAULTS, List.of(), java.util.Map.of()));
     HttpConnectionManagerConfig defaults =
         HttpConnectionManagerConfig.defaults("ingress_http", CodecType.AUTO, hcm.routeConfig());
     assertThat(BootstrapYaml.minimal().translate().listeners().get(0).hcm()).isEqualTo(defaults);

@@ -128,7 +128,8 @@ class Http2OptionsTranslationTest {
   void rejectsTheFieldsThatAreNotImplementedWithTheirPath() throws ConfigException {
     String h2 = HCM + ".http2_protocol_options.";
     BootstrapYaml.minimal().hcm("http2_protocol_options: {allow_connect: true}")
-        .rejects(h2 + "allow_connect: allow_connect is not supported");
+        .rejects(h2 + "allow_connect: allow_connect is not supported: extended CONNECT (RFC 8441, WebSocket over HTTP/2)"
+            + " is not implemented; WebSocket works over HTTP/1.1 upgrade_configs");
     BootstrapYaml.minimal().hcm("http2_protocol_options: {allow_metadata: true}")
         .rejects(h2 + "allow_metadata: allow_metadata is not supported");
     BootstrapYaml.minimal().hcm("http2_protocol_options: {connection_keepalive: {interval: 10s, timeout: 1s}}")
@@ -140,7 +141,9 @@ class Http2OptionsTranslationTest {
     typedCluster("{connection_keepalive: {interval: 10s, timeout: 1s}}")
         .rejects(TYPED_HTTP2 + ".connection_keepalive: connection_keepalive is not supported");
     BootstrapYaml.minimal().clusters("- {name: backend, http2_protocol_options: {allow_connect: true}}\n")
-        .rejects("static_resources.clusters[0].http2_protocol_options.allow_connect: allow_connect is not supported");
+        .rejects("static_resources.clusters[0].http2_protocol_options.allow_connect: allow_connect is not supported:"
+            + " extended CONNECT (RFC 8441, WebSocket over HTTP/2) is not implemented; WebSocket works over HTTP/1.1"
+            + " upgrade_configs");
     // false is the proto default: not set, so not rejected.
     BootstrapYaml.minimal().hcm("http2_protocol_options: {allow_connect: false, allow_metadata: false}").translate();
   }

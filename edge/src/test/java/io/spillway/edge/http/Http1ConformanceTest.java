@@ -42,6 +42,8 @@ class Http1ConformanceTest {
   private final List<HttpRequest> passedRequests = new ArrayList<>();
   private final StringBuilder passedBody = new StringBuilder();
   private boolean passedEnd;
+  /** Bytes that reached the connection handler as they are (after an upgrade's switch). */
+  private final StringBuilder passedRaw = new StringBuilder();
   private int protocolErrorEvents;
 
   static Stream<Arguments> refused() {
@@ -248,6 +250,48 @@ class Http1ConformanceTest {
   }
 
   @Test
+  void bytesAfterAnUpgradeRequestWaitInTheDecoderAndPassAsTheyAreOnceTheCodecLeaves() {
+    EmbeddedChannel channel = channel(Http1Options.ENVOY_DEFAULTS);
+
+    // RFC 9110 §7.8: what follows the upgrade request is the new protocol, never a next request.
+    channel.writeInbound(bytes("GET /ws HTTP/1.1\r\nHost: a\r\nConnection: keep-alive, Upgrade\r\n"
+        + "Upgrade: websocket\r\n\r\n\u0081\u0002hi GET /x HTTP/1.1\r\n"));
+    channel.writeInbound(bytes("Host: a\r\n\r\n"));
+
+    assertThat(passedRequests).extracting(HttpRequest::uri).containsExactly("/ws");
+    assertThat(passedEnd).isTrue();
+    assertThat(passedRaw).isEmpty();
+    assertThat(responseText(channel)).isEmpty();
+
+    HttpPipelines.removeHttp1CodecOutbound(channel.pipeline());
+    HttpPipelines.removeHttp1Decoder(channel.pipeline());
+    assertThat(passedRaw.toString()).isEqualTo("\u0081\u0002hi GET /x HTTP/1.1\r\nHost: a\r\n\r\n");
+    channel.writeInbound(bytes("more"));
+    assertThat(passedRaw.toString()).endsWith("more");
+    channel.writeOutbound(bytes("out"));
+    assertThat(responseText(channel)).isEqualTo("out");
+    assertThat(channel.isOpen()).isTrue();
+  }
+
+  @Test
+  void onlyAnHttp11RequestWithConnectionUpgradeAndNotH2cHoldsTheBytesAfterIt() {
+    for (String head : List.of(
+        "GET /a HTTP/1.1\r\nHost: a\r\nUpgrade: websocket\r\n\r\n",
+        "GET /a HTTP/1.1\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n",
+        "GET /a HTTP/1.0\r\nHost: a\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n")) {
+      passedRequests.clear();
+      EmbeddedChannel channel = channel(new Http1Options(true, ""));
+      channel.writeInbound(bytes(head + "GET /b HTTP/1.1\r\nHost: a\r\n\r\n"));
+      assertThat(passedRequests).as(head).extracting(HttpRequest::uri).containsExactly("/a", "/b");
+      channel.finishAndReleaseAll();
+    }
+    assertThat(Http1RequestDecoder.asksToUpgrade(new io.netty.handler.codec.http.DefaultHttpRequest(
+        io.netty.handler.codec.http.HttpVersion.HTTP_1_1, io.netty.handler.codec.http.HttpMethod.GET, "/",
+        new io.netty.handler.codec.http.DefaultHttpHeaders().add("connection", "x, UPGRADE").add("upgrade", "WebSocket"))))
+        .isTrue();
+  }
+
+  @Test
   void absoluteFormBecomesOriginFormAndItsAuthorityReplacesHost() {
     // RFC 9112 §3.2.2: the target's authority wins; a conflicting Host is not sent on (as nginx).
     HttpRequest request = passes(Http1Options.ENVOY_DEFAULTS, "GET http://a.example:8080/x?q=1 HTTP/1.1\r\nHost: b\r\n\r\n");
@@ -329,6 +373,9 @@ class Http1ConformanceTest {
         if (msg instanceof HttpContent content) {
           passedBody.append(content.content().toString(StandardCharsets.ISO_8859_1));
           passedEnd |= msg instanceof LastHttpContent;
+        }
+        if (msg instanceof ByteBuf raw) {
+          passedRaw.append(raw.toString(StandardCharsets.ISO_8859_1));
         }
         ReferenceCountUtil.release(msg);
       }

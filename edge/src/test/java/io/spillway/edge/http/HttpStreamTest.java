@@ -174,6 +174,13 @@ class HttpStreamTest {
   }
 
   private HttpStream stream(Set<String> disabledOnRoute, Object... filters) {
+    return stream(disabledOnRoute, Map.of(), new Route.DirectResponse(200, Optional.empty()), filters);
+  }
+
+  private HcmStats hcmStats;
+
+  private HttpStream stream(Set<String> disabledOnRoute, Map<String, Boolean> upgradeConfigs, Route.Action action,
+      Object... filters) {
     FilterChainBuilderHolder holder = new FilterChainBuilderHolder();
     List<HttpFilterFactory> factories = new ArrayList<>();
     for (Object f : filters) {
@@ -182,23 +189,29 @@ class HttpStreamTest {
         if (f instanceof Scripted s) {
           holder.chain.addStreamFilter(s);
         } else {
-          holder.chain.addDecoderFilter((Responder) f);
+          holder.chain.addDecoderFilter((io.spillway.edge.http.filter.DecoderFilter) f);
         }
       }, holder));
     }
     Route route = new Route("all", new Route.Match(new Route.PathMatch.Prefix("/"), true, List.of(), List.of()),
-        new Route.DirectResponse(200, Optional.empty()), HeaderMutations.NONE, HeaderMutations.NONE, Map.of(),
-        disabledOnRoute);
+        action, HeaderMutations.NONE, HeaderMutations.NONE, Map.of(), disabledOnRoute);
     RouteConfig routes = new RouteConfig("test", List.of(new RouteConfig.VirtualHost("any", List.of("*"),
         List.of(route), HeaderMutations.NONE, HeaderMutations.NONE, RetryPolicy.NONE)), HeaderMutations.NONE,
         HeaderMutations.NONE);
-    HttpConnectionManagerConfig config = HttpConnectionManagerConfig.defaults("test",
+    HttpConnectionManagerConfig d = HttpConnectionManagerConfig.defaults("test",
         HttpConnectionManagerConfig.CodecType.AUTO, routes);
+    HttpConnectionManagerConfig config = new HttpConnectionManagerConfig(d.statPrefix(), d.codecType(), routes,
+        d.idleTimeout(), d.streamIdleTimeout(), d.requestTimeout(), d.requestHeadersTimeout(),
+        d.maxConnectionDuration(), d.drainTimeout(), d.maxRequestHeadersBytes(), d.maxRequestHeadersCount(),
+        d.useRemoteAddress(), d.xffNumTrustedHops(), d.generateRequestId(), d.preserveExternalRequestId(),
+        d.appendLocalOverload(), d.serverName(), d.httpFilters(), d.rdsRouteConfigName(), d.http1(), d.http2(),
+        d.accessLogs(), upgradeConfigs);
     StatsStore stats = new StatsStore();
     OverloadManager overload = OverloadManager.builder(OverloadConfig.disabled()).stats(stats.rootScope()).nanoClock(() -> 0L)
         .monitors(m -> callbacks -> {}).build();
-    HttpConnectionManager hcm = new HttpConnectionManager(config, new HcmStats(stats.rootScope().scope("http.test"),
-        new io.spillway.edge.http2.Http2CodecStats(stats.rootScope().scope("http2"))),
+    hcmStats = new HcmStats(stats.rootScope().scope("http.test"),
+        new io.spillway.edge.http2.Http2CodecStats(stats.rootScope().scope("http2")));
+    HttpConnectionManager hcm = new HttpConnectionManager(config, hcmStats,
         RouteTable.compile(routes), new DrainSignal(), false, 16, OverloadHooks.of(overload), factories, accessLogs,
         () -> io.spillway.edge.runtime.RuntimeSnapshot.EMPTY);
     return new HttpStream(hcm, downstream);
@@ -376,6 +389,88 @@ class HttpStreamTest {
     assertThat(downstream.status).isEqualTo(200);
     assertThat(downstream.resets).isEqualTo(1);
     assertThat(downstream.finished).isTrue();
+  }
+
+  private static RequestHeaders upgrade(String path) {
+    RequestHeaders h = get(path);
+    h.headers().set("connection", "upgrade").set("upgrade", "websocket");
+    return h;
+  }
+
+  private static Route.RouteAction forward(Map<String, Boolean> upgradeConfigs) {
+    return new Route.RouteAction(List.of(new Route.WeightedCluster("c", 1)), Optional.empty(), Optional.empty(),
+        Optional.empty(), false, java.time.Duration.ofSeconds(15), Optional.empty(), RetryPolicy.NONE,
+        upgradeConfigs);
+  }
+
+  /** Answers an upgrade with 101, then relays body parts both ways until the client's end ends the response. */
+  private final class Switcher implements io.spillway.edge.http.filter.DecoderFilter {
+    DecoderFilterCallbacks callbacks;
+
+    @Override
+    public void setDecoderFilterCallbacks(DecoderFilterCallbacks c) {
+      callbacks = c;
+    }
+
+    @Override
+    public FilterHeadersStatus decodeHeaders(RequestHeaders headers, boolean endStream) {
+      calls.add("switcher:" + headers.headers().get("upgrade") + " end=" + endStream);
+      HttpHeaders h = DefaultHttpHeadersFactory.headersFactory().newHeaders();
+      h.set("upgrade", "websocket").set("connection", "upgrade");
+      callbacks.encodeHeaders(new ResponseHeaders(101, h), false);
+      return FilterHeadersStatus.STOP_ITERATION;
+    }
+
+    @Override
+    public FilterDataStatus decodeData(ByteBuf data, boolean endStream) {
+      callbacks.encodeData(data, endStream);
+      return FilterDataStatus.STOP_ITERATION_NO_BUFFER;
+    }
+  }
+
+  @Test
+  void anUpgradeWhereTheRouteTurnsItOffGets403UpgradeFailedBeforeAnyFilter() {
+    HttpStream stream = stream(Set.of(), Map.of("websocket", true), forward(Map.of("websocket", false)),
+        new Switcher());
+
+    stream.onRequestHeaders(upgrade("/ws"), false);
+
+    assertThat(downstream.status).isEqualTo(403);
+    assertThat(downstream.body.toString()).isEmpty();
+    assertThat(calls).isEmpty();
+    assertThat(stream.streamInfo().responseCodeDetails()).isEqualTo("upgrade_failed");
+    assertThat(hcmStats.downstreamRqWsOnNonWsRoute.value()).isEqualTo(1);
+    assertThat(downstream.finished).isTrue();
+  }
+
+  @Test
+  void anUpgradeNeitherTheRouteNorTheConnectionManagerEnablesIsRefusedAndOneTheRouteEnablesGoesThrough() {
+    stream(Set.of(), Map.of(), forward(Map.of()), new Switcher()).onRequestHeaders(upgrade("/ws"), false);
+    assertThat(downstream.status).isEqualTo(403);
+
+    HttpStream enabled = stream(Set.of(), Map.of(), forward(Map.of("websocket", true)), new Switcher());
+    enabled.onRequestHeaders(upgrade("/ws"), false);
+    assertThat(downstream.status).isEqualTo(101);
+    assertThat(calls).containsExactly("switcher:websocket end=false");
+  }
+
+  @Test
+  void aSwitchedStreamCountsAsAnActiveUpgradeUntilItEnds() {
+    HttpStream stream = stream(Set.of(), Map.of("websocket", true), forward(Map.of()), new Switcher());
+
+    stream.onRequestHeaders(upgrade("/ws"), false);
+    assertThat(downstream.status).isEqualTo(101);
+    assertThat(downstream.headers.get("upgrade")).isEqualTo("websocket");
+    assertThat(hcmStats.downstreamCxUpgradesTotal.value()).isEqualTo(1);
+    assertThat(hcmStats.downstreamCxUpgradesActive.value()).isEqualTo(1);
+
+    stream.onRequestData(text("frame"), false);
+    stream.onRequestData(text("last"), true);
+    assertThat(downstream.body.toString()).isEqualTo("framelast");
+    assertThat(downstream.finished).isTrue();
+    assertThat(hcmStats.downstreamCxUpgradesActive.value()).isZero();
+    assertThat(stream.streamInfo().bytesReceived()).isEqualTo(9);
+    assertThat(stream.streamInfo().bytesSent()).isEqualTo(9);
   }
 
   /** Records what the stream sends to the client. */

@@ -16,6 +16,7 @@ import io.spillway.edge.http.filter.FilterHeadersStatus;
 import io.spillway.edge.http.filter.FilterTrailersStatus;
 import io.spillway.edge.http.filter.ResponseFlag;
 import io.spillway.edge.http.message.HopByHop;
+import io.spillway.edge.http.message.UpgradeHeaders;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.router.RouteEntry;
@@ -31,7 +32,10 @@ import java.util.concurrent.TimeUnit;
  * sends the request to the upstream one try at a time ({@link UpstreamCall}) through the peer's
  * outbound guard, retries by the route's policy ({@link RetryState}), enforces the route timeout
  * (from the end of the request, Envoy's rule) and per-try timeout, streams the body both ways with
- * back-pressure, and hands the response to the encoder filters.
+ * back-pressure, and hands the response to the encoder filters. An upgrade request (allowed by
+ * the connection manager) keeps its Upgrade and Connection fields; a 101 answer keeps them too and
+ * turns the exchange into a tunnel whose bytes are the request and response bodies, without the
+ * route timeout or retries.
  */
 final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private static final AsciiString X_UPSTREAM_SERVICE_TIME = AsciiString.cached("x-envoy-upstream-service-time");
@@ -52,6 +56,10 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private boolean destroyed;
   private int status;
   private boolean routeTimerStarted;
+  /** The request's Upgrade value when it asks to switch protocols (the connection manager allowed it), else null. */
+  private String upgrade;
+  /** The upstream answered the upgrade with 101: the stream is a tunnel, the route timeout no longer applies. */
+  private boolean upgraded;
 
   RouterFilter(RouterFactory factory) {
     this.factory = factory;
@@ -71,6 +79,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   @Override
   public FilterHeadersStatus decodeHeaders(RequestHeaders headers, boolean endStream) {
     request = headers;
+    upgrade = callbacks.streamInfo().upgrade();
     entry = callbacks.route();
     if (entry == null) {
       factory.stats().noRoute().inc();
@@ -106,11 +115,17 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       callbacks.sendLocalReply(503, "", ResponseFlag.NC);
       return;
     }
+    if (upgrade != null && cluster.config().protocol() == ClusterConfig.UpstreamProtocol.HTTP2) {
+      // Envoy would send an extended CONNECT (RFC 8441); the edge's HTTP/2 upstreams cannot.
+      callbacks.sendLocalReply(503, "upgrade to an HTTP/2 upstream is not supported", null);
+      return;
+    }
     factory.stats().rqTotal().inc();
     callbacks.setDownstreamWatermarkCallbacks(this::onDownstreamWritability);
     guard = factory.context().guards() == null ? null : factory.context().guards().guard(cluster.name());
     retry = new RetryState(entry.retryPolicy(), cluster, guard);
-    body = new RequestBody(retry.enabled(), callbacks.decoderBufferLimit());
+    // A tunnel's bytes are never kept for a retry: an upgrade request is not replayed past its head.
+    body = new RequestBody(retry.enabled() && upgrade == null, callbacks.decoderBufferLimit());
     if (endStream) {
       body.endWithoutBody();
     }
@@ -130,6 +145,12 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       request.setAuthority(action.hostRewriteLiteral().get());
     }
     HeaderMutator.apply(entry.requestHeaders(), request.headers(), () -> stream(request, null));
+    if (upgrade != null) {
+      UpgradeHeaders.restore(request.headers(), upgrade);
+    } else if (UpgradeHeaders.requested(request.headers()) != null) {
+      // Only an upgrade the connection manager let through goes upstream as one.
+      request.headers().remove(HttpHeaderNames.UPGRADE);
+    }
   }
 
   /** What header values with command operators read: the stream so far. */
@@ -281,7 +302,17 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     }
     HttpHeaders headers = response.headers();
     a.host().loadReport(headers);
+    String switchedTo = upgrade != null && code == 101 ? UpgradeHeaders.requested(headers) : null;
     HopByHop.strip(headers);
+    if (switchedTo != null && !endStream) {
+      // The switch goes through to the client (RFC 9110 §15.2.2); the route timeout stops here (Envoy).
+      UpgradeHeaders.restore(headers, switchedTo);
+      upgraded = true;
+      a.switchedProtocols();
+      if (routeTimerStarted) {
+        callbacks.setResponseDeadline(0, null);
+      }
+    }
     headers.set(X_UPSTREAM_SERVICE_TIME, Long.toString(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - a.readyNanos())));
     HeaderMutator.apply(entry.responseHeaders(), headers, () -> stream(request, response));
     status = code;
@@ -411,7 +442,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   /** The route timeout runs from the moment the whole request has been received (Envoy's rule). */
   private void startRouteTimer() {
     long nanos = entry.routeAction().timeout().toNanos();
-    if (nanos > 0 && !routeTimerStarted) {
+    if (nanos > 0 && !routeTimerStarted && !upgraded) {
       routeTimerStarted = true;
       callbacks.setResponseDeadline(System.nanoTime() + nanos, this::onRouteTimeout);
     }

@@ -21,6 +21,7 @@ public final class StreamInfo {
   private Host upstreamHost;
   private RouteEntry route;
   private String responseCodeDetails;
+  private String upgrade;
   private InetSocketAddress downstreamRemote;
   private InetSocketAddress downstreamLocal;
   private long lastDownstreamRxNanos;
@@ -111,6 +112,18 @@ public final class StreamInfo {
    * for an upstream's response, the local reply's reason (spaces as underscores) for a local one;
    * null until known. The first value set stays.
    */
+  /**
+   * The protocol an HTTP/1.1 request asks to switch to, once the connection manager has found the
+   * upgrade enabled for its route; null for every other request. The router forwards it as an upgrade.
+   */
+  public String upgrade() {
+    return upgrade;
+  }
+
+  public void setUpgrade(String upgrade) {
+    this.upgrade = upgrade;
+  }
+
   public String responseCodeDetails() {
     return responseCodeDetails;
   }
