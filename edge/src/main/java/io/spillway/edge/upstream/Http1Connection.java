@@ -324,8 +324,10 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
         } else if (requestDone) {
           finish();
         } else {
-          // The response ended before the request did: the connection cannot be reused.
+          // The response ended before the request did: as Envoy resets such an upstream request, the
+          // connection closes now (it cannot be reused, and the rest of the body has nowhere to go).
           keepAlive = false;
+          closeAfterExchange();
         }
       }
     }
