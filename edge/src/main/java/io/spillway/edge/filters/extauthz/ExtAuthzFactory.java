@@ -1,5 +1,6 @@
 package io.spillway.edge.filters.extauthz;
 
+import io.spillway.edge.authz.AuthorizationClient;
 import io.spillway.edge.config.ExtAuthzConfig;
 import io.spillway.edge.config.Route.StringMatch;
 import io.spillway.edge.http.filter.FilterChainBuilder;
@@ -12,9 +13,10 @@ import java.util.Set;
 
 /**
  * The ext_authz HTTP filter's factory for one connection manager (Envoy's
- * {@code extensions/filters/http/ext_authz} {@code FilterConfig} with the HTTP {@code ClientConfig}):
- * the parsed configuration, its header rules and the {@code http.<stat_prefix>.ext_authz.*} stats.
- * Shared by every worker and immutable; each request gets an {@link ExtAuthzFilter}, whose check is an {@link ExtAuthzCheck}.
+ * {@code extensions/filters/http/ext_authz} {@code FilterConfig} with the HTTP {@code ClientConfig}
+ * or the gRPC client): the parsed configuration, its header rules, the gRPC service's client and the
+ * {@code http.<stat_prefix>.ext_authz.*} stats. Shared by every worker and immutable; each request
+ * gets an {@link ExtAuthzFilter}, whose check is an {@link ExtAuthzCheck} (HTTP) or a {@link GrpcAuthzCheck}.
  *
  * <p>Header rules are Envoy's ({@code ext_authz_http_impl.cc}): the check request carries the
  * request's {@code host} and {@code authorization}, its method and path (with {@code path_prefix}),
@@ -36,10 +38,16 @@ public final class ExtAuthzFactory implements HttpFilterFactory {
   final Counter denied;
   final Counter error;
   final Counter failureModeAllowed;
+  /** Changes a gRPC service asked for that were skipped as malformed or not allowed. */
+  final Counter invalid;
+  /** The gRPC service's client; null with an HTTP service. */
+  private final AuthorizationClient grpcClient;
 
+  /** Builds the filter's factory; with a gRPC service, gets its channel (control side). */
   public ExtAuthzFactory(ExtAuthzConfig config, FilterContext context) {
     this.config = config;
     this.context = context;
+    this.grpcClient = config.service() == ExtAuthzConfig.Service.GRPC ? context.authorization().grpc(config) : null;
     Scope scope = context.httpScope().scope("ext_authz");
     if (!config.statPrefix().isEmpty()) {
       scope = scope.scope(config.statPrefix());
@@ -48,6 +56,11 @@ public final class ExtAuthzFactory implements HttpFilterFactory {
     denied = scope.counter("denied");
     error = scope.counter("error");
     failureModeAllowed = scope.counter("failure_mode_allowed");
+    invalid = scope.counter("invalid");
+  }
+
+  AuthorizationClient grpcClient() {
+    return grpcClient;
   }
 
   ExtAuthzConfig config() {
@@ -68,8 +81,14 @@ public final class ExtAuthzFactory implements HttpFilterFactory {
     chain.addStreamFilter(new ExtAuthzFilter(this));
   }
 
-  /** Whether the check request carries this request header (lower-case name). */
+  /**
+   * Whether the check request carries this request header (lower-case name): over HTTP the
+   * always-sent ones and those allowed_headers matches; over gRPC all, or those it matches when set.
+   */
   boolean sendsRequestHeader(String name) {
+    if (grpcClient != null) {
+      return config.allowedHeaders().isEmpty() || anyMatch(config.allowedHeaders(), name);
+    }
     return ALWAYS_SENT.contains(name) || anyMatch(config.allowedHeaders(), name);
   }
 
