@@ -40,6 +40,8 @@ public final class ExtAuthzFactory implements HttpFilterFactory {
   final Counter failureModeAllowed;
   /** Changes a gRPC service asked for that were skipped as malformed or not allowed. */
   final Counter invalid;
+  /** {@code http.<stat_prefix>.downstream_rq_too_large}: a body past with_request_body's limit. */
+  final Counter tooLarge;
   /** The gRPC service's client; null with an HTTP service. */
   private final AuthorizationClient grpcClient;
 
@@ -57,6 +59,7 @@ public final class ExtAuthzFactory implements HttpFilterFactory {
     error = scope.counter("error");
     failureModeAllowed = scope.counter("failure_mode_allowed");
     invalid = scope.counter("invalid");
+    tooLarge = context.httpScope().counter("downstream_rq_too_large");
   }
 
   AuthorizationClient grpcClient() {

@@ -74,6 +74,16 @@ final class ExtAuthzFilter implements StreamFilter, AuthzCheck.Verdict {
         buffered.addComponent(true, data.retainedDuplicate());
       }
       ExtAuthzConfig.RequestBody body = factory.config().requestBody().orElseThrow();
+      if (!body.allowPartialMessage() && buffered.readableBytes() > body.maxRequestBytes()) {
+        // Also when the part ends the body: the chain only enforces the limit on what it buffers.
+        buffering = false;
+        buffered.release();
+        buffered = null;
+        factory.tooLarge.inc();
+        data.release();
+        decoder.sendLocalReply(413, "Payload Too Large", ResponseFlag.DPE);
+        return FilterDataStatus.STOP_ITERATION_NO_BUFFER;
+      }
       boolean full = body.allowPartialMessage() && buffered.readableBytes() >= body.maxRequestBytes();
       if (!endStream && !full) {
         return FilterDataStatus.STOP_ITERATION_AND_BUFFER;
