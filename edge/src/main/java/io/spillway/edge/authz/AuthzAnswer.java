@@ -16,6 +16,7 @@ import java.util.List;
  * @param deniedHeaders DENIED: {@code denied_response.headers}, the local reply's
  * @param deniedBody DENIED: {@code denied_response.body}
  * @param error ERROR: what failed, for debugging
+ * @param timedOut ERROR: the call's deadline passed (else the service failed or was unreachable)
  */
 public record AuthzAnswer(
     Verdict verdict,
@@ -27,7 +28,8 @@ public record AuthzAnswer(
     int deniedStatus,
     List<AuthzHeader> deniedHeaders,
     String deniedBody,
-    String error) {
+    String error,
+    boolean timedOut) {
 
   /** The default status of a denial: 403 Forbidden. */
   public static final int DEFAULT_DENIED_STATUS = 403;
@@ -47,9 +49,9 @@ public record AuthzAnswer(
   /** A query parameter to set. */
   public record QueryParameter(String key, String value) {}
 
-  /** The call failed. */
-  public static AuthzAnswer error(String detail) {
+  /** The call failed; {@code timedOut}: its deadline passed. */
+  public static AuthzAnswer error(String detail, boolean timedOut) {
     return new AuthzAnswer(Verdict.ERROR, List.of(), List.of(), List.of(), List.of(), List.of(), 0, List.of(), "",
-        detail);
+        detail, timedOut);
   }
 }

@@ -336,6 +336,42 @@ class GrpcExtAuthzIT {
   }
 
   @Test
+  void theChecksPassTheClustersOutboundGuard() throws Exception {
+    edge = EdgeHarness.start(yaml(upstream.port(), """
+        grpc_service:
+          envoy_grpc: { cluster_name: ext-authz }
+          timeout: 10s
+        """, authz.port()), """
+        {"outbound": {"mode": "enforce", "maxConcurrent": 1, "maxQueue": 1, "queueTimeoutMillis": 200}}
+        """);
+    var slow = edge.http.sendAsync(HttpRequest.newBuilder(edge.uri("/slow")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (authz.checks.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+    HttpResponse<String> refused = edge.get("/second");
+    assertThat(refused.statusCode()).isEqualTo(503);
+    assertThat(refused.body()).isEqualTo("upstream guard refused the auth call: queue_timeout"); // queued, then timed out
+    assertThat(authz.checks).hasSize(1); // the refused call was never made
+    assertThat(slow.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    assertThat(edge.awaitStat("http.ingress.ext_authz.error", 1)).isEqualTo(1);
+    assertThat(edge.awaitStat("http.ingress.ext_authz.ok", 1)).isEqualTo(1);
+    long inFlight = -1;
+    deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (inFlight != 0 && System.nanoTime() < deadline) {
+      java.util.regex.Matcher m = java.util.regex.Pattern
+          .compile("(?m)^http_client_guard_in_flight\\{[^}]*peer=\"ext-authz\"[^}]*\\} (\\d+)")
+          .matcher(io.spillway.edge.stats.PrometheusStatsFormat.render(edge.stats(), io.spillway.edge.stats.StatFilter.ALL));
+      inFlight = m.find() ? Long.parseLong(m.group(1)) : -1;
+      if (inFlight != 0) {
+        Thread.sleep(10);
+      }
+    }
+    assertThat(inFlight).as("the permit went back").isZero();
+  }
+
+  @Test
   void withRequestBodyTheBodyReachesTheService() throws Exception {
     edge = EdgeHarness.start(yaml(upstream.port(), GRPC + "with_request_body: { max_request_bytes: 1024 }\n",
         authz.port()));

@@ -34,13 +34,13 @@ final class CheckResponses {
         remove.add(name.toLowerCase(Locale.ROOT));
       }
       return new AuthzAnswer(AuthzAnswer.Verdict.OK, headers(ok.getHeadersList()), remove,
-          headers(ok.getResponseHeadersToAddList()), set, ok.getQueryParametersToRemoveList(), 0, List.of(), "", "");
+          headers(ok.getResponseHeadersToAddList()), set, ok.getQueryParametersToRemoveList(), 0, List.of(), "", "", false);
     }
     DeniedHttpResponse denied = response.getDeniedResponse();
     int status = denied.hasStatus() && denied.getStatus().getCodeValue() > 0
         ? denied.getStatus().getCodeValue() : AuthzAnswer.DEFAULT_DENIED_STATUS;
     return new AuthzAnswer(AuthzAnswer.Verdict.DENIED, List.of(), List.of(), List.of(), List.of(), List.of(), status,
-        headers(denied.getHeadersList()), denied.getBody(), "");
+        headers(denied.getHeadersList()), denied.getBody(), "", false);
   }
 
   @SuppressWarnings("deprecation") // HeaderValueOption.append: deprecated, still read by Envoy

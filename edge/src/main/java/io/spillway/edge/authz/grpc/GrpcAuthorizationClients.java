@@ -39,8 +39,8 @@ import java.util.function.Consumer;
  * call's answer is read on that loop and handed to the request's worker. {@link #close()} (the edge
  * stopping) shuts every channel down.
  *
- * <p>The calls do not go through the cluster's pools: its circuit breakers, outbound guard and
- * {@code upstream_rq_*} stats do not see them.
+ * <p>The calls do not go through the cluster's pools: its circuit breakers and {@code upstream_rq_*}
+ * stats do not see them (the filter passes each through the cluster's outbound guard itself).
  */
 public final class GrpcAuthorizationClients implements AuthorizationClients, AutoCloseable {
 
@@ -71,8 +71,8 @@ public final class GrpcAuthorizationClients implements AuthorizationClients, Aut
       metadata.put(Metadata.Key.of(h.name(), Metadata.ASCII_STRING_MARSHALLER), h.value());
     }
     Channel withMetadata = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(metadata));
-    long timeoutNanos = config.timeout().toNanos();
-    return (request, loop, onAnswer) -> {
+    return (request, timeout, loop, onAnswer) -> {
+      long timeoutNanos = timeout.toNanos();
       CallOptions options = timeoutNanos > 0
           ? CallOptions.DEFAULT.withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS) : CallOptions.DEFAULT;
       Call call = new Call(withMetadata.newCall(AuthorizationGrpc.getCheckMethod(), options), loop, onAnswer);
@@ -132,7 +132,7 @@ public final class GrpcAuthorizationClients implements AuthorizationClients, Aut
       try {
         proto = CheckRequests.of(request);
       } catch (RuntimeException e) {
-        deliver(AuthzAnswer.error("cannot build the check request: " + e));
+        deliver(AuthzAnswer.error("cannot build the check request: " + e, false));
         return;
       }
       ClientCalls.asyncUnaryCall(call, proto, this);
@@ -150,7 +150,7 @@ public final class GrpcAuthorizationClients implements AuthorizationClients, Aut
       try {
         answer = CheckResponses.answer(response);
       } catch (RuntimeException e) {
-        answer = AuthzAnswer.error("cannot read the check response: " + e);
+        answer = AuthzAnswer.error("cannot read the check response: " + e, false);
       }
       deliver(answer);
     }
@@ -158,12 +158,13 @@ public final class GrpcAuthorizationClients implements AuthorizationClients, Aut
     @Override
     public void onError(Throwable t) {
       Status status = Status.fromThrowable(t);
-      deliver(AuthzAnswer.error(status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription())));
+      deliver(AuthzAnswer.error(status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription()),
+          status.getCode() == Status.Code.DEADLINE_EXCEEDED));
     }
 
     @Override
     public void onCompleted() {
-      deliver(AuthzAnswer.error("the call ended without a response"));
+      deliver(AuthzAnswer.error("the call ended without a response", false));
     }
 
     private void deliver(AuthzAnswer answer) {

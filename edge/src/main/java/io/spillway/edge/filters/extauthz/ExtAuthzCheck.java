@@ -172,7 +172,8 @@ final class ExtAuthzCheck implements UpstreamCall.Listener, AuthzCheck {
     HttpHeaders headers = new DefaultHttpHeaders();
     for (Map.Entry<String, String> h : downstreamRequest.headers()) {
       String name = h.getKey().toLowerCase(Locale.ROOT);
-      if (!name.equals("content-length") && filter.sendsRequestHeader(name)) {
+      if (!name.equals("content-length") && !name.equals(CheckAttributes.PARTIAL_BODY_HEADER)
+          && filter.sendsRequestHeader(name)) {
         headers.add(name, h.getValue());
       }
     }

@@ -20,7 +20,8 @@ import java.util.Set;
  *
  * <p>Header rules are Envoy's ({@code ext_authz_http_impl.cc}): the check request carries the
  * request's {@code host} and {@code authorization}, its method and path (with {@code path_prefix}),
- * {@code content-length: 0} and no body, plus the headers {@code allowed_headers} matches. A denied
+ * {@code content-length: 0} and no body (with {@code with_request_body}: the buffered body), plus the
+ * headers {@code allowed_headers} matches. A denied
  * answer's headers go to the client: all but {@code host} when {@code allowed_client_headers} is
  * empty, else the matched ones plus {@code content-length}, {@code www-authenticate} and
  * {@code location}.

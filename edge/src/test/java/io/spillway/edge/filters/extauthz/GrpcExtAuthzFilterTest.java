@@ -40,10 +40,12 @@ class GrpcExtAuthzFilterTest {
   private final StatsStore stats = new StatsStore();
   private final List<AuthzRequest> checks = new ArrayList<>();
   private final List<Consumer<AuthzAnswer>> answers = new ArrayList<>();
+  private final List<Duration> deadlines = new ArrayList<>();
   private int cancelled;
 
-  private final AuthorizationClient client = (request, loop, onAnswer) -> {
+  private final AuthorizationClient client = (request, timeout, loop, onAnswer) -> {
     checks.add(request);
+    deadlines.add(timeout);
     answers.add(onAnswer);
     return () -> cancelled++;
   };
@@ -78,7 +80,7 @@ class GrpcExtAuthzFilterTest {
 
   private static AuthzAnswer ok(List<AuthzHeader> request, List<String> remove, List<AuthzHeader> response,
       List<AuthzAnswer.QueryParameter> set, List<String> unset) {
-    return new AuthzAnswer(AuthzAnswer.Verdict.OK, request, remove, response, set, unset, 0, List.of(), "", "");
+    return new AuthzAnswer(AuthzAnswer.Verdict.OK, request, remove, response, set, unset, 0, List.of(), "", "", false);
   }
 
   @Test
@@ -105,6 +107,7 @@ class GrpcExtAuthzFilterTest {
         .containsEntry("x-tag", "a,b").containsEntry("cookie", "c=1")
         .doesNotContainKey("x-envoy-auth-partial-body");
     assertThat(check.body()).isNull();
+    assertThat(deadlines).containsExactly(Duration.ofMillis(200)); // no guard: the configured timeout
     assertThat(List.copyOf(check.headers().keySet()).subList(0, 4))
         .containsExactly(":authority", ":method", ":path", ":scheme");
   }
@@ -185,7 +188,7 @@ class GrpcExtAuthzFilterTest {
     filter(config(List.of(), false, Optional.empty()), stream).decodeHeaders(r, true);
     answers.get(0).accept(new AuthzAnswer(AuthzAnswer.Verdict.DENIED, List.of(), List.of(), List.of(), List.of(),
         List.of(), 401, List.of(new AuthzHeader("www-authenticate", "Bearer", Action.OVERWRITE),
-        new AuthzHeader("content-type", "application/json", Action.OVERWRITE)), "{\"e\":1}", ""));
+        new AuthzHeader("content-type", "application/json", Action.OVERWRITE)), "{\"e\":1}", "", false));
     assertThat(stream.continued).isZero();
     assertThat(stream.localReply.status()).isEqualTo(401);
     assertThat(stream.localReply.headers().get("www-authenticate")).isEqualTo("Bearer");
@@ -202,7 +205,7 @@ class GrpcExtAuthzFilterTest {
     FakeStream stream = new FakeStream(r);
     filter(config(List.of(), false, Optional.empty()), stream).decodeHeaders(r, true);
     answers.get(0).accept(new AuthzAnswer(AuthzAnswer.Verdict.DENIED, List.of(), List.of(), List.of(), List.of(),
-        List.of(), 403, List.of(), "no", ""));
+        List.of(), 403, List.of(), "no", "", false));
     assertThat(stream.localReply.status()).isEqualTo(403);
     assertThat(stream.localReply.headers().get("content-length")).isEqualTo("2");
     assertThat(stream.localReplyBody).isNull();
@@ -213,14 +216,14 @@ class GrpcExtAuthzFilterTest {
     RequestHeaders r = request("GET", "/");
     FakeStream stream = new FakeStream(r);
     filter(config(List.of(), false, Optional.empty()), stream).decodeHeaders(r, true);
-    answers.get(0).accept(AuthzAnswer.error("UNAVAILABLE"));
+    answers.get(0).accept(AuthzAnswer.error("UNAVAILABLE", false));
     assertThat(stream.localReply.status()).isEqualTo(403);
     assertThat(stream.localReplyFlag).isEqualTo(ResponseFlag.UAEX);
 
     RequestHeaders allowed = request("GET", "/");
     FakeStream through = new FakeStream(allowed);
     filter(config(List.of(), true, Optional.empty()), through).decodeHeaders(allowed, true);
-    answers.get(1).accept(AuthzAnswer.error("DEADLINE_EXCEEDED"));
+    answers.get(1).accept(AuthzAnswer.error("DEADLINE_EXCEEDED", true));
     assertThat(through.continued).isEqualTo(1);
     assertThat(allowed.headers().get("x-envoy-auth-failure-mode-allowed")).isEqualTo("true");
     assertThat(counter("http.ingress.ext_authz.error")).isEqualTo(2);
