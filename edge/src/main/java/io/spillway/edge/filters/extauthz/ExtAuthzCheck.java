@@ -30,8 +30,9 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One request's call to the external authorization service (Envoy's ext_authz
- * {@code RawHttpClientImpl} request), made on the request's worker through the auth cluster's
+ * One request's call to the external HTTP authorization service (Envoy's ext_authz
+ * {@code RawHttpClientImpl} request; with {@code with_request_body} it carries the buffered body),
+ * made on the request's worker through the auth cluster's
  * per-worker pools, like an upstream try. The call passes the outbound guard of its cluster (the
  * {@code auth} peer) exactly as a router try does: admitted, queued or refused, and its permit is
  * released exactly once with the call's {@link Outcome}, on every path — answer, transport error,
