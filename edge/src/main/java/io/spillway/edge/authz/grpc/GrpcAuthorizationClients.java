@@ -35,8 +35,8 @@ import java.util.function.Consumer;
  * The edge's gRPC authorization clients: one channel per cluster and {@code :authority}, built when
  * a connection manager with such an ext_authz filter is built (control side) and shared by every
  * worker and every later connection manager; the channel spreads its calls over the cluster's hosts
- * ({@link ClusterNameResolver}, {@code round_robin}) on its own event loop, never a worker's. A
- * call's answer is read on that loop and handed to the request's worker. {@link #close()} (the edge
+ * ({@link ClusterNameResolver}, {@code round_robin}) on its own event loop, never a worker's: a
+ * worker only hands a call over and gets its answer back on its own loop. {@link #close()} (the edge
  * stopping) shuts every channel down.
  *
  * <p>The calls do not go through the cluster's pools: its circuit breakers and {@code upstream_rq_*}
@@ -75,7 +75,7 @@ public final class GrpcAuthorizationClients implements AuthorizationClients, Aut
       long timeoutNanos = timeout.toNanos();
       CallOptions options = timeoutNanos > 0
           ? CallOptions.DEFAULT.withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS) : CallOptions.DEFAULT;
-      Call call = new Call(withMetadata.newCall(AuthorizationGrpc.getCheckMethod(), options), loop, onAnswer);
+      Call call = new Call(withMetadata, options, group.next(), loop, onAnswer);
       call.start(request);
       return call;
     };
@@ -114,20 +114,42 @@ public final class GrpcAuthorizationClients implements AuthorizationClients, Aut
     group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
   }
 
-  /** One check call: its answer, read on the channel's loop, goes to the request's worker once. */
+  /**
+   * One check call. Everything gRPC does for it — building the message, starting, cancelling,
+   * reading the answer — happens on the channel's event loop (one loop per call, so a cancel comes
+   * after its start); the answer goes to the request's worker once.
+   */
   private static final class Call implements StreamObserver<CheckResponse>, AuthorizationClient.PendingCheck {
-    private final ClientCall<CheckRequest, CheckResponse> call;
+    private final Channel channel;
+    private final CallOptions options;
+    private final Executor io;
     private final Executor loop;
     private final Consumer<AuthzAnswer> onAnswer;
     private final AtomicBoolean answered = new AtomicBoolean();
+    /** On {@code io} only. */
+    private ClientCall<CheckRequest, CheckResponse> call;
 
-    Call(ClientCall<CheckRequest, CheckResponse> call, Executor loop, Consumer<AuthzAnswer> onAnswer) {
-      this.call = call;
+    Call(Channel channel, CallOptions options, Executor io, Executor loop, Consumer<AuthzAnswer> onAnswer) {
+      this.channel = channel;
+      this.options = options;
+      this.io = io;
       this.loop = loop;
       this.onAnswer = onAnswer;
     }
 
+    /** From the request's worker: hands the call to the channel's loop. */
     void start(AuthzRequest request) {
+      try {
+        io.execute(() -> send(request));
+      } catch (RejectedExecutionException e) {
+        deliver(AuthzAnswer.error("the gRPC clients are closed", false));
+      }
+    }
+
+    private void send(AuthzRequest request) {
+      if (answered.get()) {
+        return; // cancelled before it started
+      }
       CheckRequest proto;
       try {
         proto = CheckRequests.of(request);
@@ -135,13 +157,22 @@ public final class GrpcAuthorizationClients implements AuthorizationClients, Aut
         deliver(AuthzAnswer.error("cannot build the check request: " + e, false));
         return;
       }
+      call = channel.newCall(AuthorizationGrpc.getCheckMethod(), options);
       ClientCalls.asyncUnaryCall(call, proto, this);
     }
 
     @Override
     public void cancel() {
       answered.set(true);
-      call.cancel("the request went away", null);
+      try {
+        io.execute(() -> {
+          if (call != null) {
+            call.cancel("the request went away", null);
+          }
+        });
+      } catch (RejectedExecutionException e) {
+        // Closed: the channel's calls are gone already.
+      }
     }
 
     @Override
