@@ -99,6 +99,8 @@ public final class EdgeServer implements AdminContext {
   private io.spillway.policy.EffectivePolicy filePolicy;
   private java.util.Optional<io.spillway.policy.OverloadPolicy> controlPlanePolicy = java.util.Optional.empty();
   private io.spillway.edge.xds.AdsClient xdsClient;
+  /** ext_authz's gRPC channels: built with the connection managers that need them, closed on shutdown. */
+  private io.spillway.edge.authz.grpc.GrpcAuthorizationClients authorizationClients;
   private final io.spillway.edge.runtime.Runtime runtime;
   private io.spillway.edge.runtime.DiskLayerWatcher runtimeWatcher;
   private final List<GuardDog> guardDogs = new java.util.ArrayList<>();
@@ -181,6 +183,7 @@ public final class EdgeServer implements AdminContext {
     startRuntime();
     ListenerOverload listenerOverload = ListenerOverload.of(overload, runtime);
     clusters = new ClusterManager(root, options.concurrency(), control, resolver, options.seed());
+    authorizationClients = new io.spillway.edge.authz.grpc.GrpcAuthorizationClients(clusters);
     healthCheckGroup = transport.newGroup(1, "spillway-health");
     clusters.setHealthCheckLoop(new io.spillway.edge.upstream.HealthCheckLoop(healthCheckGroup.next(),
         transport.clientChannels(), allocator));
@@ -270,7 +273,7 @@ public final class EdgeServer implements AdminContext {
         "envoy_http_conn_manager_prefix"), new Http2CodecStats(stats.rootScope().scope("http2")));
     var filters = io.spillway.edge.filters.HttpFilterRegistry.chain(new io.spillway.edge.http.filter.FilterContext(
         lc.hcm(), hcmStats.scope(), clusters, guards, admission, lc.perConnectionBufferLimitBytes(), lc.tls().isPresent(),
-        stats.rootScope(), nanoClock, runtime));
+        stats.rootScope(), nanoClock, runtime, authorizationClients));
     return new HttpConnectionManager(lc.hcm(), hcmStats, routes, drain, lc.tls().isPresent(),
         lc.perConnectionBufferLimitBytes(), httpOverload, filters, accessLogs.compile(lc.hcm().accessLogs()),
         runtime::snapshot);
@@ -652,6 +655,9 @@ public final class EdgeServer implements AdminContext {
     shutdownGroup(workerGroup);
     shutdownGroup(adminGroup);
     shutdownGroup(healthCheckGroup);
+    if (authorizationClients != null) {
+      authorizationClients.close(); // after the workers: no check starts any more
+    }
     if (accessLogs != null) {
       accessLogs.close(); // after the loops: the connections' last lines are in
     }

@@ -102,14 +102,107 @@ class ExtAuthzTranslationTest {
   }
 
   @Test
-  void rejectsTheGrpcServiceAndRequestBodies() {
-    withExtAuthz("""
-        grpc_service: {envoy_grpc: {cluster_name: backend}}
-        """).rejects(CONFIG + ".grpc_service: grpc_service is not supported yet");
-    withExtAuthz(SERVICE + """
-        with_request_body: {max_request_bytes: 1024}
-        """).rejects(CONFIG + ".with_request_body: with_request_body is not supported yet");
-    withExtAuthz("failure_mode_allow: true\n").rejects(CONFIG + ".http_service: http_service is required");
+  void aServiceIsRequired() {
+    withExtAuthz("failure_mode_allow: true\n")
+        .rejects(CONFIG + ".http_service: http_service or grpc_service is required");
+  }
+
+  private static ExtAuthzConfig extAuthz(String fields) throws ConfigException {
+    return withExtAuthz(fields).translate().listeners().get(0).hcm().filter("envoy.filters.http.ext_authz")
+        .orElseThrow().settings(ExtAuthzConfig.class);
+  }
+
+  @Test
+  void minimalGrpcServiceTakesEnvoysDefaults() throws ConfigException {
+    ExtAuthzConfig c = extAuthz("grpc_service: {envoy_grpc: {cluster_name: backend}}\n");
+    assertThat(c.service()).isEqualTo(ExtAuthzConfig.Service.GRPC);
+    assertThat(c.cluster()).isEqualTo("backend");
+    assertThat(c.uri()).as("authority: the cluster's name").isEmpty();
+    assertThat(c.timeout()).isEqualTo(Duration.ofMillis(200));
+    assertThat(c.headersToAdd()).isEmpty();
+    assertThat(c.allowedHeaders()).as("empty: every header").isEmpty();
+    assertThat(c.requestBody()).isEmpty();
+    assertThat(c.statusOnError()).isEqualTo(403);
+    assertThat(extAuthz(SERVICE).service()).isEqualTo(ExtAuthzConfig.Service.HTTP);
+  }
+
+  @Test
+  void readsEverySupportedGrpcField() throws ConfigException {
+    ExtAuthzConfig c = extAuthz("""
+        grpc_service:
+          envoy_grpc: {cluster_name: backend, authority: "authz.internal:9001", skip_envoy_headers: true}
+          timeout: 0.5s
+          initial_metadata: [{key: X-Tenant, value: acme}, {key: authorization, value: "Bearer k"}]
+        transport_api_version: V3
+        with_request_body: {max_request_bytes: 8192, allow_partial_message: true, pack_as_bytes: true}
+        allowed_headers: {patterns: [{prefix: x-}]}
+        failure_mode_allow: true
+        failure_mode_allow_header_add: true
+        status_on_error: {code: ServiceUnavailable}
+        stat_prefix: authz
+        """);
+    assertThat(c.uri()).isEqualTo("authz.internal:9001");
+    assertThat(c.timeout()).isEqualTo(Duration.ofMillis(500));
+    assertThat(c.headersToAdd()).containsExactly(new ExtAuthzConfig.Header("x-tenant", "acme"),
+        new ExtAuthzConfig.Header("authorization", "Bearer k"));
+    assertThat(c.requestBody()).contains(new ExtAuthzConfig.RequestBody(8192, true, true));
+    assertThat(c.allowedHeaders()).containsExactly(new StringMatch.Prefix("x-", false));
+    assertThat(c.failureModeAllow()).isTrue();
+    assertThat(c.failureModeAllowHeaderAdd()).isTrue();
+    assertThat(c.statusOnError()).isEqualTo(503);
+    assertThat(c.statPrefix()).isEqualTo("authz");
+    assertThat(extAuthz("grpc_service: {envoy_grpc: {cluster_name: backend}, timeout: 0s}\n").timeout())
+        .as("0s: no deadline").isZero();
+  }
+
+  @Test
+  void theHttpServiceTakesTheRequestBodyToo() throws ConfigException {
+    assertThat(extAuthz(SERVICE + "with_request_body: {max_request_bytes: 1024}\n").requestBody())
+        .contains(new ExtAuthzConfig.RequestBody(1024, false, false));
+  }
+
+  @Test
+  void rejectsWhatTheGrpcServiceDoesNotSupportByItsPath() {
+    String grpc = CONFIG + ".grpc_service";
+    withExtAuthz("grpc_service: {google_grpc: {target_uri: \"127.0.0.1:9001\", stat_prefix: authz}}\n")
+        .rejects(grpc + ".google_grpc: google_grpc is not supported (use envoy_grpc with a cluster of the edge)");
+    withExtAuthz("grpc_service: {timeout: 1s}\n").rejects(grpc + ".envoy_grpc: envoy_grpc is required");
+    withExtAuthz("grpc_service: {envoy_grpc: {authority: a}}\n")
+        .rejects(grpc + ".envoy_grpc.cluster_name: cluster_name is required");
+    withExtAuthz("grpc_service: {envoy_grpc: {cluster_name: nope}}\n")
+        .rejects(grpc + ".envoy_grpc.cluster_name: unknown cluster \"nope\" (no cluster of that name is configured)");
+    withExtAuthz("grpc_service: {envoy_grpc: {cluster_name: backend, authority: \"a b\"}}\n")
+        .rejects(grpc + ".envoy_grpc.authority: \"a b\" is not a valid authority");
+    withExtAuthz("grpc_service: {envoy_grpc: {cluster_name: backend, max_receive_message_length: 1024}}\n")
+        .rejects(grpc + ".envoy_grpc.max_receive_message_length: max_receive_message_length is not supported");
+    withExtAuthz("grpc_service: {envoy_grpc: {cluster_name: backend, retry_policy: {num_retries: 2}}}\n")
+        .rejects(grpc + ".envoy_grpc.retry_policy: retry_policy is not supported");
+    withExtAuthz("grpc_service: {envoy_grpc: {cluster_name: backend}, retry_policy: {num_retries: 2}}\n")
+        .rejects(grpc + ".retry_policy: retry_policy is not supported");
+    withExtAuthz("grpc_service: {envoy_grpc: {cluster_name: backend}, timeout: -1s}\n")
+        .rejects(grpc + ".timeout: must not be negative");
+    withExtAuthz("grpc_service: {envoy_grpc: {cluster_name: backend}, initial_metadata: [{key: grpc-timeout, value: 1S}]}\n")
+        .rejects(grpc + ".initial_metadata[0].key: \"grpc-timeout\" may not be set (pseudo-headers, te,"
+            + " content-type, grpc-* and binary -bin metadata are the call's own)");
+    withExtAuthz("grpc_service: {envoy_grpc: {cluster_name: backend}, initial_metadata: [{key: x-a, value: \"\\u00e9\"}]}\n")
+        .rejects(grpc + ".initial_metadata[0].value: must be printable ASCII (gRPC ASCII metadata)");
+    withExtAuthz("grpc_service: {envoy_grpc: {cluster_name: backend}, initial_metadata: [{key: x-a, raw_value: Yw==}]}\n")
+        .rejects(grpc + ".initial_metadata[0].raw_value: raw_value is not supported");
+    withExtAuthz("grpc_service: {envoy_grpc: {cluster_name: backend}}\ntransport_api_version: V2\n")
+        .rejects(CONFIG + ".transport_api_version: V2 is not supported (only V3)");
+    withExtAuthz("grpc_service: {envoy_grpc: {cluster_name: backend}}\ninclude_peer_certificate: true\n")
+        .rejects(CONFIG + ".include_peer_certificate: include_peer_certificate: true is not supported");
+    withExtAuthz("grpc_service: {envoy_grpc: {cluster_name: backend}}\nclear_route_cache: true\n")
+        .rejects(CONFIG + ".clear_route_cache: clear_route_cache is not supported");
+  }
+
+  @Test
+  void rejectsABrokenRequestBodySetting() {
+    withExtAuthz(SERVICE + "with_request_body: {allow_partial_message: true}\n")
+        .rejects(CONFIG + ".with_request_body.max_request_bytes: must be greater than 0");
+    withExtAuthz(SERVICE + "with_request_body: {max_request_bytes: 4294967295}\n")
+        .rejects(CONFIG + ".with_request_body.max_request_bytes: 4294967295 is larger than the supported maximum"
+            + " 2147483647");
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.authz.AuthzHeader;
 import io.spillway.edge.config.ExtAuthzConfig;
 import io.spillway.edge.guard.Outcome;
 import io.spillway.edge.guard.PeerGuard;
@@ -21,14 +22,17 @@ import io.spillway.edge.upstream.StreamCallbacks.PoolFailure;
 import io.spillway.edge.upstream.UpstreamCall;
 import io.spillway.edge.upstream.Worker;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One request's call to the external authorization service (Envoy's ext_authz
- * {@code RawHttpClientImpl} request), made on the request's worker through the auth cluster's
+ * One request's call to the external HTTP authorization service (Envoy's ext_authz
+ * {@code RawHttpClientImpl} request; with {@code with_request_body} it carries the buffered body),
+ * made on the request's worker through the auth cluster's
  * per-worker pools, like an upstream try. The call passes the outbound guard of its cluster (the
  * {@code auth} peer) exactly as a router try does: admitted, queued or refused, and its permit is
  * released exactly once with the call's {@link Outcome}, on every path — answer, transport error,
@@ -40,18 +44,9 @@ import java.util.concurrent.TimeUnit;
  * (that status, its allowed headers and body to the client). A guard refusal answers {@code 503}
  * with flag {@code GR}, or lets the request through with {@code failure_mode_allow}.
  */
-final class ExtAuthzCheck implements UpstreamCall.Listener {
+final class ExtAuthzCheck implements UpstreamCall.Listener, AuthzCheck {
 
-  private static final String FAILURE_MODE_ALLOWED_HEADER = "x-envoy-auth-failure-mode-allowed";
-
-  /** Where the verdict goes: the request's ext_authz filter. */
-  interface Verdict {
-    /** Through to the next filter; {@code clientHeaders} go on the client's response (or null). */
-    void onAuthzAllowed(HttpHeaders clientHeaders);
-
-    /** The check answers the request itself. */
-    void onAuthzReply(int status, HttpHeaders headers, ByteBuf body, ResponseFlag flag);
-  }
+  static final String FAILURE_MODE_ALLOWED_HEADER = "x-envoy-auth-failure-mode-allowed";
 
   private final ExtAuthzFactory filter;
   private final Verdict request;
@@ -69,6 +64,10 @@ final class ExtAuthzCheck implements UpstreamCall.Listener {
   private int status;
   private HttpHeaders responseHeaders;
   private CompositeByteBuf body;
+  /** with_request_body: what goes after the check request's head, until it is written. */
+  private ByteBuf requestBody;
+  private boolean partialBody;
+  private int bodyLength;
 
   ExtAuthzCheck(ExtAuthzFactory filter, Verdict request, FilterContext context, Worker worker,
       RequestHeaders downstreamRequest, ConnectionShare share) {
@@ -81,8 +80,12 @@ final class ExtAuthzCheck implements UpstreamCall.Listener {
     this.head = downstreamRequest.isHead();
   }
 
-  /** Starts the check; the verdict reaches the request later, or inline when it fails at once. */
-  void start() {
+  @Override
+  public void start(ByteBuf buffered, boolean partial) {
+    if (buffered != null) {
+      requestBody = buffered.retainedDuplicate();
+      partialBody = partial;
+    }
     ExtAuthzConfig config = filter.config();
     cluster = context.clusters().get(config.cluster());
     if (cluster == null) {
@@ -98,8 +101,8 @@ final class ExtAuthzCheck implements UpstreamCall.Listener {
     call.start(null);
   }
 
-  /** The request went away (client disconnect, timeout) mid-check: abandon the call, release once. */
-  void cancel() {
+  @Override
+  public void cancel() {
     if (done) {
       return;
     }
@@ -141,7 +144,18 @@ final class ExtAuthzCheck implements UpstreamCall.Listener {
       c.cancel();
       return;
     }
-    c.stream().writeHeaders(checkRequest(), false, true);
+    ByteBuf content = requestBody;
+    requestBody = null;
+    bodyLength = content == null ? 0 : content.readableBytes();
+    if (content == null || !content.isReadable()) {
+      if (content != null) {
+        content.release();
+      }
+      c.stream().writeHeaders(checkRequest(content != null), false, true);
+    } else {
+      c.stream().writeHeaders(checkRequest(true), true, false);
+      c.stream().writeData(content, true);
+    }
   }
 
   @Override
@@ -150,13 +164,17 @@ final class ExtAuthzCheck implements UpstreamCall.Listener {
     finishWithError();
   }
 
-  /** The request's method and path (behind path_prefix), the allowed headers, no body. */
-  private RequestHeaders checkRequest() {
+  /**
+   * The request's method and path (behind path_prefix), the allowed headers, and the buffered body
+   * with {@code x-envoy-auth-partial-body} when there is one (Envoy's {@code RawHttpClientImpl}).
+   */
+  private RequestHeaders checkRequest(boolean withBody) {
     ExtAuthzConfig config = filter.config();
     HttpHeaders headers = new DefaultHttpHeaders();
     for (Map.Entry<String, String> h : downstreamRequest.headers()) {
       String name = h.getKey().toLowerCase(Locale.ROOT);
-      if (!name.equals("content-length") && filter.sendsRequestHeader(name)) {
+      if (!name.equals("content-length") && !name.equals(CheckAttributes.PARTIAL_BODY_HEADER)
+          && filter.sendsRequestHeader(name)) {
         headers.add(name, h.getValue());
       }
     }
@@ -165,7 +183,10 @@ final class ExtAuthzCheck implements UpstreamCall.Listener {
     for (ExtAuthzConfig.Header h : config.headersToAdd()) {
       headers.set(h.name(), h.value());
     }
-    headers.set(HttpHeaderNames.CONTENT_LENGTH, "0");
+    if (withBody) {
+      headers.set(CheckAttributes.PARTIAL_BODY_HEADER, partialBody ? "true" : "false");
+    }
+    headers.set(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(bodyLength));
     return new RequestHeaders(downstreamRequest.method(), "http", downstreamRequest.authority(),
         config.pathPrefix() + downstreamRequest.pathAndQuery(), headers);
   }
@@ -249,17 +270,14 @@ final class ExtAuthzCheck implements UpstreamCall.Listener {
     end();
     if (status == 200) {
       filter.ok.inc();
-      HttpHeaders clientHeaders = null;
+      List<AuthzHeader> clientHeaders = new ArrayList<>();
       for (Map.Entry<String, String> h : responseHeaders) {
         String name = h.getKey().toLowerCase(Locale.ROOT);
         if (filter.toUpstream(name)) {
           downstreamRequest.headers().set(name, h.getValue());
         }
         if (filter.toClientOnSuccess(name)) {
-          if (clientHeaders == null) {
-            clientHeaders = new DefaultHttpHeaders();
-          }
-          clientHeaders.add(name, h.getValue());
+          clientHeaders.add(new AuthzHeader(name, h.getValue(), AuthzHeader.Action.ADD));
         }
       }
       request.onAuthzAllowed(clientHeaders);
@@ -308,11 +326,15 @@ final class ExtAuthzCheck implements UpstreamCall.Listener {
     if (filter.config().failureModeAllowHeaderAdd()) {
       downstreamRequest.headers().set(FAILURE_MODE_ALLOWED_HEADER, "true");
     }
-    request.onAuthzAllowed(null);
+    request.onAuthzAllowed(List.of());
   }
 
-  /** Gives back what the check holds besides the call: its timer and a denial body. */
+  /** Gives back what the check holds besides the call: its timer, a request body not sent, a denial body. */
   private void end() {
+    if (requestBody != null) {
+      requestBody.release();
+      requestBody = null;
+    }
     if (timer != null) {
       timer.cancel(false);
       timer = null;

@@ -1,5 +1,6 @@
 package io.spillway.edge.filters.extauthz;
 
+import io.spillway.edge.authz.AuthorizationClient;
 import io.spillway.edge.config.ExtAuthzConfig;
 import io.spillway.edge.config.Route.StringMatch;
 import io.spillway.edge.http.filter.FilterChainBuilder;
@@ -12,13 +13,15 @@ import java.util.Set;
 
 /**
  * The ext_authz HTTP filter's factory for one connection manager (Envoy's
- * {@code extensions/filters/http/ext_authz} {@code FilterConfig} with the HTTP {@code ClientConfig}):
- * the parsed configuration, its header rules and the {@code http.<stat_prefix>.ext_authz.*} stats.
- * Shared by every worker and immutable; each request gets an {@link ExtAuthzFilter}, whose check is an {@link ExtAuthzCheck}.
+ * {@code extensions/filters/http/ext_authz} {@code FilterConfig} with the HTTP {@code ClientConfig}
+ * or the gRPC client): the parsed configuration, its header rules, the gRPC service's client and the
+ * {@code http.<stat_prefix>.ext_authz.*} stats. Shared by every worker and immutable; each request
+ * gets an {@link ExtAuthzFilter}, whose check is an {@link ExtAuthzCheck} (HTTP) or a {@link GrpcAuthzCheck}.
  *
  * <p>Header rules are Envoy's ({@code ext_authz_http_impl.cc}): the check request carries the
  * request's {@code host} and {@code authorization}, its method and path (with {@code path_prefix}),
- * {@code content-length: 0} and no body, plus the headers {@code allowed_headers} matches. A denied
+ * {@code content-length: 0} and no body (with {@code with_request_body}: the buffered body), plus the
+ * headers {@code allowed_headers} matches. A denied
  * answer's headers go to the client: all but {@code host} when {@code allowed_client_headers} is
  * empty, else the matched ones plus {@code content-length}, {@code www-authenticate} and
  * {@code location}.
@@ -36,10 +39,18 @@ public final class ExtAuthzFactory implements HttpFilterFactory {
   final Counter denied;
   final Counter error;
   final Counter failureModeAllowed;
+  /** Changes a gRPC service asked for that were skipped as malformed or not allowed. */
+  final Counter invalid;
+  /** {@code http.<stat_prefix>.downstream_rq_too_large}: a body past with_request_body's limit. */
+  final Counter tooLarge;
+  /** The gRPC service's client; null with an HTTP service. */
+  private final AuthorizationClient grpcClient;
 
+  /** Builds the filter's factory; with a gRPC service, gets its channel (control side). */
   public ExtAuthzFactory(ExtAuthzConfig config, FilterContext context) {
     this.config = config;
     this.context = context;
+    this.grpcClient = config.service() == ExtAuthzConfig.Service.GRPC ? context.authorization().grpc(config) : null;
     Scope scope = context.httpScope().scope("ext_authz");
     if (!config.statPrefix().isEmpty()) {
       scope = scope.scope(config.statPrefix());
@@ -48,6 +59,12 @@ public final class ExtAuthzFactory implements HttpFilterFactory {
     denied = scope.counter("denied");
     error = scope.counter("error");
     failureModeAllowed = scope.counter("failure_mode_allowed");
+    invalid = scope.counter("invalid");
+    tooLarge = context.httpScope().counter("downstream_rq_too_large");
+  }
+
+  AuthorizationClient grpcClient() {
+    return grpcClient;
   }
 
   ExtAuthzConfig config() {
@@ -68,8 +85,14 @@ public final class ExtAuthzFactory implements HttpFilterFactory {
     chain.addStreamFilter(new ExtAuthzFilter(this));
   }
 
-  /** Whether the check request carries this request header (lower-case name). */
+  /**
+   * Whether the check request carries this request header (lower-case name): over HTTP the
+   * always-sent ones and those allowed_headers matches; over gRPC all, or those it matches when set.
+   */
   boolean sendsRequestHeader(String name) {
+    if (grpcClient != null) {
+      return config.allowedHeaders().isEmpty() || anyMatch(config.allowedHeaders(), name);
+    }
     return ALWAYS_SENT.contains(name) || anyMatch(config.allowedHeaders(), name);
   }
 

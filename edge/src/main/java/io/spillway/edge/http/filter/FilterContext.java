@@ -20,6 +20,7 @@ import io.spillway.edge.upstream.ClusterManager;
  * @param rootScope the root stats scope, for filters whose stats Envoy names outside {@code http.}
  * @param nanoClock a monotonic clock in nanoseconds (System::nanoTime in the edge; a test's own)
  * @param runtime the runtime, for filters whose fractions and limits runtime keys may override
+ * @param authorization the gRPC authorization clients (ext_authz with a {@code grpc_service})
  */
 public record FilterContext(
     HttpConnectionManagerConfig config,
@@ -31,4 +32,5 @@ public record FilterContext(
     boolean tls,
     Scope rootScope,
     java.util.function.LongSupplier nanoClock,
-    io.spillway.edge.runtime.Runtime runtime) {}
+    io.spillway.edge.runtime.Runtime runtime,
+    io.spillway.edge.authz.AuthorizationClients authorization) {}
