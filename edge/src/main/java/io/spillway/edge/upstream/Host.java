@@ -134,6 +134,19 @@ public final class Host {
     return joinedNanos;
   }
 
+  /**
+   * What ring hash and Maglev hash for this host: the address as Envoy writes it, {@code ip:port}
+   * or {@code [ipv6]:port} in the short form.
+   */
+  public String hashKey() {
+    InetSocketAddress a = address;
+    if (a.getAddress() == null) {
+      return a.getHostString() + ":" + a.getPort();
+    }
+    String ip = io.netty.util.NetUtil.toAddressString(a.getAddress());
+    return a.getAddress() instanceof java.net.Inet6Address ? "[" + ip + "]:" + a.getPort() : ip + ":" + a.getPort();
+  }
+
   /** "ip:port", as Envoy prints upstream hosts. */
   public String addressString() {
     InetSocketAddress a = address;
