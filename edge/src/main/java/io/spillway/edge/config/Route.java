@@ -151,6 +151,7 @@ public record Route(
    * @param timeout whole upstream exchange until the response completes (Envoy default 15 s; 0 = none)
    * @param idleTimeout per-stream idle timeout overriding the connection manager's
    * @param retryPolicy route retry policy (overrides the virtual host's)
+   * @param hashPolicies {@code hash_policy}: what of the request RING_HASH and MAGLEV clusters hash, in order
    */
   public record RouteAction(
       List<WeightedCluster> clusters,
@@ -160,10 +161,45 @@ public record Route(
       boolean autoHostRewrite,
       Duration timeout,
       Optional<Duration> idleTimeout,
-      RetryPolicy retryPolicy) implements Action {
+      RetryPolicy retryPolicy,
+      List<HashPolicy> hashPolicies) implements Action {
     public RouteAction {
       clusters = List.copyOf(clusters);
+      hashPolicies = List.copyOf(hashPolicies);
     }
+
+    /** A route action without a hash policy. */
+    public RouteAction(List<WeightedCluster> clusters, Optional<String> clusterHeader, Optional<String> prefixRewrite,
+        Optional<String> hostRewriteLiteral, boolean autoHostRewrite, Duration timeout,
+        Optional<Duration> idleTimeout, RetryPolicy retryPolicy) {
+      this(clusters, clusterHeader, prefixRewrite, hostRewriteLiteral, autoHostRewrite, timeout, idleTimeout,
+          retryPolicy, List.of());
+    }
+  }
+
+  /**
+   * One entry of a route's {@code hash_policy}. Envoy's combination: each entry that yields a hash
+   * folds it in as {@code hash = rotl(hash, 1) ^ next}; a terminal entry that leaves a hash ends
+   * the walk. A request no entry yields a hash for has none (the cluster picks at random).
+   */
+  public sealed interface HashPolicy {
+    boolean terminal();
+
+    /** xxHash64 of the header's values, sorted and concatenated; none when the request lacks it. */
+    record Header(String name, boolean terminal) implements HashPolicy {}
+
+    /**
+     * xxHash64 of the cookie's value. With {@code ttl}, a request without the cookie gets one: its
+     * value is xxHash64 of the downstream connection's addresses (hex), the hash is that value's,
+     * and the response sets it ({@code Max-Age} unless the ttl is 0, {@code Path} when set, HttpOnly).
+     */
+    record Cookie(String name, Optional<Duration> ttl, String path, boolean terminal) implements HashPolicy {}
+
+    /** xxHash64 of the downstream peer's IP address. */
+    record SourceIp(boolean terminal) implements HashPolicy {}
+
+    /** xxHash64 of the query parameter's first value, percent-decoded; none when it is absent. */
+    record QueryParameter(String name, boolean terminal) implements HashPolicy {}
   }
 
   /** A cluster with its weight (1 for a single {@code cluster}). */

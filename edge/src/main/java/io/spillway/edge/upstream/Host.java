@@ -139,7 +139,11 @@ public final class Host {
    * or {@code [ipv6]:port} in the short form.
    */
   public String hashKey() {
-    InetSocketAddress a = address;
+    return envoyAddress(address);
+  }
+
+  /** A socket address as Envoy's {@code asString()} writes it: {@code ip:port}, {@code [ipv6]:port} (short form). */
+  public static String envoyAddress(InetSocketAddress a) {
     if (a.getAddress() == null) {
       return a.getHostString() + ":" + a.getPort();
     }

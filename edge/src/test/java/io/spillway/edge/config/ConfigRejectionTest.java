@@ -355,9 +355,9 @@ class ConfigRejectionTest {
     BootstrapYaml.minimal()
         .routes("""
             - match: {prefix: /}
-              route: {cluster: backend, hash_policy: [{header: {header_name: x-user}}]}
+              route: {cluster: backend, hash_policy: [{filter_state: {key: x}}]}
             """)
-        .rejects(ROUTE + ".route.hash_policy: hash_policy is not supported");
+        .rejects(ROUTE + ".route.hash_policy[0].filter_state: filter_state is not supported");
     BootstrapYaml.minimal()
         .routes("""
             - match: {safe_regex: {regex: "/a.*"}}
