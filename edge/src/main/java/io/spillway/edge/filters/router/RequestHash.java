@@ -7,7 +7,6 @@ import io.spillway.edge.http.filter.StreamInfo;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.upstream.Host;
 import io.spillway.edge.upstream.lb.XxHash64;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -187,20 +186,22 @@ final class RequestHash {
   }
 
   private static byte[] percentDecode(String s, int from, int to) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(to - from);
+    byte[] out = new byte[to - from];
+    int n = 0;
     for (int i = from; i < to; i++) {
       char c = s.charAt(i);
       if (c == '%' && i + 2 < to) {
         int hi = Character.digit(s.charAt(i + 1), 16);
         int lo = Character.digit(s.charAt(i + 2), 16);
         if (hi >= 0 && lo >= 0) {
-          out.write(hi << 4 | lo);
+          out[n++] = (byte) (hi << 4 | lo);
           i += 2;
           continue;
         }
       }
-      out.write(c & 0xFF);
+      out[n++] = (byte) c;
     }
-    return out.toByteArray();
+    return n == out.length ? out : java.util.Arrays.copyOf(out, n);
   }
+
 }
