@@ -44,7 +44,8 @@ final class ClusterTranslator {
           "max_requests_per_connection", "circuit_breakers", "common_http_protocol_options", "http_protocol_options",
           "http2_protocol_options", "typed_extension_protocol_options", "dns_refresh_rate", "dns_lookup_family",
           "least_request_lb_config", "metadata", "eds_cluster_config", "load_balancing_policy",
-          "round_robin_lb_config", "ring_hash_lb_config", "maglev_lb_config", "health_checks", "outlier_detection", "common_lb_config", "dns_failure_refresh_rate",
+          "round_robin_lb_config", "ring_hash_lb_config", "maglev_lb_config", "health_checks", "outlier_detection",
+          "common_lb_config", "dns_failure_refresh_rate",
           "dns_jitter", "respect_dns_ttl", "wait_for_warm_on_init")
       .later("transport_socket");
   private static final SupportedFields REFRESH_RATE = SupportedFields.of(Cluster.RefreshRate.getDescriptor(),

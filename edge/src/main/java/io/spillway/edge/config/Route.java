@@ -189,16 +189,17 @@ public record Route(
     record Header(String name, boolean terminal) implements HashPolicy {}
 
     /**
-     * xxHash64 of the cookie's value. With {@code ttl}, a request without the cookie gets one: its
-     * value is xxHash64 of the downstream connection's addresses (hex), the hash is that value's,
-     * and the response sets it ({@code Max-Age} unless the ttl is 0, {@code Path} when set, HttpOnly).
+     * xxHash64 of the cookie's value (an empty value counts as none). With {@code ttl}, a request
+     * without the cookie gets one: its value is xxHash64 of the downstream connection's addresses
+     * (hex), the hash is that value's, and the response sets it ({@code Max-Age} in whole seconds
+     * unless that is 0, {@code Path} when set, HttpOnly).
      */
     record Cookie(String name, Optional<Duration> ttl, String path, boolean terminal) implements HashPolicy {}
 
     /** xxHash64 of the downstream peer's IP address. */
     record SourceIp(boolean terminal) implements HashPolicy {}
 
-    /** xxHash64 of the query parameter's first value, percent-decoded; none when it is absent. */
+    /** xxHash64 of the query parameter's first value as sent (not decoded, as in Envoy); none when it is absent. */
     record QueryParameter(String name, boolean terminal) implements HashPolicy {}
   }
 

@@ -358,7 +358,7 @@ final class RouteTranslator {
         idleTimeout, retry, hashPolicies);
   }
 
-  /** One {@code hash_policy} entry; null for {@code connection_properties} without {@code source_ip} (Envoy adds none). */
+  /** One {@code hash_policy} entry; null for {@code connection_properties} without {@code source_ip} (as Envoy). */
   private static Route.HashPolicy hashPolicy(RouteAction.HashPolicy h, FieldPath path) throws ConfigException {
     HASH_POLICY.check(h, path);
     boolean terminal = h.getTerminal();

@@ -116,7 +116,10 @@ final class RequestHash {
     return String.join("", sorted).getBytes(StandardCharsets.ISO_8859_1);
   }
 
-  /** The first cookie of that name over every Cookie header, its surrounding quotes dropped; null when absent. */
+  /**
+   * The first cookie of that name over every Cookie header, its surrounding quotes dropped; null
+   * when absent or empty (Envoy treats an empty value as no cookie).
+   */
   static String cookie(RequestHeaders request, String name) {
     for (String header : request.headers().getAll(HttpHeaderNames.COOKIE)) {
       int i = 0;
@@ -136,7 +139,7 @@ final class RequestHash {
           if (v.length() >= 2 && v.charAt(0) == '"' && v.charAt(v.length() - 1) == '"') {
             v = v.substring(1, v.length() - 1);
           }
-          return v;
+          return v.isEmpty() ? null : v;
         }
         i = end + 1;
       }
@@ -149,7 +152,8 @@ final class RequestHash {
    * local addresses, so that requests racing on one connection get the same cookie.
    */
   static String generatedCookie(StreamInfo info) {
-    String remote = info.downstreamRemote() == null ? info.downstreamAddress() : Host.envoyAddress(info.downstreamRemote());
+    String remote = info.downstreamRemote() == null ? info.downstreamAddress()
+        : Host.envoyAddress(info.downstreamRemote());
     String local = info.downstreamLocal() == null ? "" : Host.envoyAddress(info.downstreamLocal());
     return String.format("%016x", XxHash64.hash(remote + local));
   }
@@ -163,7 +167,7 @@ final class RequestHash {
     return a == null || a.isEmpty() ? null : a;
   }
 
-  /** The first value of the query parameter, percent-decoded; null when the query has none of that name. */
+  /** The first value of the query parameter as sent (Envoy does not decode it); null when the query has none of that name. */
   static byte[] queryParameter(String query, String name) {
     if (query == null || query.isEmpty()) {
       return null;
@@ -178,30 +182,12 @@ final class RequestHash {
       int eq = query.indexOf('=', i);
       int keyEnd = eq >= 0 && eq < end ? eq : end;
       if (keyEnd - i == name.length() && query.regionMatches(i, name, 0, name.length())) {
-        return keyEnd == end ? new byte[0] : percentDecode(query, keyEnd + 1, end);
+        return keyEnd == end ? new byte[0] : query.substring(keyEnd + 1, end).getBytes(StandardCharsets.ISO_8859_1);
       }
       i = end + 1;
     }
     return null;
   }
 
-  private static byte[] percentDecode(String s, int from, int to) {
-    byte[] out = new byte[to - from];
-    int n = 0;
-    for (int i = from; i < to; i++) {
-      char c = s.charAt(i);
-      if (c == '%' && i + 2 < to) {
-        int hi = Character.digit(s.charAt(i + 1), 16);
-        int lo = Character.digit(s.charAt(i + 2), 16);
-        if (hi >= 0 && lo >= 0) {
-          out[n++] = (byte) (hi << 4 | lo);
-          i += 2;
-          continue;
-        }
-      }
-      out[n++] = (byte) c;
-    }
-    return n == out.length ? out : java.util.Arrays.copyOf(out, n);
-  }
 
 }

@@ -130,7 +130,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   /** A cookie hash policy's generated cookie: set on the response, and its value's hash is the request's. */
   private long setCookie(String name, String value, String path, java.time.Duration ttl) {
     StringBuilder c = new StringBuilder(name).append("=\"").append(value).append('"');
-    if (!ttl.isZero()) {
+    if (ttl.toSeconds() != 0) { // Envoy takes the ttl's whole seconds
       c.append("; Max-Age=").append(ttl.toSeconds());
     }
     if (!path.isEmpty()) {

@@ -99,6 +99,7 @@ class RequestHashTest {
     assertThat(hash(request("/", "cookie", "a=1; session=abc; z=2"), c).value()).isEqualTo(XxHash64.hash("abc"));
     assertThat(hash(request("/", "cookie", "session=\"abc\""), c).value()).isEqualTo(XxHash64.hash("abc"));
     assertThat(hash(request("/", "cookie", "xsession=abc"), c).present()).isFalse();
+    assertThat(hash(request("/", "cookie", "session=; a=1"), c).present()).isFalse(); // empty counts as none
     assertThat(hash(request("/", "cookie", "a=1", "cookie", "session=def"), c).value())
         .isEqualTo(XxHash64.hash("def"));
     assertThat(setCookies).isEmpty();
@@ -114,16 +115,19 @@ class RequestHashTest {
     // The next request carries it and maps to the same hash.
     assertThat(hash(request("/", "cookie", "session=\"" + value + "\""), c).value()).isEqualTo(h.value());
     assertThat(setCookies).hasSize(1);
+    hash(request("/", "cookie", "session="), c); // an empty cookie is replaced
+    assertThat(setCookies).hasSize(2);
   }
 
   @Test
   void sourceIpAndQueryParameter() {
     assertThat(hash(request("/"), new HashPolicy.SourceIp(false)).value()).isEqualTo(XxHash64.hash("10.1.2.3"));
     HashPolicy q = new HashPolicy.QueryParameter("user", false);
-    assertThat(hash(request("/p?a=1&user=bob%20b&user=x"), q).value()).isEqualTo(XxHash64.hash("bob b"));
+    assertThat(hash(request("/p?a=1&user=bob%20b&user=x"), q).value()).isEqualTo(XxHash64.hash("bob%20b"));
     assertThat(hash(request("/p?username=bob"), q).present()).isFalse();
     assertThat(hash(request("/p"), q).present()).isFalse();
     assertThat(RequestHash.queryParameter("user", "user")).isEmpty();
-    assertThat(new String(RequestHash.queryParameter("a=%zz&b", "a"), StandardCharsets.ISO_8859_1)).isEqualTo("%zz");
+    assertThat(new String(RequestHash.queryParameter("a=%41&b", "a"), StandardCharsets.ISO_8859_1)).isEqualTo("%41");
+    assertThat(RequestHash.queryParameter("a=1&b", "b")).isEmpty();
   }
 }
