@@ -250,7 +250,22 @@ public record ClusterConfig(
   public enum UpstreamProtocol { HTTP1, HTTP2 }
 
   /** One endpoint; {@code weight} is the load-balancing weight (default 1). */
-  public record Endpoint(SocketAddress address, int weight) {}
+  /**
+   * An endpoint of the load assignment.
+   *
+   * @param hashKey its {@code metadata.filter_metadata["envoy.lb"].hash_key} (a string), which ring
+   *     hash and Maglev hash instead of the address; "" when it has none
+   */
+  public record Endpoint(SocketAddress address, int weight, String hashKey) {
+    public Endpoint {
+      java.util.Objects.requireNonNull(hashKey, "hashKey");
+    }
+
+    /** An endpoint without a hash key. */
+    public Endpoint(SocketAddress address, int weight) {
+      this(address, weight, "");
+    }
+  }
 
   /** Circuit breaker thresholds (Envoy defaults 1024/1024/1024/3). */
   public record Thresholds(int maxConnections, int maxPendingRequests, int maxRequests, int maxRetries) {

@@ -241,6 +241,19 @@ final class ClusterTranslator {
     };
   }
 
+  /**
+   * The endpoint's {@code envoy.lb} {@code hash_key} metadata, or ""; as in Envoy, a value that is
+   * not a string counts as none.
+   */
+  private static String hashKey(LbEndpoint e) {
+    com.google.protobuf.Struct lb = e.getMetadata().getFilterMetadataMap().get("envoy.lb");
+    if (lb == null) {
+      return "";
+    }
+    com.google.protobuf.Value v = lb.getFieldsMap().get("hash_key");
+    return v != null && v.hasStringValue() ? v.getStringValue() : "";
+  }
+
   private static List<ClusterConfig.Endpoint> endpoints(ClusterLoadAssignment assignment, DiscoveryType discovery,
       FieldPath path) throws ConfigException {
     LOAD_ASSIGNMENT.check(assignment, path);
@@ -269,7 +282,7 @@ final class ClusterTranslator {
             : AddressTranslator.translate(endpoint.getAddress(), addressPath, HostKind.IP_OR_NAME, "", 1);
         int weight = ProtoValues.uint32(lbEndpoint.hasLoadBalancingWeight(), lbEndpoint.getLoadBalancingWeight(),
             endpointPath.field("load_balancing_weight"), 1, 1);
-        endpoints.add(new ClusterConfig.Endpoint(address, weight));
+        endpoints.add(new ClusterConfig.Endpoint(address, weight, hashKey(lbEndpoint)));
       }
     }
     return endpoints;

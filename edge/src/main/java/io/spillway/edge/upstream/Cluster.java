@@ -170,8 +170,13 @@ public final class Cluster {
    * @param joinedNanos when it joined a running cluster (slow start), or {@link Host#NOT_JOINING}
    */
   Host newHost(java.net.InetSocketAddress address, String hostname, int weight, long joinedNanos) {
+    return newHost(address, hostname, weight, joinedNanos, "");
+  }
+
+  /** A host as {@link #newHost(java.net.InetSocketAddress, String, int, long)}, with its endpoint's hash key ("" for none). */
+  Host newHost(java.net.InetSocketAddress address, String hostname, int weight, long joinedNanos, String hashKey) {
     return new Host(config.name(), address, hostname, weight, workers, weights != null, joinedNanos,
-        healthChecker == null ? 0 : Host.FAILED_ACTIVE_HC | Host.PENDING_ACTIVE_HC, outlierDetector);
+        healthChecker == null ? 0 : Host.FAILED_ACTIVE_HC | Host.PENDING_ACTIVE_HC, outlierDetector, hashKey);
   }
 
   /** The hosts the balancers choose from now. */

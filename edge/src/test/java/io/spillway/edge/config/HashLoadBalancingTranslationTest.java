@@ -67,6 +67,24 @@ class HashLoadBalancingTranslationTest {
   }
 
   @Test
+  void endpointHashKeysFromEnvoyLbMetadata() throws ConfigException {
+    ClusterConfig c = cluster("""
+        - name: backend
+          lb_policy: RING_HASH
+          load_assignment:
+            cluster_name: backend
+            endpoints:
+            - lb_endpoints:
+              - endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: 8001}}}
+                metadata: {filter_metadata: {envoy.lb: {hash_key: cache-1}}}
+              - endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: 8002}}}
+                metadata: {filter_metadata: {envoy.lb: {hash_key: 7}}}
+              - endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: 8003}}}
+        """);
+    assertThat(c.endpoints()).extracting(ClusterConfig.Endpoint::hashKey).containsExactly("cache-1", "", "");
+  }
+
+  @Test
   void rejectionsNameTheirPath() {
     BootstrapYaml.minimal().clusters("""
         - {name: backend, lb_policy: RING_HASH, ring_hash_lb_config: {hash_function: MURMUR_HASH_2}}
