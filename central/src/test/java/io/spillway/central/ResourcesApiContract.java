@@ -194,9 +194,9 @@ abstract class ResourcesApiContract {
   @Test
   void invalidResourceIs400WithTheTranslatorsMessageAndNothingStored() {
     String edge = newEdge("{}");
-    HttpResponse<String> maglev = put("clusters", "backend", edge(edge), Fixtures.cluster("backend") + "lb_policy: MAGLEV\n");
-    assertStatus(maglev, 400);
-    assertThat(error(maglev)).isEqualTo("cluster \"backend\".lb_policy: MAGLEV is not supported");
+    HttpResponse<String> unsupported = put("clusters", "backend", edge(edge), Fixtures.cluster("backend") + "lb_policy: CLUSTER_PROVIDED\n");
+    assertStatus(unsupported, 400);
+    assertThat(error(unsupported)).isEqualTo("cluster \"backend\".lb_policy: CLUSTER_PROVIDED is not supported");
     HttpResponse<String> unknownField = put("clusters", "backend", edge(edge), Fixtures.cluster("backend") + "no_such_field: 1\n");
     assertStatus(unknownField, 400);
     assertThat(error(unknownField)).startsWith("cluster \"backend\".").contains("no_such_field");
@@ -221,9 +221,9 @@ abstract class ResourcesApiContract {
     // a cluster's own problem reads the same for a selector, whichever edges it reaches
     String label = unique("bad");
     newEdge("{\"team\": \"" + label + "\"}");
-    HttpResponse<String> viaSelector = put("clusters", "backend", selector("team=" + label), Fixtures.cluster("backend") + "lb_policy: MAGLEV\n");
+    HttpResponse<String> viaSelector = put("clusters", "backend", selector("team=" + label), Fixtures.cluster("backend") + "lb_policy: CLUSTER_PROVIDED\n");
     assertStatus(viaSelector, 400);
-    assertThat(error(viaSelector)).isEqualTo("cluster \"backend\".lb_policy: MAGLEV is not supported");
+    assertThat(error(viaSelector)).isEqualTo("cluster \"backend\".lb_policy: CLUSTER_PROVIDED is not supported");
     assertStatus(api.get("/configuration/resources/clusters/backend?" + selector("team=" + label), ADMIN_TOKEN), 404);
   }
 
@@ -352,7 +352,7 @@ abstract class ResourcesApiContract {
     assertThat(ApiClient.parse(dry).get("revision").asLong()).isEqualTo(1);
     assertThat(ApiClient.parse(dry).get("resource").get("name").asText()).isEqualTo("backend");
     assertStatus(api.send("PUT", path, ADMIN_TOKEN, YAML,
-        (Fixtures.cluster("backend") + "lb_policy: MAGLEV\n").getBytes(StandardCharsets.UTF_8)), 400);
+        (Fixtures.cluster("backend") + "lb_policy: CLUSTER_PROVIDED\n").getBytes(StandardCharsets.UTF_8)), 400);
     assertStatus(get("clusters", "backend", edge(edge)), 404);
     assertStatus(put("clusters", "backend", edge(edge), Fixtures.cluster("backend")), 201);
     assertStatus(api.send("DELETE", path, ADMIN_TOKEN, null, null), 200);

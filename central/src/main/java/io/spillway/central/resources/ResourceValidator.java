@@ -25,7 +25,7 @@ import java.util.Set;
  * inline routes, and routes that set {@code validate_clusters}, against the clusters of that same
  * set), then the rules across resources — one listener per address. The first problem wins; its
  * message is the translator's, naming the resource and the field, e.g.
- * {@code cluster "backend".lb_policy: MAGLEV is not supported}.
+ * {@code cluster "backend".lb_policy: CLUSTER_PROVIDED is not supported}.
  *
  * <p>One exception: a listener with an {@code api_listener} and neither {@code address} nor
  * {@code filter_chains} is an API listener for proxyless gRPC clients (grpc-java's, Go's, C++'s

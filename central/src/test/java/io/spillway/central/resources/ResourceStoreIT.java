@@ -106,7 +106,7 @@ class ResourceStoreIT {
     Message backend = cluster(Fixtures.cluster("backend"));
     put(Target.edge("e1"), "backend", backend, true);
     assertThat(changes).isEmpty();
-    assertThat(put(Target.edge("e1"), "backend", cluster(Fixtures.cluster("backend") + "lb_policy: MAGLEV\n"), false))
+    assertThat(put(Target.edge("e1"), "backend", cluster(Fixtures.cluster("backend") + "lb_policy: CLUSTER_PROVIDED\n"), false))
         .isInstanceOf(ResourceStore.Invalid.class);
     assertThat(changes).isEmpty();
     assertThat(store.changeCounter()).isZero();

@@ -40,9 +40,9 @@ class ResourceValidatorTest {
 
   @Test
   void theTranslatorsMessageNamesResourceAndField() throws Exception {
-    ResourceSet set = set(ResourceType.CLUSTERS, "backend", Fixtures.cluster("backend") + "lb_policy: MAGLEV\n");
+    ResourceSet set = set(ResourceType.CLUSTERS, "backend", Fixtures.cluster("backend") + "lb_policy: CLUSTER_PROVIDED\n");
     assertThat(validator.check(set, ResourceType.CLUSTERS, "backend"))
-        .hasValue("cluster \"backend\".lb_policy: MAGLEV is not supported");
+        .hasValue("cluster \"backend\".lb_policy: CLUSTER_PROVIDED is not supported");
   }
 
   @Test

@@ -424,11 +424,11 @@ class CentralEdgeE2E {
           HttpResponse<String> bad = putYaml(base + "/configuration/resources/clusters/backend" + q, """
               name: backend
               type: EDS
-              lb_policy: MAGLEV
+              lb_policy: CLUSTER_PROVIDED
               eds_cluster_config: {eds_config: {ads: {}}}
               """);
           assertThat(bad.statusCode()).isEqualTo(400);
-          assertThat(bad.body()).contains("cluster \\\"backend\\\".lb_policy: MAGLEV is not supported");
+          assertThat(bad.body()).contains("cluster \\\"backend\\\".lb_policy: CLUSTER_PROVIDED is not supported");
           assertThat(originThrough(listenerPort)).isEqualTo(now);
 
           // Central gone, then the edge restarted: it serves from its last-known-good state.

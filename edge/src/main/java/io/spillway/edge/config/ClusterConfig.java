@@ -180,7 +180,14 @@ public record ClusterConfig(
    * extension of the same name ({@code envoy.load_balancing_policies.round_robin}, {@code
    * least_request}, {@code random}, {@code client_side_weighted_round_robin}).
    */
-  public enum LbPolicy { ROUND_ROBIN, LEAST_REQUEST, RANDOM, CLIENT_SIDE_WEIGHTED_ROUND_ROBIN }
+  public enum LbPolicy {
+    ROUND_ROBIN, LEAST_REQUEST, RANDOM, CLIENT_SIDE_WEIGHTED_ROUND_ROBIN, RING_HASH, MAGLEV;
+
+    /** Whether the policy picks by the request's hash (the route's {@code hash_policy}). */
+    public boolean hashed() {
+      return this == RING_HASH || this == MAGLEV;
+    }
+  }
 
   /**
    * What a policy takes beyond its name.
@@ -189,14 +196,33 @@ public record ClusterConfig(
    *     {@code (active requests + 1)^bias} (Envoy default 1.0; 0 is weighted round robin)
    * @param slowStart ROUND_ROBIN and LEAST_REQUEST: ramp-up of hosts that join a running cluster, or null
    * @param weightedRoundRobin CLIENT_SIDE_WEIGHTED_ROUND_ROBIN's settings, null for the other policies
+   * @param consistentHash RING_HASH's ring sizes and MAGLEV's table size ({@link ConsistentHash#DEFAULTS} otherwise)
    */
-  public record LbSettings(double activeRequestBias, SlowStart slowStart, WeightedRoundRobin weightedRoundRobin) {
+  public record LbSettings(double activeRequestBias, SlowStart slowStart, WeightedRoundRobin weightedRoundRobin,
+      ConsistentHash consistentHash) {
     public static final LbSettings DEFAULTS = new LbSettings(1.0, null, null);
+
+    public LbSettings {
+      java.util.Objects.requireNonNull(consistentHash, "consistentHash");
+    }
+
+    /** Settings with the default ring and table sizes. */
+    public LbSettings(double activeRequestBias, SlowStart slowStart, WeightedRoundRobin weightedRoundRobin) {
+      this(activeRequestBias, slowStart, weightedRoundRobin, ConsistentHash.DEFAULTS);
+    }
 
     /** Whether hosts must hand the cluster the ORCA load reports their responses carry. */
     public boolean wantsLoadReports() {
       return weightedRoundRobin != null;
     }
+  }
+
+  /**
+   * RING_HASH's {@code minimum_ring_size} / {@code maximum_ring_size} (Envoy defaults 1024 and 8M)
+   * and MAGLEV's {@code table_size} (a prime, Envoy default 65537).
+   */
+  public record ConsistentHash(long minimumRingSize, long maximumRingSize, int tableSize) {
+    public static final ConsistentHash DEFAULTS = new ConsistentHash(1024, 8L * 1024 * 1024, 65537);
   }
 
   /**
@@ -224,7 +250,22 @@ public record ClusterConfig(
   public enum UpstreamProtocol { HTTP1, HTTP2 }
 
   /** One endpoint; {@code weight} is the load-balancing weight (default 1). */
-  public record Endpoint(SocketAddress address, int weight) {}
+  /**
+   * An endpoint of the load assignment.
+   *
+   * @param hashKey its {@code metadata.filter_metadata["envoy.lb"].hash_key} (a string), which ring
+   *     hash and Maglev hash instead of the address; "" when it has none
+   */
+  public record Endpoint(SocketAddress address, int weight, String hashKey) {
+    public Endpoint {
+      java.util.Objects.requireNonNull(hashKey, "hashKey");
+    }
+
+    /** An endpoint without a hash key. */
+    public Endpoint(SocketAddress address, int weight) {
+      this(address, weight, "");
+    }
+  }
 
   /** Circuit breaker thresholds (Envoy defaults 1024/1024/1024/3). */
   public record Thresholds(int maxConnections, int maxPendingRequests, int maxRequests, int maxRetries) {

@@ -44,7 +44,8 @@ final class ClusterTranslator {
           "max_requests_per_connection", "circuit_breakers", "common_http_protocol_options", "http_protocol_options",
           "http2_protocol_options", "typed_extension_protocol_options", "dns_refresh_rate", "dns_lookup_family",
           "least_request_lb_config", "metadata", "eds_cluster_config", "load_balancing_policy",
-          "round_robin_lb_config", "health_checks", "outlier_detection", "common_lb_config", "dns_failure_refresh_rate",
+          "round_robin_lb_config", "ring_hash_lb_config", "maglev_lb_config", "health_checks", "outlier_detection",
+          "common_lb_config", "dns_failure_refresh_rate",
           "dns_jitter", "respect_dns_ttl", "wait_for_warm_on_init")
       .later("transport_socket");
   private static final SupportedFields REFRESH_RATE = SupportedFields.of(Cluster.RefreshRate.getDescriptor(),
@@ -240,6 +241,19 @@ final class ClusterTranslator {
     };
   }
 
+  /**
+   * The endpoint's {@code envoy.lb} {@code hash_key} metadata, or ""; as in Envoy, a value that is
+   * not a string counts as none.
+   */
+  private static String hashKey(LbEndpoint e) {
+    com.google.protobuf.Struct lb = e.getMetadata().getFilterMetadataMap().get("envoy.lb");
+    if (lb == null) {
+      return "";
+    }
+    com.google.protobuf.Value v = lb.getFieldsMap().get("hash_key");
+    return v != null && v.hasStringValue() ? v.getStringValue() : "";
+  }
+
   private static List<ClusterConfig.Endpoint> endpoints(ClusterLoadAssignment assignment, DiscoveryType discovery,
       FieldPath path) throws ConfigException {
     LOAD_ASSIGNMENT.check(assignment, path);
@@ -268,7 +282,7 @@ final class ClusterTranslator {
             : AddressTranslator.translate(endpoint.getAddress(), addressPath, HostKind.IP_OR_NAME, "", 1);
         int weight = ProtoValues.uint32(lbEndpoint.hasLoadBalancingWeight(), lbEndpoint.getLoadBalancingWeight(),
             endpointPath.field("load_balancing_weight"), 1, 1);
-        endpoints.add(new ClusterConfig.Endpoint(address, weight));
+        endpoints.add(new ClusterConfig.Endpoint(address, weight, hashKey(lbEndpoint)));
       }
     }
     return endpoints;

@@ -6,7 +6,7 @@ package io.spillway.edge.config;
  * {@code ["key"]} for map entries, the fields of a {@code typed_config} directly after it).
  *
  * <p>The message reads {@code <path>: <rule broken>}, for example
- * {@code static_resources.clusters[0].lb_policy: MAGLEV is not supported}. Problems with the whole
+ * {@code static_resources.clusters[0].lb_policy: CLUSTER_PROVIDED is not supported}. Problems with the whole
  * document (unreadable file, invalid YAML) have an empty path and the message is just the rule.
  */
 public final class ConfigException extends Exception {

@@ -126,6 +126,8 @@ public final class ExtensionRegistry {
   public static final String LB_RANDOM = "envoy.load_balancing_policies.random";
   public static final String LB_CLIENT_SIDE_WEIGHTED_ROUND_ROBIN =
       "envoy.load_balancing_policies.client_side_weighted_round_robin";
+  public static final String LB_RING_HASH = "envoy.load_balancing_policies.ring_hash";
+  public static final String LB_MAGLEV = "envoy.load_balancing_policies.maglev";
 
   private static final ExtensionRegistry STANDARD = builder()
       .add(HTTP_CONNECTION_MANAGER, Category.NETWORK_FILTER, HttpConnectionManager.getDefaultInstance())
@@ -169,6 +171,10 @@ public final class ExtensionRegistry {
       .add(LB_CLIENT_SIDE_WEIGHTED_ROUND_ROBIN, Category.LOAD_BALANCING_POLICY,
           io.envoyproxy.envoy.extensions.load_balancing_policies.client_side_weighted_round_robin.v3
               .ClientSideWeightedRoundRobin.getDefaultInstance())
+      .add(LB_RING_HASH, Category.LOAD_BALANCING_POLICY,
+          io.envoyproxy.envoy.extensions.load_balancing_policies.ring_hash.v3.RingHash.getDefaultInstance())
+      .add(LB_MAGLEV, Category.LOAD_BALANCING_POLICY,
+          io.envoyproxy.envoy.extensions.load_balancing_policies.maglev.v3.Maglev.getDefaultInstance())
       .add(STATSD_SINK, Category.STATS_SINK, io.envoyproxy.envoy.config.metrics.v3.StatsdSink.getDefaultInstance())
       .add(DOG_STATSD_SINK, Category.STATS_SINK,
           io.envoyproxy.envoy.config.metrics.v3.DogStatsdSink.getDefaultInstance())

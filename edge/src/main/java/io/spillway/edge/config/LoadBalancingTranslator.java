@@ -5,9 +5,13 @@ import io.envoyproxy.envoy.config.cluster.v3.Cluster;
 import io.envoyproxy.envoy.config.cluster.v3.LoadBalancingPolicy;
 import io.envoyproxy.envoy.config.core.v3.RuntimeDouble;
 import io.envoyproxy.envoy.extensions.load_balancing_policies.client_side_weighted_round_robin.v3.ClientSideWeightedRoundRobin;
+import io.envoyproxy.envoy.extensions.load_balancing_policies.common.v3.ConsistentHashingLbConfig;
 import io.envoyproxy.envoy.extensions.load_balancing_policies.least_request.v3.LeastRequest;
+import io.envoyproxy.envoy.extensions.load_balancing_policies.maglev.v3.Maglev;
 import io.envoyproxy.envoy.extensions.load_balancing_policies.random.v3.Random;
+import io.envoyproxy.envoy.extensions.load_balancing_policies.ring_hash.v3.RingHash;
 import io.envoyproxy.envoy.extensions.load_balancing_policies.round_robin.v3.RoundRobin;
+import io.spillway.edge.config.ClusterConfig.ConsistentHash;
 import io.spillway.edge.config.ClusterConfig.LbPolicy;
 import io.spillway.edge.config.ClusterConfig.LbSettings;
 import io.spillway.edge.config.ClusterConfig.WeightedRoundRobin;
@@ -55,6 +59,23 @@ final class LoadBalancingTranslator {
       "enable_oob_load_report", "blackout_period", "weight_expiration_period", "weight_update_period",
       "error_utilization_penalty", "metric_names_for_computing_utilization")
       .later("oob_reporting_period");
+  private static final SupportedFields RING_HASH_LB_CONFIG = SupportedFields.of(
+      Cluster.RingHashLbConfig.getDescriptor(), "minimum_ring_size", "maximum_ring_size", "hash_function");
+  private static final SupportedFields MAGLEV_LB_CONFIG = SupportedFields.of(
+      Cluster.MaglevLbConfig.getDescriptor(), "table_size");
+  private static final SupportedFields RING_HASH = SupportedFields.of(RingHash.getDescriptor(),
+      "hash_function", "minimum_ring_size", "maximum_ring_size", "consistent_hashing_lb_config")
+      .later("use_hostname_for_hashing", "hash_balance_factor", "locality_weighted_lb_config");
+  private static final SupportedFields MAGLEV = SupportedFields.of(Maglev.getDescriptor(),
+      "table_size", "consistent_hashing_lb_config")
+      .later("locality_weighted_lb_config");
+  private static final SupportedFields CONSISTENT_HASHING = SupportedFields.of(
+      ConsistentHashingLbConfig.getDescriptor())
+      .later("use_hostname_for_hashing", "hash_balance_factor");
+  /** Envoy's bound on both ring sizes. */
+  static final long MAX_RING_SIZE = 8L * 1024 * 1024;
+  /** Envoy's bound on the Maglev table size. */
+  static final long MAX_TABLE_SIZE = 5_000_011;
   private static final SupportedFields RUNTIME_DOUBLE = SupportedFields.of(RuntimeDouble.getDescriptor(),
       "default_value");
 
@@ -69,7 +90,8 @@ final class LoadBalancingTranslator {
 
   Balancing translate(Cluster c, FieldPath path) throws ConfigException {
     if (c.hasLoadBalancingPolicy()) {
-      for (String other : List.of("least_request_lb_config", "round_robin_lb_config")) {
+      for (String other : List.of("least_request_lb_config", "round_robin_lb_config", "ring_hash_lb_config",
+          "maglev_lb_config")) {
         if (c.hasField(Cluster.getDescriptor().findFieldByName(other))) {
           throw new ConfigException(path.field(other), other + " cannot be combined with load_balancing_policy;"
               + " configure the policy's typed_extension_config instead");
@@ -81,11 +103,37 @@ final class LoadBalancingTranslator {
       case ROUND_ROBIN -> LbPolicy.ROUND_ROBIN;
       case LEAST_REQUEST -> LbPolicy.LEAST_REQUEST;
       case RANDOM -> LbPolicy.RANDOM;
+      case RING_HASH -> LbPolicy.RING_HASH;
+      case MAGLEV -> LbPolicy.MAGLEV;
       default -> throw new ConfigException(path.field("lb_policy"), c.getLbPolicy() + " is not supported");
     };
     int choiceCount = DEFAULT_CHOICE_COUNT;
     double bias = DEFAULT_ACTIVE_REQUEST_BIAS;
     ClusterConfig.SlowStart slowStart = null;
+    ConsistentHash consistentHash = ConsistentHash.DEFAULTS;
+    if (c.hasRingHashLbConfig()) {
+      FieldPath rhPath = path.field("ring_hash_lb_config");
+      if (policy != LbPolicy.RING_HASH) {
+        throw new ConfigException(rhPath, "is only for lb_policy RING_HASH");
+      }
+      Cluster.RingHashLbConfig rh = c.getRingHashLbConfig();
+      RING_HASH_LB_CONFIG.check(rh, rhPath);
+      if (rh.getHashFunction() != Cluster.RingHashLbConfig.HashFunction.XX_HASH) {
+        throw new ConfigException(rhPath.field("hash_function"), rh.getHashFunction()
+            + " is not supported; only XX_HASH (the default)");
+      }
+      consistentHash = ringSizes(rh.hasMinimumRingSize(), rh.getMinimumRingSize().getValue(),
+          rh.hasMaximumRingSize(), rh.getMaximumRingSize().getValue(), rhPath);
+    }
+    if (c.hasMaglevLbConfig()) {
+      FieldPath mPath = path.field("maglev_lb_config");
+      if (policy != LbPolicy.MAGLEV) {
+        throw new ConfigException(mPath, "is only for lb_policy MAGLEV");
+      }
+      MAGLEV_LB_CONFIG.check(c.getMaglevLbConfig(), mPath);
+      consistentHash = tableSize(c.getMaglevLbConfig().hasTableSize(),
+          c.getMaglevLbConfig().getTableSize().getValue(), mPath);
+    }
     if (c.hasRoundRobinLbConfig()) {
       FieldPath rrPath = path.field("round_robin_lb_config");
       if (policy != LbPolicy.ROUND_ROBIN) {
@@ -109,7 +157,64 @@ final class LoadBalancingTranslator {
         slowStart = slowStart(lr.getSlowStartConfig(), lrPath.field("slow_start_config"));
       }
     }
-    return new Balancing(policy, choiceCount, new LbSettings(bias, slowStart, null));
+    return new Balancing(policy, choiceCount, new LbSettings(bias, slowStart, null, consistentHash));
+  }
+
+  /** Ring sizes: each within [1, 8M] (Envoy's bounds), the minimum not above the maximum. */
+  private static ConsistentHash ringSizes(boolean hasMin, long min, boolean hasMax, long max, FieldPath path)
+      throws ConfigException {
+    long minimum = hasMin ? min : ConsistentHash.DEFAULTS.minimumRingSize();
+    long maximum = hasMax ? max : ConsistentHash.DEFAULTS.maximumRingSize();
+    if (minimum < 1 || minimum > MAX_RING_SIZE) {
+      throw new ConfigException(path.field("minimum_ring_size").field("value"), "must be within [1, 8388608]");
+    }
+    if (maximum < 1 || maximum > MAX_RING_SIZE) {
+      throw new ConfigException(path.field("maximum_ring_size").field("value"), "must be within [1, 8388608]");
+    }
+    if (minimum > maximum) {
+      throw new ConfigException(path.field("minimum_ring_size").field("value"), "minimum_ring_size (" + minimum
+          + ") must not be greater than maximum_ring_size (" + maximum + ")");
+    }
+    return new ConsistentHash(minimum, maximum, ConsistentHash.DEFAULTS.tableSize());
+  }
+
+  /** A Maglev table size: a prime, at most 5000011 (Envoy's bound). */
+  private static ConsistentHash tableSize(boolean has, long size, FieldPath path) throws ConfigException {
+    if (!has) {
+      return ConsistentHash.DEFAULTS;
+    }
+    if (size > MAX_TABLE_SIZE || !io.spillway.edge.upstream.lb.MaglevTable.isPrime(size)) {
+      throw new ConfigException(path.field("table_size").field("value"), size
+          + " is not a prime number of at most 5000011");
+    }
+    return new ConsistentHash(ConsistentHash.DEFAULTS.minimumRingSize(), ConsistentHash.DEFAULTS.maximumRingSize(),
+        (int) size);
+  }
+
+  @SuppressWarnings("deprecation") // use_hostname_for_hashing, hash_balance_factor: refused, listed as later
+  private static Balancing ringHash(RingHash rh, FieldPath path) throws ConfigException {
+    RING_HASH.check(rh, path);
+    if (rh.getHashFunction() == RingHash.HashFunction.MURMUR_HASH_2) {
+      throw new ConfigException(path.field("hash_function"), "MURMUR_HASH_2 is not supported; only XX_HASH (the"
+          + " default)");
+    }
+    if (rh.hasConsistentHashingLbConfig()) {
+      CONSISTENT_HASHING.check(rh.getConsistentHashingLbConfig(), path.field("consistent_hashing_lb_config"));
+    }
+    ConsistentHash sizes = ringSizes(rh.hasMinimumRingSize(), rh.getMinimumRingSize().getValue(),
+        rh.hasMaximumRingSize(), rh.getMaximumRingSize().getValue(), path);
+    return new Balancing(LbPolicy.RING_HASH, DEFAULT_CHOICE_COUNT,
+        new LbSettings(DEFAULT_ACTIVE_REQUEST_BIAS, null, null, sizes));
+  }
+
+  private static Balancing maglev(Maglev m, FieldPath path) throws ConfigException {
+    MAGLEV.check(m, path);
+    if (m.hasConsistentHashingLbConfig()) {
+      CONSISTENT_HASHING.check(m.getConsistentHashingLbConfig(), path.field("consistent_hashing_lb_config"));
+    }
+    ConsistentHash sizes = tableSize(m.hasTableSize(), m.getTableSize().getValue(), path);
+    return new Balancing(LbPolicy.MAGLEV, DEFAULT_CHOICE_COUNT,
+        new LbSettings(DEFAULT_ACTIVE_REQUEST_BIAS, null, null, sizes));
   }
 
   private Balancing policy(LoadBalancingPolicy lbp, FieldPath path) throws ConfigException {
@@ -146,6 +251,10 @@ final class LoadBalancingTranslator {
           registry.unpack(any, LeastRequest.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
       case ExtensionRegistry.LB_CLIENT_SIDE_WEIGHTED_ROUND_ROBIN -> weightedRoundRobin(registry.unpack(any,
           ClientSideWeightedRoundRobin.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
+      case ExtensionRegistry.LB_RING_HASH -> ringHash(
+          registry.unpack(any, RingHash.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
+      case ExtensionRegistry.LB_MAGLEV -> maglev(
+          registry.unpack(any, Maglev.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
       default -> throw new IllegalStateException("no translation for " + e.name());
     };
   }

@@ -153,6 +153,7 @@ public record Route(
    * @param retryPolicy route retry policy (overrides the virtual host's)
    * @param upgradeConfigs {@code upgrade_configs}: upgrade type (lower case) → enabled, overriding
    *     the connection manager's (see {@link HttpConnectionManagerConfig#upgradeAllowed})
+   * @param hashPolicies {@code hash_policy}: what of the request RING_HASH and MAGLEV clusters hash, in order
    */
   public record RouteAction(
       List<WeightedCluster> clusters,
@@ -163,19 +164,47 @@ public record Route(
       Duration timeout,
       Optional<Duration> idleTimeout,
       RetryPolicy retryPolicy,
-      Map<String, Boolean> upgradeConfigs) implements Action {
+      Map<String, Boolean> upgradeConfigs,
+      List<HashPolicy> hashPolicies) implements Action {
     public RouteAction {
       clusters = List.copyOf(clusters);
       upgradeConfigs = Map.copyOf(upgradeConfigs);
+      hashPolicies = List.copyOf(hashPolicies);
     }
 
-    /** A route action without {@code upgrade_configs}. */
+    /** A route action without {@code upgrade_configs} or a hash policy. */
     public RouteAction(List<WeightedCluster> clusters, Optional<String> clusterHeader, Optional<String> prefixRewrite,
-        Optional<String> hostRewriteLiteral, boolean autoHostRewrite, Duration timeout, Optional<Duration> idleTimeout,
-        RetryPolicy retryPolicy) {
+        Optional<String> hostRewriteLiteral, boolean autoHostRewrite, Duration timeout,
+        Optional<Duration> idleTimeout, RetryPolicy retryPolicy) {
       this(clusters, clusterHeader, prefixRewrite, hostRewriteLiteral, autoHostRewrite, timeout, idleTimeout,
-          retryPolicy, Map.of());
+          retryPolicy, Map.of(), List.of());
     }
+  }
+
+  /**
+   * One entry of a route's {@code hash_policy}. Envoy's combination: each entry that yields a hash
+   * folds it in as {@code hash = rotl(hash, 1) ^ next}; a terminal entry that leaves a hash ends
+   * the walk. A request no entry yields a hash for has none (the cluster picks at random).
+   */
+  public sealed interface HashPolicy {
+    boolean terminal();
+
+    /** xxHash64 of the header's values, sorted and concatenated; none when the request lacks it. */
+    record Header(String name, boolean terminal) implements HashPolicy {}
+
+    /**
+     * xxHash64 of the cookie's value (an empty value counts as none). With {@code ttl}, a request
+     * without the cookie gets one: its value is xxHash64 of the downstream connection's addresses
+     * (hex), the hash is that value's, and the response sets it ({@code Max-Age} in whole seconds
+     * unless that is 0, {@code Path} when set, HttpOnly).
+     */
+    record Cookie(String name, Optional<Duration> ttl, String path, boolean terminal) implements HashPolicy {}
+
+    /** xxHash64 of the downstream peer's IP address. */
+    record SourceIp(boolean terminal) implements HashPolicy {}
+
+    /** xxHash64 of the query parameter's first value as sent (not decoded, as in Envoy); none when it is absent. */
+    record QueryParameter(String name, boolean terminal) implements HashPolicy {}
   }
 
   /** A cluster with its weight (1 for a single {@code cluster}). */

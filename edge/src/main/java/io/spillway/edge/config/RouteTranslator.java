@@ -58,7 +58,18 @@ final class RouteTranslator {
   private static final SupportedFields FILTER_CONFIG = SupportedFields.of(FilterConfig.getDescriptor(), "disabled");
   private static final SupportedFields ROUTE_ACTION = SupportedFields.of(RouteAction.getDescriptor(),
       "cluster", "cluster_header", "weighted_clusters", "prefix_rewrite", "host_rewrite_literal", "auto_host_rewrite",
-      "timeout", "idle_timeout", "retry_policy", "rate_limits", "include_vh_rate_limits", "cors", "upgrade_configs");
+      "timeout", "idle_timeout", "retry_policy", "rate_limits", "include_vh_rate_limits", "cors", "upgrade_configs",
+      "hash_policy");
+  private static final SupportedFields HASH_POLICY = SupportedFields.of(RouteAction.HashPolicy.getDescriptor(),
+      "header", "cookie", "connection_properties", "query_parameter", "terminal");
+  private static final SupportedFields HASH_HEADER = SupportedFields.of(
+      RouteAction.HashPolicy.Header.getDescriptor(), "header_name");
+  private static final SupportedFields HASH_COOKIE = SupportedFields.of(
+      RouteAction.HashPolicy.Cookie.getDescriptor(), "name", "ttl", "path");
+  private static final SupportedFields HASH_CONNECTION = SupportedFields.of(
+      RouteAction.HashPolicy.ConnectionProperties.getDescriptor(), "source_ip");
+  private static final SupportedFields HASH_QUERY = SupportedFields.of(
+      RouteAction.HashPolicy.QueryParameter.getDescriptor(), "name");
   private static final SupportedFields WEIGHTED_CLUSTER = SupportedFields.of(WeightedCluster.getDescriptor(),
       "clusters", "total_weight");
   private static final SupportedFields CLUSTER_WEIGHT = SupportedFields.of(
@@ -337,8 +348,63 @@ final class RouteTranslator {
     RetryPolicy retry = a.hasRetryPolicy()
         ? RetryPolicyTranslator.translate(a.getRetryPolicy(), path.field("retry_policy"))
         : hostRetry;
+    List<Route.HashPolicy> hashPolicies = new ArrayList<>();
+    for (int i = 0; i < a.getHashPolicyCount(); i++) {
+      Route.HashPolicy p = hashPolicy(a.getHashPolicy(i), path.field("hash_policy").index(i));
+      if (p != null) {
+        hashPolicies.add(p);
+      }
+    }
     return new Route.RouteAction(clusters, clusterHeader, prefixRewrite, hostRewrite, autoHostRewrite, timeout,
-        idleTimeout, retry, UpgradeConfigTranslator.route(a.getUpgradeConfigsList(), path.field("upgrade_configs")));
+        idleTimeout, retry, UpgradeConfigTranslator.route(a.getUpgradeConfigsList(), path.field("upgrade_configs")),
+        hashPolicies);
+  }
+
+  /** One {@code hash_policy} entry; null for {@code connection_properties} without {@code source_ip} (as Envoy). */
+  private static Route.HashPolicy hashPolicy(RouteAction.HashPolicy h, FieldPath path) throws ConfigException {
+    HASH_POLICY.check(h, path);
+    boolean terminal = h.getTerminal();
+    return switch (h.getPolicySpecifierCase()) {
+      case HEADER -> {
+        FieldPath p = path.field("header");
+        if (h.getHeader().hasRegexRewrite()) {
+          throw new ConfigException(p.field("regex_rewrite"), "regex_rewrite is not supported");
+        }
+        HASH_HEADER.check(h.getHeader(), p);
+        yield new Route.HashPolicy.Header(
+            HeaderMutationTranslator.headerName(h.getHeader().getHeaderName(), p.field("header_name")), terminal);
+      }
+      case COOKIE -> {
+        FieldPath p = path.field("cookie");
+        RouteAction.HashPolicy.Cookie c = h.getCookie();
+        if (c.getAttributesCount() > 0) {
+          throw new ConfigException(p.field("attributes"), "attributes is not supported");
+        }
+        HASH_COOKIE.check(c, p);
+        if (c.getName().isEmpty()) {
+          throw new ConfigException(p.field("name"), "a cookie name is required");
+        }
+        Optional<Duration> ttl = c.hasTtl()
+            ? Optional.of(ProtoValues.duration(true, c.getTtl(), p.field("ttl"), Duration.ZERO))
+            : Optional.empty();
+        yield new Route.HashPolicy.Cookie(c.getName(), ttl, c.getPath(), terminal);
+      }
+      case CONNECTION_PROPERTIES -> {
+        HASH_CONNECTION.check(h.getConnectionProperties(), path.field("connection_properties"));
+        yield h.getConnectionProperties().getSourceIp() ? new Route.HashPolicy.SourceIp(terminal) : null;
+      }
+      case QUERY_PARAMETER -> {
+        FieldPath p = path.field("query_parameter");
+        HASH_QUERY.check(h.getQueryParameter(), p);
+        if (h.getQueryParameter().getName().isEmpty()) {
+          throw new ConfigException(p.field("name"), "a query parameter name is required");
+        }
+        yield new Route.HashPolicy.QueryParameter(h.getQueryParameter().getName(), terminal);
+      }
+      case FILTER_STATE -> throw new ConfigException(path.field("filter_state"), "filter_state is not supported");
+      default -> throw new ConfigException(path, "one of header, cookie, connection_properties or query_parameter is"
+          + " required");
+    };
   }
 
   @SuppressWarnings("deprecation") // total_weight: deprecated, still accepted (and checked) by Envoy

@@ -10,7 +10,7 @@ import java.util.Set;
 /**
  * Translates resources that arrive over xDS with the same rules as the bootstrap's static ones.
  * A rejection names the resource and then the field, e.g.
- * {@code cluster "backend".lb_policy: MAGLEV is not supported}; that text becomes the NACK's
+ * {@code cluster "backend".lb_policy: CLUSTER_PROVIDED is not supported}; that text becomes the NACK's
  * {@code error_detail}.
  */
 public final class XdsResourceTranslator {

@@ -2,6 +2,9 @@ package io.spillway.edge.upstream;
 
 import io.spillway.edge.config.ClusterConfig;
 import io.spillway.edge.http2.Http2CodecFactory;
+import io.spillway.edge.upstream.lb.HashTable;
+import io.spillway.edge.upstream.lb.MaglevTable;
+import io.spillway.edge.upstream.lb.RingHashTable;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 import java.util.random.RandomGeneratorFactory;
@@ -16,10 +19,11 @@ import java.util.random.RandomGeneratorFactory;
 public final class Cluster {
   /**
    * The hosts the load balancers choose from: the healthy ones, or in panic (fewer healthy hosts
-   * than {@code healthy_panic_threshold} percent) every host, as Envoy does.
+   * than {@code healthy_panic_threshold} percent) every host, as Envoy does; under RING_HASH and
+   * MAGLEV, with the table built over exactly those hosts (null under the other policies).
    */
-  public record Routing(HostSet hosts, boolean panic) {
-    static final Routing EMPTY = new Routing(HostSet.EMPTY, false);
+  public record Routing(HostSet hosts, boolean panic, HashTable table) {
+    static final Routing EMPTY = new Routing(HostSet.EMPTY, false, null);
   }
 
   private final ClusterConfig config;
@@ -37,6 +41,9 @@ public final class Cluster {
   private final HealthChecker healthChecker;
   private volatile HostSet hosts = HostSet.EMPTY;
   private volatile Routing routing = Routing.EMPTY;
+  /** The last hash table built and the host set it was built for (control side, under publishRouting's lock). */
+  private HashTable lastTable;
+  private HostSet lastTableHosts;
 
   static Cluster create(ClusterConfig config, ClusterStats stats, int workers, long seed, ConnectionGate gate) {
     return create(config, stats, workers, seed, gate, HostHealthServices.NONE, null);
@@ -163,8 +170,13 @@ public final class Cluster {
    * @param joinedNanos when it joined a running cluster (slow start), or {@link Host#NOT_JOINING}
    */
   Host newHost(java.net.InetSocketAddress address, String hostname, int weight, long joinedNanos) {
+    return newHost(address, hostname, weight, joinedNanos, "");
+  }
+
+  /** A host as {@link #newHost(java.net.InetSocketAddress, String, int, long)}, with its endpoint's hash key ("" for none). */
+  Host newHost(java.net.InetSocketAddress address, String hostname, int weight, long joinedNanos, String hashKey) {
     return new Host(config.name(), address, hostname, weight, workers, weights != null, joinedNanos,
-        healthChecker == null ? 0 : Host.FAILED_ACTIVE_HC | Host.PENDING_ACTIVE_HC, outlierDetector);
+        healthChecker == null ? 0 : Host.FAILED_ACTIVE_HC | Host.PENDING_ACTIVE_HC, outlierDetector, hashKey);
   }
 
   /** The hosts the balancers choose from now. */
@@ -180,7 +192,7 @@ public final class Cluster {
     HostSet all = hosts;
     java.util.List<Host> list = all.hosts();
     if (!config.hostHealth().tracksHealth()) {
-      routing = new Routing(all, false);
+      routing = new Routing(all, false, table(all));
       stats.membershipHealthy.set(list.size());
       return;
     }
@@ -200,8 +212,8 @@ public final class Cluster {
       }
     }
     boolean panic = !list.isEmpty() && 100.0 * healthy.size() / list.size() < config.hostHealth().healthyPanicThreshold();
-    routing = panic ? new Routing(all, true)
-        : new Routing(healthy.size() == list.size() ? all : HostSet.of(healthy), false);
+    HostSet chosen = panic || healthy.size() == list.size() ? all : HostSet.of(healthy);
+    routing = new Routing(chosen, panic, table(chosen));
     stats.membershipHealthy.set(healthy.size());
     if (healthChecker != null) {
       healthChecker.healthy.set(passingActive);
@@ -209,6 +221,30 @@ public final class Cluster {
     if (outlierDetector != null) {
       outlierDetector.ejectionsActive.set(ejected);
     }
+  }
+
+  /**
+   * RING_HASH and MAGLEV: the table over {@code set}, built again only when the hosts differ from
+   * the last table's (a health change that leaves the same hosts keeps it); null under the other
+   * policies.
+   */
+  private HashTable table(HostSet set) {
+    if (!config.lbPolicy().hashed()) {
+      return null;
+    }
+    if (lastTable != null && lastTableHosts.hosts().equals(set.hosts())) {
+      return lastTable;
+    }
+    java.util.List<HashTable.Member> members = new java.util.ArrayList<>(set.hosts().size());
+    for (Host h : set.hosts()) {
+      members.add(new HashTable.Member(h.hashKey(), Math.max(1, h.weight())));
+    }
+    ClusterConfig.ConsistentHash sizes = config.lb().consistentHash();
+    lastTable = config.lbPolicy() == ClusterConfig.LbPolicy.RING_HASH
+        ? RingHashTable.build(members, sizes.minimumRingSize(), sizes.maximumRingSize())
+        : MaglevTable.build(members, sizes.tableSize());
+    lastTableHosts = set;
+    return lastTable;
   }
 
   /** The outlier detector, or null without {@code outlier_detection}. */
@@ -247,9 +283,23 @@ public final class Cluster {
    * none; a pick in panic counts {@code lb_healthy_panic}.
    */
   public Host pickHost(Worker worker) {
+    return pickHost(worker, false, 0, 0);
+  }
+
+  /**
+   * Picks a host as {@link #pickHost(Worker)} does; under RING_HASH and MAGLEV by {@code hash} in
+   * the routing's table (a random hash when {@code hashed} is false, as Envoy does), {@code
+   * attempt} above 0 moving away from the host the hash maps to (host-selection retries).
+   */
+  public Host pickHost(Worker worker, boolean hashed, long hash, int attempt) {
     Routing r = routing;
     if (r.panic()) {
       stats.lbHealthyPanic.inc();
+    }
+    HashTable table = r.table();
+    if (table != null) {
+      int i = table.pick(hashed ? hash : worker.random().nextLong(), attempt);
+      return i < 0 ? null : r.hosts().hosts().get(i);
     }
     return balancers[worker.index()].pick(r.hosts());
   }

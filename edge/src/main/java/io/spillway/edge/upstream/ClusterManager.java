@@ -212,10 +212,11 @@ public final class ClusterManager {
     for (ClusterConfig.Endpoint e : endpoints) {
       InetSocketAddress sa = new InetSocketAddress(literal(e.address().host()), e.address().port());
       Host h = existing.get(sa);
-      if (h != null && h.weight() == e.weight()) {
+      if (h != null && h.weight() == e.weight() && h.hashKey().equals(e.hashKey().isEmpty() ? Host.envoyAddress(sa)
+          : e.hashKey())) {
         existing.remove(sa);
       } else {
-        h = cluster.newHost(sa, e.address().host(), e.weight(), joined(cluster));
+        h = cluster.newHost(sa, e.address().host(), e.weight(), joined(cluster), e.hashKey());
         changed = true;
       }
       hosts.add(h);
@@ -285,7 +286,7 @@ public final class ClusterManager {
       for (InetAddress a : byFamily(addresses, config.dnsLookupFamily())) {
         InetSocketAddress sa = new InetSocketAddress(a, e.address().port());
         Host h = existing.remove(sa);
-        hosts.add(h != null ? h : cluster.newHost(sa, e.address().host(), e.weight(), joined(cluster)));
+        hosts.add(h != null ? h : cluster.newHost(sa, e.address().host(), e.weight(), joined(cluster), e.hashKey()));
       }
     }
     if (!existing.isEmpty() || hosts.size() != cluster.hosts().hosts().size()) {
@@ -326,7 +327,8 @@ public final class ClusterManager {
     InetSocketAddress first = new InetSocketAddress(addresses.get(0), endpoint.address().port());
     List<Host> current = cluster.hosts().hosts();
     if (current.isEmpty()) {
-      cluster.setHosts(HostSet.of(List.of(cluster.newHost(first, name, endpoint.weight(), Host.NOT_JOINING))));
+      cluster.setHosts(HostSet.of(List.of(cluster.newHost(first, name, endpoint.weight(), Host.NOT_JOINING,
+          endpoint.hashKey()))));
     } else if (!current.get(0).address().equals(first)) {
       log.info("cluster {}: {} now resolves to {}; new connections go there", config.name(), name,
           first.getAddress().getHostAddress());

@@ -31,6 +31,8 @@ public final class Host {
   private volatile InetSocketAddress address;
   private final String hostname;
   private final int weight;
+  /** The endpoint's {@code envoy.lb} {@code hash_key} metadata, or "" (ring hash and Maglev then hash the address). */
+  private final String hashKeyOverride;
   private final HostPool[] pools;
   private final AtomicInteger activeRequests = new AtomicInteger();
   final StripedLong rqTotal = new StripedLong();
@@ -66,6 +68,13 @@ public final class Host {
    */
   Host(String clusterName, InetSocketAddress address, String hostname, int weight, int workers,
       boolean collectsLoadReports, long joinedNanos, int initialFlags, OutlierDetector detector) {
+    this(clusterName, address, hostname, weight, workers, collectsLoadReports, joinedNanos, initialFlags, detector, "");
+  }
+
+  /** @param hashKey the endpoint's {@code envoy.lb} {@code hash_key} metadata, or "" */
+  Host(String clusterName, InetSocketAddress address, String hostname, int weight, int workers,
+      boolean collectsLoadReports, long joinedNanos, int initialFlags, OutlierDetector detector, String hashKey) {
+    this.hashKeyOverride = hashKey;
     this.collectsLoadReports = collectsLoadReports;
     this.joinedNanos = joinedNanos;
     this.clusterName = clusterName;
@@ -132,6 +141,24 @@ public final class Host {
   /** When the host joined a running cluster, or {@link #NOT_JOINING}. */
   public long joinedNanos() {
     return joinedNanos;
+  }
+
+  /**
+   * What ring hash and Maglev hash for this host: the endpoint's {@code envoy.lb} {@code hash_key}
+   * metadata when it has one, else the address as Envoy writes it, {@code ip:port} or {@code
+   * [ipv6]:port} in the short form.
+   */
+  public String hashKey() {
+    return hashKeyOverride.isEmpty() ? envoyAddress(address) : hashKeyOverride;
+  }
+
+  /** A socket address as Envoy's {@code asString()} writes it: {@code ip:port}, {@code [ipv6]:port} (short form). */
+  public static String envoyAddress(InetSocketAddress a) {
+    if (a.getAddress() == null) {
+      return a.getHostString() + ":" + a.getPort();
+    }
+    String ip = io.netty.util.NetUtil.toAddressString(a.getAddress());
+    return a.getAddress() instanceof java.net.Inet6Address ? "[" + ip + "]:" + a.getPort() : ip + ":" + a.getPort();
   }
 
   /** "ip:port", as Envoy prints upstream hosts. */

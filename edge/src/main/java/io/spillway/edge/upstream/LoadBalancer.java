@@ -37,6 +37,9 @@ public abstract sealed class LoadBalancer {
         }
         yield new ClientSideWeighted(random, weights);
       }
+      // Ring hash and Maglev pick from the routing's table (Cluster.pickHost); this balancer only
+      // serves a routing published without one, which has no hosts.
+      case RING_HASH, MAGLEV -> new Random(random);
     };
   }
 

@@ -70,6 +70,9 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
   private final ConnectionShare share;
   private ConnectionShare.Holding holding;
   private Host avoid;
+  /** The request's hash (the route's hash_policy) for RING_HASH and MAGLEV, when it has one. */
+  private boolean hashed;
+  private long hash;
   private Host host;
   private Permit permit;
   private Ticket ticket;
@@ -101,6 +104,12 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
     this.worker = worker;
     this.listener = listener;
     this.share = share;
+  }
+
+  /** Sets the request's hash, which RING_HASH and MAGLEV clusters pick the host by; call before {@link #start}. */
+  public void hash(long requestHash) {
+    this.hashed = true;
+    this.hash = requestHash;
   }
 
   /** Starts the call; {@code avoid} is a host to steer clear of when there are others (the last failed one), or null. */
@@ -192,10 +201,10 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
 
   private void admitted(Permit admitted) {
     permit = admitted;
-    Host h = cluster.pickHost(worker);
+    Host h = cluster.pickHost(worker, hashed, hash, 0);
     if (h != null && h == avoid && cluster.hosts().hosts().size() > 1) {
-      for (int i = 0; i < 3 && h == avoid; i++) {
-        h = cluster.pickHost(worker);
+      for (int i = 1; i <= 3 && h == avoid; i++) {
+        h = cluster.pickHost(worker, hashed, hash, i);
       }
     }
     if (h == null) {

@@ -151,11 +151,11 @@ class LoadBalancingTranslationTest {
           load_balancing_policy:
             policies:
             - typed_extension_config:
-                name: maglev
-                typed_config: {"@type": %smaglev.v3.Maglev}
+                name: pick_first
+                typed_config: {"@type": %spick_first.v3.PickFirst}
         """.formatted(TYPE))
         .rejects(CLUSTER_0 + ".load_balancing_policy.policies[0].typed_extension_config.typed_config: unknown @type \""
-            + TYPE + "maglev.v3.Maglev\" (not an extension Spillway supports)");
+            + TYPE + "pick_first.v3.PickFirst\" (not an extension Spillway supports)");
     BootstrapYaml.minimal().clusters("""
         - name: backend
           load_balancing_policy:

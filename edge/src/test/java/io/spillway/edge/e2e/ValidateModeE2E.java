@@ -47,12 +47,12 @@ class ValidateModeE2E {
 
   @Test
   void unsupportedLbPolicyIsRejectedWithItsPath() throws IOException {
-    Path file = write("maglev.yaml", withClusterField(demo, "lb_policy: MAGLEV"));
+    Path file = write("cluster-provided.yaml", withClusterField(demo, "lb_policy: CLUSTER_PROVIDED"));
 
     EdgeProcess.Result result = validate(file);
 
     assertThat(result.exitCode()).as(result.toString()).isEqualTo(1);
-    assertThat(errorLine(result)).contains("static_resources.clusters[0].lb_policy").contains("MAGLEV");
+    assertThat(errorLine(result)).contains("static_resources.clusters[0].lb_policy").contains("CLUSTER_PROVIDED");
     assertThat(result.stdout()).doesNotContain("OK");
   }
 

@@ -400,7 +400,7 @@ class HttpStreamTest {
   private static Route.RouteAction forward(Map<String, Boolean> upgradeConfigs) {
     return new Route.RouteAction(List.of(new Route.WeightedCluster("c", 1)), Optional.empty(), Optional.empty(),
         Optional.empty(), false, java.time.Duration.ofSeconds(15), Optional.empty(), RetryPolicy.NONE,
-        upgradeConfigs);
+        upgradeConfigs, List.of());
   }
 
   /** Answers an upgrade with 101, then relays body parts both ways until the client's end ends the response. */

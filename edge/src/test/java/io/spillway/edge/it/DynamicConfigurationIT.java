@@ -108,12 +108,12 @@ class DynamicConfigurationIT {
     Map<String, Message> badCluster = Map.of("backend", resource("""
         name: backend
         type: EDS
-        lb_policy: MAGLEV
+        lb_policy: CLUSTER_PROVIDED
         eds_cluster_config: {eds_config: {ads: {}}}
         """, Cluster.getDefaultInstance()));
     assertThatThrownBy(() -> sink.apply(XdsResourceType.CLUSTER, badCluster))
         .isInstanceOf(ConfigException.class)
-        .hasMessage("cluster \"backend\".lb_policy: MAGLEV is not supported");
+        .hasMessage("cluster \"backend\".lb_policy: CLUSTER_PROVIDED is not supported");
 
     assertThat(listenerPort("broken")).isEqualTo(-1);
     assertThat(get(port, "/x").headers().firstValue("x-origin")).hasValue("a");

@@ -37,8 +37,12 @@ class HostHealthTest {
   }
 
   private Cluster cluster(HostHealthConfig health, int hosts) {
+    return cluster(health, hosts, ClusterConfig.LbPolicy.ROUND_ROBIN);
+  }
+
+  private Cluster cluster(HostHealthConfig health, int hosts, ClusterConfig.LbPolicy policy) {
     ClusterConfig config = new ClusterConfig("c", ClusterConfig.DiscoveryType.STATIC,
-        ClusterConfig.LbPolicy.ROUND_ROBIN, 2, Duration.ofSeconds(1), Duration.ofSeconds(5),
+        policy, 2, Duration.ofSeconds(1), Duration.ofSeconds(5),
         List.of(new ClusterConfig.Endpoint(new SocketAddress("127.0.0.1", 1), 1)), ClusterConfig.Thresholds.DEFAULTS,
         ClusterConfig.UpstreamProtocol.HTTP1, 1 << 20, 0, Duration.ofHours(1), ClusterConfig.DnsLookupFamily.AUTO,
         "", Http2Options.UPSTREAM_DEFAULTS, health);
@@ -72,6 +76,30 @@ class HostHealthTest {
       h.outlier().putHttpStatus(status);
     }
     runControl();
+  }
+
+  @Test
+  void hashTablesAreRebuiltOverTheHealthyHostsOnly() {
+    for (ClusterConfig.LbPolicy policy : List.of(ClusterConfig.LbPolicy.RING_HASH, ClusterConfig.LbPolicy.MAGLEV)) {
+      Cluster c = cluster(new HostHealthConfig(Optional.empty(),
+          Optional.of(outlier(1, 100, Duration.ofSeconds(30), Duration.ofSeconds(300))), 0), 3, policy);
+      var table = c.routing().table();
+      assertThat(table).as(policy.name()).isNotNull();
+      Host bad = c.hosts().hosts().get(0);
+      java.util.Set<Host> picked = new java.util.HashSet<>();
+      for (long k = 0; k < 300; k++) {
+        picked.add(c.pickHost(worker, true, k * 0x9E3779B97F4A7C15L, 0));
+      }
+      assertThat(picked).as(policy.name()).contains(bad);
+      fail(bad, 1, 500);
+      assertThat(c.routing().table()).as(policy.name()).isNotSameAs(table);
+      for (long k = 0; k < 300; k++) {
+        assertThat(c.pickHost(worker, true, k * 0x9E3779B97F4A7C15L, 0)).isNotSameAs(bad);
+      }
+      var ejected = c.routing().table();
+      c.publishRouting(); // the same hosts: the table is kept
+      assertThat(c.routing().table()).isSameAs(ejected);
+    }
   }
 
   @Test

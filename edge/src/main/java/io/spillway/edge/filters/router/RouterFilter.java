@@ -60,6 +60,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private String upgrade;
   /** The upstream answered the upgrade with 101: the stream is a tunnel, the route timeout no longer applies. */
   private boolean upgraded;
+  private RequestHash requestHash = RequestHash.NONE;
+  /** Set-Cookie values a cookie hash policy generated, added to the upstream's response; null when none. */
+  private java.util.List<String> setCookies;
 
   RouterFilter(RouterFactory factory) {
     this.factory = factory;
@@ -121,6 +124,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       return;
     }
     factory.stats().rqTotal().inc();
+    // Envoy hashes the request as it arrived, before the route's rewrites and header changes.
+    requestHash = action.hashPolicies().isEmpty() || !cluster.config().lbPolicy().hashed() ? RequestHash.NONE
+        : RequestHash.of(action.hashPolicies(), request, callbacks.streamInfo(), this::setCookie);
     callbacks.setDownstreamWatermarkCallbacks(this::onDownstreamWritability);
     guard = factory.context().guards() == null ? null : factory.context().guards().guard(cluster.name());
     retry = new RetryState(entry.retryPolicy(), cluster, guard);
@@ -134,6 +140,23 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       startRouteTimer();
     }
     startAttempt();
+  }
+
+  /** A cookie hash policy's generated cookie: set on the response, and its value's hash is the request's. */
+  private long setCookie(String name, String value, String path, java.time.Duration ttl) {
+    StringBuilder c = new StringBuilder(name).append("=\"").append(value).append('"');
+    if (ttl.toSeconds() != 0) { // Envoy takes the ttl's whole seconds
+      c.append("; Max-Age=").append(ttl.toSeconds());
+    }
+    if (!path.isEmpty()) {
+      c.append("; Path=").append(path);
+    }
+    c.append("; HttpOnly");
+    if (setCookies == null) {
+      setCookies = new java.util.ArrayList<>(1);
+    }
+    setCookies.add(c.toString());
+    return io.spillway.edge.upstream.lb.XxHash64.hash(value);
   }
 
   /** The route's changes to the request (Envoy's finalizeRequestHeaders): rewrites and header mutations. */
@@ -218,6 +241,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       return;
     }
     UpstreamCall call = new UpstreamCall(cluster, guard, worker(), this, callbacks.connectionShare());
+    if (requestHash.present()) {
+      call.hash(requestHash.value());
+    }
     attempt = call;
     perTryTimerArmed = false;
     body.rewind();
@@ -314,6 +340,11 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       }
     }
     headers.set(X_UPSTREAM_SERVICE_TIME, Long.toString(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - a.readyNanos())));
+    if (setCookies != null) {
+      for (String c : setCookies) {
+        headers.add(HttpHeaderNames.SET_COOKIE, c);
+      }
+    }
     HeaderMutator.apply(entry.responseHeaders(), headers, () -> stream(request, response));
     status = code;
     if (endStream) {
