@@ -1,16 +1,20 @@
 package io.spillway.edge.config;
 
-import io.envoyproxy.envoy.config.core.v3.DataSource;
 import io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.CommonTlsContext;
 import io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext;
 import io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.TlsCertificate;
 import io.spillway.edge.config.ListenerConfig.TlsContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.SSLException;
 
 /**
  * A listener's {@code DownstreamTlsContext} → {@link TlsContext}: one PEM certificate chain and key
- * read from files, and the ALPN protocols to offer. An ALPN entry may hold several protocols
+ * (each a {@link DataSources DataSource}: file, inline or environment variable, read and checked
+ * when the configuration is loaded), and the ALPN protocols to offer. An ALPN entry may hold several protocols
  * separated by commas ({@code "h2,http/1.1"}), as Envoy accepts.
  */
 final class TlsContextTranslator {
@@ -27,6 +31,10 @@ final class TlsContextTranslator {
   private TlsContextTranslator() {}
 
   static TlsContext translate(DownstreamTlsContext tls, FieldPath path) throws ConfigException {
+    return translate(tls, path, DataSources.system());
+  }
+
+  static TlsContext translate(DownstreamTlsContext tls, FieldPath path, DataSources sources) throws ConfigException {
     DOWNSTREAM.check(tls, path);
     if (tls.hasRequireClientCertificate() && tls.getRequireClientCertificate().getValue()) {
       throw new ConfigException(path.field("require_client_certificate"),
@@ -42,32 +50,38 @@ final class TlsContextTranslator {
     if (common.getTlsCertificatesCount() > 1) {
       throw new ConfigException(certsPath.index(1), "only one certificate is supported");
     }
-    FieldPath certPath = certsPath.index(0);
-    TlsCertificate cert = common.getTlsCertificates(0);
-    CERTIFICATE.check(cert, certPath);
-    String chain = filename(cert.hasCertificateChain(), cert.getCertificateChain(), certPath.field("certificate_chain"));
-    String key = filename(cert.hasPrivateKey(), cert.getPrivateKey(), certPath.field("private_key"));
-    return new TlsContext(chain, key, alpn(common.getAlpnProtocolsList(), commonPath.field("alpn_protocols")));
+    KeyPair pair = keyPair(common.getTlsCertificates(0), certsPath.index(0), sources);
+    return new TlsContext(pair.chain(), pair.key(), alpn(common.getAlpnProtocolsList(), commonPath.field("alpn_protocols")));
   }
 
-  private static String filename(boolean has, DataSource source, FieldPath path) throws ConfigException {
-    if (!has) {
-      throw new ConfigException(path, path.text().substring(path.text().lastIndexOf('.') + 1) + " is required");
+  /** A certificate chain and its private key, read and checked to be usable together. */
+  record KeyPair(PemData chain, PemData key) {}
+
+  static KeyPair keyPair(TlsCertificate cert, FieldPath certPath, DataSources sources) throws ConfigException {
+    CERTIFICATE.check(cert, certPath);
+    FieldPath chainPath = certPath.field("certificate_chain");
+    PemData chain = sources.read(cert.hasCertificateChain(), cert.getCertificateChain(), chainPath);
+    PemData key = sources.read(cert.hasPrivateKey(), cert.getPrivateKey(), certPath.field("private_key"));
+    certificates(chain, chainPath);
+    try {
+      SslContextBuilder.forServer(chain.open(), key.open()).build();
+    } catch (SSLException | RuntimeException e) {
+      // The key's bytes never reach the message, only where they came from.
+      throw new ConfigException(certPath, "unusable certificate chain or private key (" + key.origin() + "): "
+          + e.getClass().getSimpleName());
     }
-    if (source.getSpecifierCase() == DataSource.SpecifierCase.SPECIFIER_NOT_SET) {
-      throw new ConfigException(path.field("filename"), "filename is required");
+    return new KeyPair(chain, key);
+  }
+
+  /** Checks that PEM holds at least one X.509 certificate. */
+  static void certificates(PemData pem, FieldPath path) throws ConfigException {
+    try (java.io.InputStream in = pem.open()) {
+      if (CertificateFactory.getInstance("X.509").generateCertificates(in).isEmpty()) {
+        throw new ConfigException(path, "holds no PEM certificate (" + pem.origin() + ")");
+      }
+    } catch (CertificateException | java.io.IOException e) {
+      throw new ConfigException(path, "holds no usable PEM certificate (" + pem.origin() + "): " + e.getMessage());
     }
-    if (source.getSpecifierCase() != DataSource.SpecifierCase.FILENAME) {
-      String used = source.getSpecifierCase().name().toLowerCase(java.util.Locale.ROOT);
-      throw new ConfigException(path, used + " is not supported: give the PEM file as filename");
-    }
-    if (source.hasWatchedDirectory()) {
-      throw new ConfigException(path.field("watched_directory"), "watched_directory is not supported");
-    }
-    if (source.getFilename().isEmpty()) {
-      throw new ConfigException(path.field("filename"), "filename must not be empty");
-    }
-    return source.getFilename();
   }
 
   /** The protocols to offer, each entry split on commas; empty means HTTP/1.1 only (no ALPN). */
