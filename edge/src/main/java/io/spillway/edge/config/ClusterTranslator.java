@@ -45,8 +45,9 @@ final class ClusterTranslator {
           "http2_protocol_options", "typed_extension_protocol_options", "dns_refresh_rate", "dns_lookup_family",
           "least_request_lb_config", "metadata", "eds_cluster_config", "load_balancing_policy",
           "round_robin_lb_config", "health_checks", "outlier_detection", "common_lb_config", "dns_failure_refresh_rate",
-          "dns_jitter", "respect_dns_ttl", "wait_for_warm_on_init")
-      .later("transport_socket");
+          "dns_jitter", "respect_dns_ttl", "wait_for_warm_on_init", "transport_socket");
+  private static final SupportedFields TRANSPORT_SOCKET = SupportedFields.of(
+      io.envoyproxy.envoy.config.core.v3.TransportSocket.getDescriptor(), "name", "typed_config");
   private static final SupportedFields REFRESH_RATE = SupportedFields.of(Cluster.RefreshRate.getDescriptor(),
       "base_interval", "max_interval");
   private static final SupportedFields EDS_CLUSTER_CONFIG = SupportedFields.of(
@@ -73,6 +74,7 @@ final class ClusterTranslator {
 
   private final ExtensionRegistry registry;
   private final boolean adsAvailable;
+  private final DataSources dataSources = DataSources.system();
 
   ClusterTranslator(ExtensionRegistry registry) {
     this(registry, false);
@@ -146,7 +148,26 @@ final class ClusterTranslator {
     return new ClusterConfig(c.getName(), discovery, balancing.policy(), balancing.choiceCount(), connectTimeout,
         dnsRefreshRate, endpoints, thresholds, http.protocol(), bufferLimit, http.maxRequestsPerConnection(),
         http.idleTimeout(), family, edsServiceName, http.http2(), balancing.settings(),
-        HostHealthTranslator.translate(c, path), dnsRefresh(c, discovery, path));
+        HostHealthTranslator.translate(c, path), dnsRefresh(c, discovery, path),
+        transportSocket(c, http.protocol(), path));
+  }
+
+  /** {@code transport_socket}: {@code envoy.transport_sockets.tls} with an UpstreamTlsContext, or cleartext. */
+  private java.util.Optional<UpstreamTlsConfig> transportSocket(Cluster c, UpstreamProtocol protocol, FieldPath path)
+      throws ConfigException {
+    if (!c.hasTransportSocket()) {
+      return java.util.Optional.empty();
+    }
+    FieldPath socketPath = path.field("transport_socket");
+    TRANSPORT_SOCKET.check(c.getTransportSocket(), socketPath);
+    FieldPath configPath = socketPath.field("typed_config");
+    if (!c.getTransportSocket().hasTypedConfig()) {
+      throw new ConfigException(configPath, "typed_config is required");
+    }
+    var tls = registry.unpack(c.getTransportSocket().getTypedConfig(),
+        io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext.class,
+        Category.UPSTREAM_TRANSPORT_SOCKET, configPath);
+    return java.util.Optional.of(TlsContextTranslator.upstream(tls, protocol, configPath, dataSources));
   }
 
   /**
