@@ -110,6 +110,21 @@ class UpstreamTlsTranslationTest {
   }
 
   @Test
+  void translatesTheCommonBootstrapShapeWithTheSystemCaBundle() throws ConfigException {
+    java.nio.file.Path bundle = java.nio.file.Path.of("/etc/ssl/certs/ca-certificates.crt");
+    org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isReadable(bundle), "no system CA bundle");
+    UpstreamTlsConfig tls = tls("""
+        sni: www.example.com
+        common_tls_context:
+          validation_context:
+            trusted_ca: {filename: /etc/ssl/certs/ca-certificates.crt}
+        """);
+
+    assertThat(tls.trustedCa().orElseThrow().origin()).isEqualTo("filename " + bundle);
+    assertThat(UpstreamTlsContexts.client(tls, () -> {}, () -> {}).isClient()).isTrue();
+  }
+
+  @Test
   void aClusterWithoutTransportSocketIsCleartext() throws ConfigException {
     assertThat(BootstrapYaml.minimal().translate().clusters().values()).allMatch(c -> c.tls().isEmpty());
   }
