@@ -210,6 +210,17 @@ class UpstreamTlsTranslationTest {
   }
 
   @Test
+  void refusesAutoSniFromTheRequestHost() {
+    BootstrapYaml.minimal().clusters(cluster("http_protocol_options", "").replace(
+            "explicit_http_config: {http_protocol_options: {}}",
+            "explicit_http_config: {http_protocol_options: {}}\n"
+                + "      upstream_http_protocol_options: {auto_sni: true}"))
+        .rejects("static_resources.clusters[0].typed_extension_protocol_options"
+            + "[\"envoy.extensions.upstreams.http.v3.HttpProtocolOptions\"].upstream_http_protocol_options:"
+            + " upstream_http_protocol_options is not supported");
+  }
+
+  @Test
   void rejectsADownstreamContextOnACluster() {
     BootstrapYaml.minimal().clusters(cluster("http_protocol_options", "").replace(
             "tls.v3.UpstreamTlsContext", "tls.v3.DownstreamTlsContext"))
