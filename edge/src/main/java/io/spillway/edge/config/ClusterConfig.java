@@ -30,6 +30,7 @@ import java.util.List;
  * @param hostHealth active health checking, outlier detection and the panic threshold
  * @param dnsRefresh a DNS cluster's re-resolution after failures, its jitter, and whether start-up
  *     waits for the first resolution ({@link DnsRefresh#DEFAULTS} otherwise)
+ * @param tls the {@code transport_socket} TLS towards the hosts; empty: cleartext
  */
 public record ClusterConfig(
     String name,
@@ -49,9 +50,11 @@ public record ClusterConfig(
     Http2Options http2,
     LbSettings lb,
     HostHealthConfig hostHealth,
-    DnsRefresh dnsRefresh) {
+    DnsRefresh dnsRefresh,
+    java.util.Optional<UpstreamTlsConfig> tls) {
 
   public ClusterConfig {
+    java.util.Objects.requireNonNull(tls, "tls");
     endpoints = List.copyOf(endpoints);
     java.util.Objects.requireNonNull(dnsRefresh, "dnsRefresh");
     java.util.Objects.requireNonNull(http2, "http2");
@@ -60,6 +63,17 @@ public record ClusterConfig(
     if (lbPolicy == LbPolicy.CLIENT_SIDE_WEIGHTED_ROUND_ROBIN && lb.weightedRoundRobin() == null) {
       throw new IllegalArgumentException("CLIENT_SIDE_WEIGHTED_ROUND_ROBIN needs its settings");
     }
+  }
+
+  /** A cleartext cluster. */
+  public ClusterConfig(String name, DiscoveryType discoveryType, LbPolicy lbPolicy, int leastRequestChoiceCount,
+      Duration connectTimeout, Duration dnsRefreshRate, List<Endpoint> endpoints, Thresholds thresholds,
+      UpstreamProtocol protocol, int perConnectionBufferLimitBytes, int maxRequestsPerConnection, Duration idleTimeout,
+      DnsLookupFamily dnsLookupFamily, String edsServiceName, Http2Options http2, LbSettings lb,
+      HostHealthConfig hostHealth, DnsRefresh dnsRefresh) {
+    this(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate, endpoints, thresholds,
+        protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout, dnsLookupFamily, edsServiceName,
+        http2, lb, hostHealth, dnsRefresh, java.util.Optional.empty());
   }
 
   /** A cluster with the default DNS refresh settings. */
@@ -126,7 +140,7 @@ public record ClusterConfig(
   public ClusterConfig withEndpoints(List<Endpoint> newEndpoints) {
     return new ClusterConfig(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate,
         newEndpoints, thresholds, protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout,
-        dnsLookupFamily, edsServiceName, http2, lb, hostHealth, dnsRefresh);
+        dnsLookupFamily, edsServiceName, http2, lb, hostHealth, dnsRefresh, tls);
   }
 
   /** A cluster with Envoy's default DNS lookup family (AUTO). */

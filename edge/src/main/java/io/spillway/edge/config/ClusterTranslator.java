@@ -46,8 +46,9 @@ final class ClusterTranslator {
           "least_request_lb_config", "metadata", "eds_cluster_config", "load_balancing_policy",
           "round_robin_lb_config", "ring_hash_lb_config", "maglev_lb_config", "health_checks", "outlier_detection",
           "common_lb_config", "dns_failure_refresh_rate",
-          "dns_jitter", "respect_dns_ttl", "wait_for_warm_on_init")
-      .later("transport_socket");
+          "dns_jitter", "respect_dns_ttl", "wait_for_warm_on_init", "transport_socket");
+  private static final SupportedFields TRANSPORT_SOCKET = SupportedFields.of(
+      io.envoyproxy.envoy.config.core.v3.TransportSocket.getDescriptor(), "name", "typed_config");
   private static final SupportedFields REFRESH_RATE = SupportedFields.of(Cluster.RefreshRate.getDescriptor(),
       "base_interval", "max_interval");
   private static final SupportedFields EDS_CLUSTER_CONFIG = SupportedFields.of(
@@ -74,6 +75,7 @@ final class ClusterTranslator {
 
   private final ExtensionRegistry registry;
   private final boolean adsAvailable;
+  private final DataSources dataSources = DataSources.system();
 
   ClusterTranslator(ExtensionRegistry registry) {
     this(registry, false);
@@ -147,7 +149,26 @@ final class ClusterTranslator {
     return new ClusterConfig(c.getName(), discovery, balancing.policy(), balancing.choiceCount(), connectTimeout,
         dnsRefreshRate, endpoints, thresholds, http.protocol(), bufferLimit, http.maxRequestsPerConnection(),
         http.idleTimeout(), family, edsServiceName, http.http2(), balancing.settings(),
-        HostHealthTranslator.translate(c, path), dnsRefresh(c, discovery, path));
+        HostHealthTranslator.translate(c, path), dnsRefresh(c, discovery, path),
+        transportSocket(c, http.protocol(), path));
+  }
+
+  /** {@code transport_socket}: {@code envoy.transport_sockets.tls} with an UpstreamTlsContext, or cleartext. */
+  private java.util.Optional<UpstreamTlsConfig> transportSocket(Cluster c, UpstreamProtocol protocol, FieldPath path)
+      throws ConfigException {
+    if (!c.hasTransportSocket()) {
+      return java.util.Optional.empty();
+    }
+    FieldPath socketPath = path.field("transport_socket");
+    TRANSPORT_SOCKET.check(c.getTransportSocket(), socketPath);
+    FieldPath configPath = socketPath.field("typed_config");
+    if (!c.getTransportSocket().hasTypedConfig()) {
+      throw new ConfigException(configPath, "typed_config is required");
+    }
+    var tls = registry.unpack(c.getTransportSocket().getTypedConfig(),
+        io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext.class,
+        Category.UPSTREAM_TRANSPORT_SOCKET, configPath);
+    return java.util.Optional.of(TlsContextTranslator.upstream(tls, protocol, configPath, dataSources));
   }
 
   /**

@@ -58,6 +58,8 @@ public final class ExtensionRegistry {
     HTTP_FILTER,
     LISTENER_FILTER,
     TRANSPORT_SOCKET,
+    /** A cluster's {@code transport_socket}. */
+    UPSTREAM_TRANSPORT_SOCKET,
     UPSTREAM_PROTOCOL_OPTIONS,
     ACCESS_LOGGER,
     RESOURCE_MONITOR,
@@ -146,6 +148,9 @@ public final class ExtensionRegistry {
       .add("envoy.compression.brotli.compressor", Category.COMPRESSOR_LIBRARY, Brotli.getDefaultInstance())
       .add("envoy.config.route.v3.FilterConfig", Category.PER_ROUTE_FILTER_CONFIG, FilterConfig.getDefaultInstance())
       .add(TLS_TRANSPORT_SOCKET, Category.TRANSPORT_SOCKET, DownstreamTlsContext.getDefaultInstance())
+      // The same extension on a cluster; registered under its own key because names are unique here.
+      .add(TLS_TRANSPORT_SOCKET + ".upstream", Category.UPSTREAM_TRANSPORT_SOCKET,
+          io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext.getDefaultInstance())
       .add(UPSTREAM_HTTP_PROTOCOL_OPTIONS, Category.UPSTREAM_PROTOCOL_OPTIONS,
           HttpProtocolOptions.getDefaultInstance())
       .addNameSuffices("envoy.filters.listener.tls_inspector", Category.LISTENER_FILTER,
@@ -386,6 +391,7 @@ public final class ExtensionRegistry {
       case HTTP_FILTER -> "an HTTP filter";
       case LISTENER_FILTER -> "a listener filter";
       case TRANSPORT_SOCKET -> "a downstream transport socket";
+      case UPSTREAM_TRANSPORT_SOCKET -> "an upstream transport socket";
       case UPSTREAM_PROTOCOL_OPTIONS -> "upstream protocol options";
       case ACCESS_LOGGER -> "an access logger";
       case RESOURCE_MONITOR -> "a resource monitor";

@@ -35,13 +35,14 @@ public record ListenerConfig(
   }
 
   /**
-   * A DownstreamTlsContext reduced to what is supported: one PEM certificate chain and key, and
+   * A DownstreamTlsContext reduced to what is supported: one PEM certificate chain and key (read
+   * when the configuration was loaded; {@link PemData#toString()} never shows them), and
    * the ALPN protocols to offer (each already split on commas, as Envoy accepts).
    *
    * @param handshakeTimeout the filter chain's {@code transport_socket_connect_timeout}: how long
    *     a connection may take to complete its TLS handshake before it is closed; zero = no limit
    */
-  public record TlsContext(String certificateChainPath, String privateKeyPath, List<String> alpnProtocols,
+  public record TlsContext(PemData certificateChain, PemData privateKey, List<String> alpnProtocols,
       java.time.Duration handshakeTimeout) {
     /** When the filter chain sets no {@code transport_socket_connect_timeout} (Envoy has none). */
     public static final java.time.Duration DEFAULT_HANDSHAKE_TIMEOUT = java.time.Duration.ofSeconds(10);
@@ -52,13 +53,13 @@ public record ListenerConfig(
     }
 
     /** With the default handshake timeout. */
-    public TlsContext(String certificateChainPath, String privateKeyPath, List<String> alpnProtocols) {
-      this(certificateChainPath, privateKeyPath, alpnProtocols, DEFAULT_HANDSHAKE_TIMEOUT);
+    public TlsContext(PemData certificateChain, PemData privateKey, List<String> alpnProtocols) {
+      this(certificateChain, privateKey, alpnProtocols, DEFAULT_HANDSHAKE_TIMEOUT);
     }
 
     /** The same context with another handshake timeout. */
     public TlsContext withHandshakeTimeout(java.time.Duration timeout) {
-      return new TlsContext(certificateChainPath, privateKeyPath, alpnProtocols, timeout);
+      return new TlsContext(certificateChain, privateKey, alpnProtocols, timeout);
     }
   }
 }

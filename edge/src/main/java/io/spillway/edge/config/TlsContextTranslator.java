@@ -1,16 +1,27 @@
 package io.spillway.edge.config;
 
-import io.envoyproxy.envoy.config.core.v3.DataSource;
+import io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.CertificateValidationContext;
 import io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.CommonTlsContext;
+import io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.SubjectAltNameMatcher;
+import io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.TlsParameters;
+import io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext;
+import io.envoyproxy.envoy.type.matcher.v3.StringMatcher;
+import io.spillway.edge.config.ClusterConfig.UpstreamProtocol;
 import io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext;
 import io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.TlsCertificate;
 import io.spillway.edge.config.ListenerConfig.TlsContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import javax.net.ssl.SSLException;
 
 /**
  * A listener's {@code DownstreamTlsContext} → {@link TlsContext}: one PEM certificate chain and key
- * read from files, and the ALPN protocols to offer. An ALPN entry may hold several protocols
+ * (each a {@link DataSources DataSource}: file, inline or environment variable, read and checked
+ * when the configuration is loaded), and the ALPN protocols to offer. An ALPN entry may hold several protocols
  * separated by commas ({@code "h2,http/1.1"}), as Envoy accepts.
  */
 final class TlsContextTranslator {
@@ -24,9 +35,139 @@ final class TlsContextTranslator {
   private static final SupportedFields CERTIFICATE = SupportedFields.of(TlsCertificate.getDescriptor(),
       "certificate_chain", "private_key");
 
+  private static final SupportedFields UPSTREAM = SupportedFields.of(UpstreamTlsContext.getDescriptor(),
+      "common_tls_context", "sni", "auto_host_sni");
+  private static final SupportedFields UPSTREAM_COMMON = SupportedFields.of(CommonTlsContext.getDescriptor(),
+      "tls_certificates", "validation_context", "alpn_protocols", "tls_params");
+  private static final SupportedFields VALIDATION = SupportedFields.of(CertificateValidationContext.getDescriptor(),
+      "trusted_ca", "match_typed_subject_alt_names", "match_subject_alt_names");
+  private static final SupportedFields SAN_MATCHER = SupportedFields.of(SubjectAltNameMatcher.getDescriptor(),
+      "san_type", "matcher");
+  private static final SupportedFields STRING_MATCHER = SupportedFields.of(StringMatcher.getDescriptor(),
+      "exact", "prefix", "suffix", "contains", "ignore_case");
+  private static final SupportedFields TLS_PARAMS = SupportedFields.of(TlsParameters.getDescriptor(),
+      "tls_minimum_protocol_version", "tls_maximum_protocol_version");
+  /** The versions a client may negotiate, oldest first; the JDK disables TLS 1.0 and 1.1. */
+  private static final List<String> VERSIONS = List.of("TLSv1.2", "TLSv1.3");
+
   private TlsContextTranslator() {}
 
+  /**
+   * A cluster's {@code UpstreamTlsContext}. Without {@code validation_context} the server's
+   * certificate is not verified, exactly as Envoy; SAN matchers need {@code trusted_ca}, as Envoy
+   * requires. ALPN offers the cluster's protocol.
+   */
+  static UpstreamTlsConfig upstream(UpstreamTlsContext tls, UpstreamProtocol protocol, FieldPath path,
+      DataSources sources) throws ConfigException {
+    UPSTREAM.check(tls, path);
+    FieldPath commonPath = path.field("common_tls_context");
+    CommonTlsContext common = tls.getCommonTlsContext();
+    UPSTREAM_COMMON.check(common, commonPath);
+    if (tls.getSni().length() > 255) {
+      throw new ConfigException(path.field("sni"), "must be at most 255 characters");
+    }
+    if (!tls.getSni().isEmpty()) {
+      try {
+        new javax.net.ssl.SNIHostName(tls.getSni());
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(path.field("sni"), "\"" + tls.getSni() + "\" is not a host name: " + e.getMessage());
+      }
+    }
+    FieldPath certsPath = commonPath.field("tls_certificates");
+    if (common.getTlsCertificatesCount() > 1) {
+      throw new ConfigException(certsPath.index(1), "only one client certificate is supported");
+    }
+    Optional<UpstreamTlsConfig.ClientCertificate> client = Optional.empty();
+    if (common.getTlsCertificatesCount() == 1) {
+      KeyPair pair = keyPair(common.getTlsCertificates(0), certsPath.index(0), sources);
+      client = Optional.of(new UpstreamTlsConfig.ClientCertificate(pair.chain(), pair.key()));
+    }
+    Optional<PemData> trustedCa = Optional.empty();
+    List<UpstreamTlsConfig.SanMatcher> sans = new ArrayList<>();
+    if (common.hasValidationContext()) {
+      FieldPath validationPath = commonPath.field("validation_context");
+      CertificateValidationContext validation = common.getValidationContext();
+      VALIDATION.check(validation, validationPath);
+      if (validation.hasTrustedCa()) {
+        PemData ca = sources.read(validation.getTrustedCa(), validationPath.field("trusted_ca"));
+        certificates(ca, validationPath.field("trusted_ca"));
+        trustedCa = Optional.of(ca);
+      }
+      for (int i = 0; i < validation.getMatchTypedSubjectAltNamesCount(); i++) {
+        FieldPath at = validationPath.field("match_typed_subject_alt_names").index(i);
+        SubjectAltNameMatcher m = validation.getMatchTypedSubjectAltNames(i);
+        SAN_MATCHER.check(m, at);
+        UpstreamTlsConfig.SanType type = switch (m.getSanType()) {
+          case DNS -> UpstreamTlsConfig.SanType.DNS;
+          case URI -> UpstreamTlsConfig.SanType.URI;
+          case IP_ADDRESS -> UpstreamTlsConfig.SanType.IP_ADDRESS;
+          case EMAIL -> UpstreamTlsConfig.SanType.EMAIL;
+          case SAN_TYPE_UNSPECIFIED -> throw new ConfigException(at.field("san_type"), "san_type is required");
+          default -> throw new ConfigException(at.field("san_type"), m.getSanType() + " is not supported"
+              + " (DNS, URI, IP_ADDRESS, EMAIL)");
+        };
+        if (!m.hasMatcher()) {
+          throw new ConfigException(at.field("matcher"), "matcher is required");
+        }
+        sans.add(new UpstreamTlsConfig.SanMatcher(type, sanString(m.getMatcher(), at.field("matcher"))));
+      }
+      for (int i = 0; i < validation.getMatchSubjectAltNamesCount(); i++) {
+        FieldPath at = validationPath.field("match_subject_alt_names").index(i);
+        sans.add(new UpstreamTlsConfig.SanMatcher(UpstreamTlsConfig.SanType.ANY,
+            sanString(validation.getMatchSubjectAltNames(i), at)));
+      }
+      if (!sans.isEmpty() && trustedCa.isEmpty()) {
+        throw new ConfigException(validationPath.field("trusted_ca"), "is required to match subject alt names"
+            + " (Envoy refuses SAN verification without a trusted CA)");
+      }
+    }
+    List<String> versions = VERSIONS;
+    if (common.hasTlsParams()) {
+      versions = versions(common.getTlsParams(), commonPath.field("tls_params"));
+    }
+    String own = protocol == UpstreamProtocol.HTTP2 ? "h2" : "http/1.1";
+    FieldPath alpnPath = commonPath.field("alpn_protocols");
+    List<String> offered = alpn(common.getAlpnProtocolsList(), alpnPath);
+    if (!offered.isEmpty() && !offered.contains(own)) {
+      throw new ConfigException(alpnPath, "must offer " + own + ", the protocol this cluster speaks"
+          + " (the protocol is not chosen by ALPN)");
+    }
+    return new UpstreamTlsConfig(tls.getSni(), tls.getAutoHostSni(), trustedCa, sans, client, List.of(own),
+        versions);
+  }
+
+  private static Route.StringMatch sanString(StringMatcher m, FieldPath path) throws ConfigException {
+    STRING_MATCHER.check(m, path);
+    return MatchTranslator.string(m, path);
+  }
+
+  private static List<String> versions(TlsParameters params, FieldPath path) throws ConfigException {
+    TLS_PARAMS.check(params, path);
+    int min = version(params.getTlsMinimumProtocolVersion(), path.field("tls_minimum_protocol_version"), 0);
+    int max = version(params.getTlsMaximumProtocolVersion(), path.field("tls_maximum_protocol_version"),
+        VERSIONS.size() - 1);
+    if (min > max) {
+      throw new ConfigException(path.field("tls_maximum_protocol_version"),
+          "must not be below tls_minimum_protocol_version");
+    }
+    return VERSIONS.subList(min, max + 1);
+  }
+
+  private static int version(TlsParameters.TlsProtocol p, FieldPath path, int auto) throws ConfigException {
+    return switch (p) {
+      case TLS_AUTO -> auto;
+      case TLSv1_2 -> 0;
+      case TLSv1_3 -> 1;
+      default -> throw new ConfigException(path, p + " is not supported (TLSv1_2, TLSv1_3; the JDK disables"
+          + " older versions)");
+    };
+  }
+
   static TlsContext translate(DownstreamTlsContext tls, FieldPath path) throws ConfigException {
+    return translate(tls, path, DataSources.system());
+  }
+
+  static TlsContext translate(DownstreamTlsContext tls, FieldPath path, DataSources sources) throws ConfigException {
     DOWNSTREAM.check(tls, path);
     if (tls.hasRequireClientCertificate() && tls.getRequireClientCertificate().getValue()) {
       throw new ConfigException(path.field("require_client_certificate"),
@@ -42,32 +183,38 @@ final class TlsContextTranslator {
     if (common.getTlsCertificatesCount() > 1) {
       throw new ConfigException(certsPath.index(1), "only one certificate is supported");
     }
-    FieldPath certPath = certsPath.index(0);
-    TlsCertificate cert = common.getTlsCertificates(0);
-    CERTIFICATE.check(cert, certPath);
-    String chain = filename(cert.hasCertificateChain(), cert.getCertificateChain(), certPath.field("certificate_chain"));
-    String key = filename(cert.hasPrivateKey(), cert.getPrivateKey(), certPath.field("private_key"));
-    return new TlsContext(chain, key, alpn(common.getAlpnProtocolsList(), commonPath.field("alpn_protocols")));
+    KeyPair pair = keyPair(common.getTlsCertificates(0), certsPath.index(0), sources);
+    return new TlsContext(pair.chain(), pair.key(), alpn(common.getAlpnProtocolsList(), commonPath.field("alpn_protocols")));
   }
 
-  private static String filename(boolean has, DataSource source, FieldPath path) throws ConfigException {
-    if (!has) {
-      throw new ConfigException(path, path.text().substring(path.text().lastIndexOf('.') + 1) + " is required");
+  /** A certificate chain and its private key, read and checked to be usable together. */
+  record KeyPair(PemData chain, PemData key) {}
+
+  static KeyPair keyPair(TlsCertificate cert, FieldPath certPath, DataSources sources) throws ConfigException {
+    CERTIFICATE.check(cert, certPath);
+    FieldPath chainPath = certPath.field("certificate_chain");
+    PemData chain = sources.read(cert.hasCertificateChain(), cert.getCertificateChain(), chainPath);
+    PemData key = sources.read(cert.hasPrivateKey(), cert.getPrivateKey(), certPath.field("private_key"));
+    certificates(chain, chainPath);
+    try {
+      SslContextBuilder.forServer(chain.open(), key.open()).build();
+    } catch (SSLException | RuntimeException e) {
+      // The key's bytes never reach the message, only where they came from.
+      throw new ConfigException(certPath, "unusable certificate chain or private key (" + key.origin() + "): "
+          + e.getClass().getSimpleName());
     }
-    if (source.getSpecifierCase() == DataSource.SpecifierCase.SPECIFIER_NOT_SET) {
-      throw new ConfigException(path.field("filename"), "filename is required");
+    return new KeyPair(chain, key);
+  }
+
+  /** Checks that PEM holds at least one X.509 certificate. */
+  static void certificates(PemData pem, FieldPath path) throws ConfigException {
+    try (java.io.InputStream in = pem.open()) {
+      if (CertificateFactory.getInstance("X.509").generateCertificates(in).isEmpty()) {
+        throw new ConfigException(path, "holds no PEM certificate (" + pem.origin() + ")");
+      }
+    } catch (CertificateException | java.io.IOException e) {
+      throw new ConfigException(path, "holds no usable PEM certificate (" + pem.origin() + "): " + e.getMessage());
     }
-    if (source.getSpecifierCase() != DataSource.SpecifierCase.FILENAME) {
-      String used = source.getSpecifierCase().name().toLowerCase(java.util.Locale.ROOT);
-      throw new ConfigException(path, used + " is not supported: give the PEM file as filename");
-    }
-    if (source.hasWatchedDirectory()) {
-      throw new ConfigException(path.field("watched_directory"), "watched_directory is not supported");
-    }
-    if (source.getFilename().isEmpty()) {
-      throw new ConfigException(path.field("filename"), "filename must not be empty");
-    }
-    return source.getFilename();
   }
 
   /** The protocols to offer, each entry split on commas; empty means HTTP/1.1 only (no ALPN). */

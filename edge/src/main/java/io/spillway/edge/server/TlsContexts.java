@@ -6,11 +6,10 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.spillway.edge.config.HttpConnectionManagerConfig.CodecType;
 import io.spillway.edge.config.ListenerConfig;
-import java.io.File;
 import java.util.List;
 import javax.net.ssl.SSLException;
 
-/** Builds a listener's server TLS context (PEM chain and key, ALPN) at start-up, off the hot path. */
+/** Builds a listener's server TLS context (PEM chain and key read with the configuration, ALPN) at start-up, off the hot path. */
 final class TlsContexts {
   private TlsContexts() {}
 
@@ -19,7 +18,7 @@ final class TlsContexts {
    * speaks: an HTTP1-only listener never offers h2, an HTTP2-only one never offers http/1.1.
    */
   static SslContext server(ListenerConfig.TlsContext tls, CodecType codec) throws SSLException {
-    SslContextBuilder b = SslContextBuilder.forServer(new File(tls.certificateChainPath()), new File(tls.privateKeyPath()));
+    SslContextBuilder b = SslContextBuilder.forServer(tls.certificateChain().open(), tls.privateKey().open());
     List<String> alpn = tls.alpnProtocols().stream()
         .filter(p -> switch (codec) {
           case AUTO -> true;

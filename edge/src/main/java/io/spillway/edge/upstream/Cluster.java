@@ -33,6 +33,8 @@ public final class Cluster {
   private final ConnectionBudget connectionBudget;
   private final LoadBalancer[] balancers;
   private final Http2CodecFactory http2Codecs;
+  /** TLS towards the hosts, or null for cleartext. */
+  private final UpstreamTls tls;
   /** Client-side weighted round robin's weights; null under the other policies. */
   private final ClientSideWeights weights;
   private final LongSupplier nanoClock;
@@ -74,6 +76,8 @@ public final class Cluster {
     this.weights = config.lb().weightedRoundRobin() == null ? null
         : new ClientSideWeights(config.lb().weightedRoundRobin(), stats.lbOrcaReportParseError);
     this.stats = stats;
+    this.tls = config.tls().isEmpty() ? null : new UpstreamTls(config.tls().get(), config.connectTimeout(),
+        java.util.Objects.requireNonNull(scope, "a TLS cluster needs its stats scope").scope("ssl"));
     this.gate = gate;
     this.workers = workers;
     this.limits = new ResourceLimits(config.thresholds());
@@ -104,6 +108,11 @@ public final class Cluster {
   }
 
   /** The codec of this HTTP/2 cluster's connections ({@code http2_protocol_options}); null for HTTP/1.1. */
+  /** The cluster's TLS towards its hosts, or null when it speaks cleartext. */
+  UpstreamTls tls() {
+    return tls;
+  }
+
   Http2CodecFactory http2Codecs() {
     return http2Codecs;
   }

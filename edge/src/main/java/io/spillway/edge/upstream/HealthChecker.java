@@ -167,6 +167,11 @@ final class HealthChecker {
           .handler(new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
+              UpstreamTls tls = cluster.tls();
+              if (tls != null) {
+                // Probes of a TLS cluster go over TLS too; their writes wait for the handshake.
+                ch.pipeline().addLast("tls", tls.newHandler(ch.alloc(), host));
+              }
               probe.initChannel(ch.pipeline(), Session.this);
             }
           });

@@ -1,8 +1,16 @@
 package io.spillway.edge.upstream;
 
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.Promise;
+import java.util.function.Consumer;
 
 /**
  * One worker's connections to one host. Lives on the worker's loop; all methods must be called
@@ -150,6 +158,51 @@ public abstract sealed class HostPool permits Http1Pool, Http2Pool {
             (int) Math.min(Integer.MAX_VALUE, Math.max(1, cluster.config().connectTimeout().toMillis())))
         .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(limit / 2, limit))
         .remoteAddress(host.address());
+  }
+
+  /**
+   * Opens a connection to the host: TCP, then for a TLS cluster the handshake, and only then the
+   * protocol handlers {@code protocol} adds to the pipeline. The future fails when either step
+   * does (a failed handshake is a connect failure, response flag UF, as in Envoy, and closes the
+   * channel; {@link UpstreamTls} counts it).
+   */
+  protected Future<Channel> connect(Consumer<ChannelPipeline> protocol) {
+    UpstreamTls tls = cluster.tls();
+    Promise<Channel> ready = worker.loop().newPromise();
+    ChannelFuture connect = bootstrap().handler(new ChannelInitializer<Channel>() {
+      @Override
+      protected void initChannel(Channel ch) {
+        if (tls == null) {
+          protocol.accept(ch.pipeline());
+        } else {
+          ch.pipeline().addLast("tls", tls.newHandler(ch.alloc(), host));
+          ch.pipeline().addLast("tls-errors", tls.errorCounter);
+        }
+      }
+    }).connect();
+    connect.addListener(done -> {
+      if (!done.isSuccess()) {
+        ready.tryFailure(done.cause());
+        return;
+      }
+      Channel ch = connect.channel();
+      if (tls == null) {
+        ready.trySuccess(ch);
+        return;
+      }
+      ch.pipeline().get(SslHandler.class).handshakeFuture().addListener(handshake -> {
+        if (handshake.isSuccess()) {
+          tls.handshake.inc();
+          protocol.accept(ch.pipeline());
+          ready.trySuccess(ch);
+        } else {
+          tls.handshakeFailed(handshake.cause());
+          ch.close();
+          ready.tryFailure(handshake.cause());
+        }
+      });
+    });
+    return ready;
   }
 
   protected void countConnectFailure(Throwable cause) {

@@ -1,8 +1,5 @@
 package io.spillway.edge.upstream;
 
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
 import io.netty.handler.codec.http.HttpClientCodec;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import java.util.ArrayDeque;
@@ -76,17 +73,13 @@ final class Http1Pool extends HostPool {
     connecting++;
     long started = System.nanoTime();
     Http1Connection conn = new Http1Connection(this);
-    ChannelFuture f = bootstrap().handler(new ChannelInitializer<Channel>() {
-      @Override
-      protected void initChannel(Channel ch) {
-        ch.pipeline().addLast("codec", new HttpClientCodec(new HttpDecoderConfig()
-            .setMaxInitialLineLength(8192)
-            .setMaxHeaderSize(96 * 1024)
-            .setMaxChunkSize(64 * 1024), false, false));
-        ch.pipeline().addLast("upstream", conn);
-      }
-    }).connect();
-    f.addListener(done -> {
+    connect(pipeline -> {
+      pipeline.addLast("codec", new HttpClientCodec(new HttpDecoderConfig()
+          .setMaxInitialLineLength(8192)
+          .setMaxHeaderSize(96 * 1024)
+          .setMaxChunkSize(64 * 1024), false, false));
+      pipeline.addLast("upstream", conn);
+    }).addListener(done -> {
       connecting--;
       if (done.isSuccess()) {
         cluster.stats().upstreamCxTotal.inc();

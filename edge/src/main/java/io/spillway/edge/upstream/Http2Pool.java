@@ -3,14 +3,13 @@ package io.spillway.edge.upstream;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
 import io.netty.util.ReferenceCountUtil;
 import io.spillway.edge.http2.EdgeHttp2ConnectionHandler;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * HTTP/2 (prior knowledge, cleartext) connections to one host from one worker. Requests become
+ * HTTP/2 connections (prior knowledge, over cleartext or the cluster's TLS) to one host from one worker. Requests become
  * streams on the first connection with room under the peer's SETTINGS_MAX_CONCURRENT_STREAMS; a
  * new connection is opened (within {@code max_connections}, which the cluster's pools share: see
  * {@link ConnectionBudget}) when none has room. A connection that received GOAWAY takes no new
@@ -89,14 +88,11 @@ final class Http2Pool extends HostPool {
     connecting++;
     long started = System.nanoTime();
     Connection conn = new Connection();
-    bootstrap().handler(new ChannelInitializer<Channel>() {
-      @Override
-      protected void initChannel(Channel ch) {
-        cluster.http2Codecs().addTo(ch.pipeline(), "h2", conn.codec);
-        conn.client.attach(conn.codec, ch.pipeline().context(conn.codec));
-        ch.pipeline().addLast("lifecycle", conn);
-      }
-    }).connect().addListener(done -> {
+    connect(pipeline -> {
+      cluster.http2Codecs().addTo(pipeline, "h2", conn.codec);
+      conn.client.attach(conn.codec, pipeline.context(conn.codec));
+      pipeline.addLast("lifecycle", conn);
+    }).addListener(done -> {
       connecting--;
       if (done.isSuccess()) {
         cluster.stats().upstreamCxTotal.inc();
@@ -105,7 +101,7 @@ final class Http2Pool extends HostPool {
         cluster.stats().upstreamCxConnectMs.record((System.nanoTime() - started) / 1_000_000);
         host.cxTotal.add(1);
         host.cxActive.incrementAndGet();
-        conn.channel = ((io.netty.channel.ChannelFuture) done).channel();
+        conn.channel = (Channel) done.getNow();
         connections.add(conn);
         serveWaiters();
         conn.connected();

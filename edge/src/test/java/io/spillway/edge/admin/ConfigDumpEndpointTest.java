@@ -65,6 +65,12 @@ class ConfigDumpEndpointTest {
     assertThat(certificates.get(0).get("certificate_chain").get("filename").asText())
         .isEqualTo("/etc/spillway/cert.pem");
     assertThat(certificates.get(1).get("private_key").get("filename").asText()).isEqualTo("/etc/spillway/key2.pem");
+    JsonNode clusterTls = bootstrap.get("static_resources").get("clusters").get(0).get("transport_socket")
+        .get("typed_config");
+    assertThat(clusterTls.get("sni").asText()).isEqualTo("backend.example");
+    assertThat(clusterTls.get("common_tls_context").get("tls_certificates").get(0).get("private_key")
+        .get("inline_string").asText()).isEqualTo("[redacted]");
+    assertThat(r.bodyText()).doesNotContain("CLUSTERSECRET");
     // The redaction applies to the dump, not to the configuration in force.
     assertThat(context.bootstrap.toString()).contains("TOPSECRET");
   }

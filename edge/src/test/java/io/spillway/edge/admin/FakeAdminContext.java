@@ -82,6 +82,15 @@ final class FakeAdminContext implements AdminContext, AutoCloseable {
         clusters:
         - name: backend
           connect_timeout: 1s
+          transport_socket:
+            name: envoy.transport_sockets.tls
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext
+              sni: backend.example
+              common_tls_context:
+                tls_certificates:
+                - certificate_chain: {filename: /etc/spillway/client.pem}
+                  private_key: {inline_string: "-----BEGIN PRIVATE KEY-----\\nCLUSTERSECRET\\n-----END PRIVATE KEY-----"}
           load_assignment:
             cluster_name: backend
             endpoints:

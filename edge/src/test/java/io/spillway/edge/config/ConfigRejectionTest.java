@@ -530,16 +530,19 @@ class ConfigRejectionTest {
   }
 
   @Test
-  void rejectsClusterFeaturesPlannedForLater() {
+  void rejectsTransportSocketMatchesOnClusters() {
     BootstrapYaml.minimal()
         .clusters("""
             - name: backend
-              transport_socket:
-                name: envoy.transport_sockets.tls
-                typed_config:
-                  "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext
+              transport_socket_matches:
+              - name: tls
+                match: {tls: "true"}
+                transport_socket:
+                  name: envoy.transport_sockets.tls
+                  typed_config:
+                    "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext
             """)
-        .rejects(CLUSTER_0 + ".transport_socket: transport_socket is not supported yet");
+        .rejects(CLUSTER_0 + ".transport_socket_matches: transport_socket_matches is not supported");
   }
 
   @Test

@@ -13,9 +13,10 @@ class ListenerTranslationTest {
           "@type": type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext
           common_tls_context:
             tls_certificates:
-            - certificate_chain: {filename: /etc/edge/cert.pem}
-              private_key: {filename: /etc/edge/key.pem}
-      %s""";
+            - certificate_chain: {filename: "CERT"}
+              private_key: {filename: "KEY"}
+      %s""".replace("CERT", TestPem.certificate("server").toString())
+      .replace("KEY", TestPem.key("server").toString());
 
   @Test
   void translatesListenerSettings() throws ConfigException {
@@ -39,8 +40,29 @@ class ListenerTranslationTest {
   void translatesTlsWithoutAlpnAsHttp11Only() throws ConfigException {
     ListenerConfig listener = BootstrapYaml.minimal().chain(TLS.formatted("")).translate().listeners().get(0);
 
-    assertThat(listener.tls()).contains(
-        new ListenerConfig.TlsContext("/etc/edge/cert.pem", "/etc/edge/key.pem", java.util.List.of()));
+    ListenerConfig.TlsContext tls = listener.tls().orElseThrow();
+    assertThat(tls.alpnProtocols()).isEmpty();
+    assertThat(tls.certificateChain()).isEqualTo(new PemData("x",
+        TestPem.text(TestPem.certificate("server")).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    assertThat(tls.privateKey().toString()).isEqualTo("filename " + TestPem.key("server") + " (241 bytes)")
+        .doesNotContain("PRIVATE");
+  }
+
+  @Test
+  void readsInlineCertificatesAndKeys() throws ConfigException {
+    String inline = TLS.formatted("")
+        .replace("{filename: \"" + TestPem.certificate("server") + "\"}",
+            "{inline_string: " + TestPem.yamlString(TestPem.certificate("server")) + "}")
+        .replace("{filename: \"" + TestPem.key("server") + "\"}",
+            "{inline_string: " + TestPem.yamlString(TestPem.key("server")) + "}");
+    ListenerConfig.TlsContext tls = BootstrapYaml.minimal().chain(inline).translate().listeners().get(0)
+        .tls().orElseThrow();
+
+    assertThat(tls.privateKey().origin()).isEqualTo("inline_string");
+    assertThat(tls.privateKey().toString()).isEqualTo("inline_string (241 bytes)");
+    assertThat(tls).hasToString(tls.toString().replace("PRIVATE", "")); // the key never shows
+    assertThat(tls.certificateChain()).isEqualTo(BootstrapYaml.minimal().chain(TLS.formatted("")).translate()
+        .listeners().get(0).tls().orElseThrow().certificateChain());
   }
 
   @Test
@@ -84,12 +106,24 @@ class ListenerTranslationTest {
         .rejects(tlsPath + ".common_tls_context.tls_params: tls_params is not supported");
     BootstrapYaml.minimal().chain(TLS.formatted("    require_client_certificate: true\n"))
         .rejects(tlsPath + ".require_client_certificate: require_client_certificate: true is not supported");
-    BootstrapYaml.minimal().chain(TLS.formatted("").replace("private_key: {filename: /etc/edge/key.pem}",
-            "private_key: {}"))
-        .rejects(tlsPath + ".common_tls_context.tls_certificates[0].private_key.filename: filename is required");
-    BootstrapYaml.minimal().chain(TLS.formatted("").replace("{filename: /etc/edge/key.pem}",
-            "{inline_string: secret}"))
-        .rejects(tlsPath + ".common_tls_context.tls_certificates[0].private_key: inline_string is not supported:"
-            + " give the PEM file as filename");
+    String key = "{filename: \"" + TestPem.key("server") + "\"}";
+    String cert = "{filename: \"" + TestPem.certificate("server") + "\"}";
+    String certPath = tlsPath + ".common_tls_context.tls_certificates[0]";
+    BootstrapYaml.minimal().chain(TLS.formatted("").replace(key, "{}"))
+        .rejects(certPath + ".private_key: one of filename, inline_string, inline_bytes or environment_variable"
+            + " is required");
+    BootstrapYaml.minimal().chain(TLS.formatted("").replace(key, "{inline_string: secret}"))
+        .rejects(certPath + ": unusable certificate chain or private key (inline_string): IllegalArgumentException");
+    BootstrapYaml.minimal().chain(TLS.formatted("").replace(key, "{filename: /nonexistent/key.pem}"))
+        .rejects(certPath + ".private_key.filename: cannot read /nonexistent/key.pem: NoSuchFileException"
+            + " /nonexistent/key.pem");
+    BootstrapYaml.minimal().chain(TLS.formatted("").replace(key, "{environment_variable: SPILLWAY_NO_SUCH_VAR}"))
+        .rejects(certPath + ".private_key.environment_variable: environment variable SPILLWAY_NO_SUCH_VAR is not"
+            + " set or empty");
+    BootstrapYaml.minimal().chain(TLS.formatted("").replace(cert, "{inline_string: \"not a certificate\"}"))
+        .rejects(certPath + ".certificate_chain: holds no usable PEM certificate (inline_string): No certificate data"
+            + " found");
+    BootstrapYaml.minimal().chain(TLS.formatted("").replace(key, "{filename: /x, watched_directory: {path: /}}"))
+        .rejects(certPath + ".private_key.watched_directory: watched_directory is not supported");
   }
 }
