@@ -3,15 +3,13 @@ package io.spillway.edge.filters.compressor;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.spillway.edge.http.filter.DecoderFilterCallbacks;
-import io.spillway.edge.http.filter.DownstreamWatermarkCallbacks;
+import io.spillway.edge.http.filter.StreamCallbacksStub;
 import io.spillway.edge.http.filter.EncoderFilterCallbacks;
 import io.spillway.edge.http.filter.ResponseFlag;
 import io.spillway.edge.http.filter.StreamInfo;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.router.RouteEntry;
-import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +17,7 @@ import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
 /** Both sides of one stream as a filter sees them; records what the filter injects. */
-final class FakeStream implements DecoderFilterCallbacks, EncoderFilterCallbacks {
+final class FakeStream extends StreamCallbacksStub implements EncoderFilterCallbacks {
   final Worker worker;
   final RouteEntry route;
   final RequestHeaders request;
@@ -46,11 +44,6 @@ final class FakeStream implements DecoderFilterCallbacks, EncoderFilterCallbacks
   @Override
   public Worker worker() {
     return worker;
-  }
-
-  @Override
-  public ConnectionShare connectionShare() {
-    return null;
   }
 
   @Override
@@ -84,11 +77,6 @@ final class FakeStream implements DecoderFilterCallbacks, EncoderFilterCallbacks
   }
 
   @Override
-  public boolean responseStarted() {
-    return false;
-  }
-
-  @Override
   public void continueEncoding() {
     throw new UnsupportedOperationException("the compressor never stops");
   }
@@ -98,40 +86,4 @@ final class FakeStream implements DecoderFilterCallbacks, EncoderFilterCallbacks
     throw new UnsupportedOperationException("the compressor never stops");
   }
 
-  @Override
-  public long decoderBufferLimit() {
-    return 0;
-  }
-
-  @Override
-  public void setDecoderBufferLimit(long bytes) {}
-
-  @Override
-  public void encodeHeaders(ResponseHeaders headers, boolean endStream) {}
-
-  @Override
-  public void encodeData(ByteBuf data, boolean endStream) {}
-
-  @Override
-  public void encodeTrailers(HttpHeaders trailers) {}
-
-  @Override
-  public void flushResponse() {}
-
-  @Override
-  public void readDisable(boolean disable) {}
-
-  @Override
-  public boolean downstreamWritable() {
-    return true;
-  }
-
-  @Override
-  public void setDownstreamWatermarkCallbacks(DownstreamWatermarkCallbacks callbacks) {}
-
-  @Override
-  public void setResponseDeadline(long deadlineNanos, Runnable onExpiry) {}
-
-  @Override
-  public void touch() {}
 }

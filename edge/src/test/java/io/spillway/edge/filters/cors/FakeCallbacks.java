@@ -2,8 +2,7 @@ package io.spillway.edge.filters.cors;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.spillway.edge.http.filter.DecoderFilterCallbacks;
-import io.spillway.edge.http.filter.DownstreamWatermarkCallbacks;
+import io.spillway.edge.http.filter.StreamCallbacksStub;
 import io.spillway.edge.http.filter.ResponseFlag;
 import io.spillway.edge.http.filter.StreamInfo;
 import io.spillway.edge.http.message.RequestHeaders;
@@ -14,7 +13,7 @@ import io.spillway.edge.upstream.Worker;
 import java.util.function.Consumer;
 
 /** The decoder side of one stream as the CORS filter sees it, recording the reply it sends. */
-final class FakeCallbacks implements DecoderFilterCallbacks {
+final class FakeCallbacks extends StreamCallbacksStub {
   final Worker worker;
   final RouteEntry route;
   final RequestHeaders request;
@@ -75,51 +74,9 @@ final class FakeCallbacks implements DecoderFilterCallbacks {
   }
 
   @Override
-  public boolean responseStarted() {
-    return false;
-  }
-
-  @Override
   public void continueDecoding() {
     throw new UnsupportedOperationException("the filter decides inline");
   }
-
-  @Override
-  public long decoderBufferLimit() {
-    return 0;
-  }
-
-  @Override
-  public void setDecoderBufferLimit(long bytes) {}
-
-  @Override
-  public void encodeHeaders(ResponseHeaders headers, boolean endStream) {}
-
-  @Override
-  public void encodeData(ByteBuf data, boolean endStream) {}
-
-  @Override
-  public void encodeTrailers(HttpHeaders trailers) {}
-
-  @Override
-  public void flushResponse() {}
-
-  @Override
-  public void readDisable(boolean disable) {}
-
-  @Override
-  public boolean downstreamWritable() {
-    return true;
-  }
-
-  @Override
-  public void setDownstreamWatermarkCallbacks(DownstreamWatermarkCallbacks callbacks) {}
-
-  @Override
-  public void setResponseDeadline(long deadlineNanos, Runnable onExpiry) {}
-
-  @Override
-  public void touch() {}
 
   @Override
   public void injectDecodedData(io.netty.buffer.ByteBuf data) {

@@ -4,14 +4,12 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.handler.codec.http.DefaultHttpHeaders;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.spillway.edge.http.filter.DecoderFilterCallbacks;
-import io.spillway.edge.http.filter.DownstreamWatermarkCallbacks;
+import io.spillway.edge.http.filter.StreamCallbacksStub;
 import io.spillway.edge.http.filter.ResponseFlag;
 import io.spillway.edge.http.filter.StreamInfo;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.router.RouteEntry;
-import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +17,7 @@ import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
 /** The decoder side of one stream as the ext_authz filter sees it: records resumes, limits and local replies. */
-final class FakeStream implements DecoderFilterCallbacks {
+final class FakeStream extends StreamCallbacksStub {
   final Worker worker = new Worker(0, null, new SplittableRandom(7), null, UnpooledByteBufAllocator.DEFAULT, null);
   final RequestHeaders request;
   final StreamInfo info = new StreamInfo(0, 1_700_000_000_123_000_000L, "10.0.0.7:5555", false);
@@ -37,11 +35,6 @@ final class FakeStream implements DecoderFilterCallbacks {
   @Override
   public Worker worker() {
     return worker;
-  }
-
-  @Override
-  public ConnectionShare connectionShare() {
-    return null;
   }
 
   @Override
@@ -82,11 +75,6 @@ final class FakeStream implements DecoderFilterCallbacks {
   }
 
   @Override
-  public boolean responseStarted() {
-    return false;
-  }
-
-  @Override
   public void continueDecoding() {
     continued++;
   }
@@ -106,32 +94,4 @@ final class FakeStream implements DecoderFilterCallbacks {
     bufferLimit = bytes;
   }
 
-  @Override
-  public void encodeHeaders(ResponseHeaders headers, boolean endStream) {}
-
-  @Override
-  public void encodeData(ByteBuf data, boolean endStream) {}
-
-  @Override
-  public void encodeTrailers(HttpHeaders trailers) {}
-
-  @Override
-  public void flushResponse() {}
-
-  @Override
-  public void readDisable(boolean disable) {}
-
-  @Override
-  public boolean downstreamWritable() {
-    return true;
-  }
-
-  @Override
-  public void setDownstreamWatermarkCallbacks(DownstreamWatermarkCallbacks callbacks) {}
-
-  @Override
-  public void setResponseDeadline(long deadlineNanos, Runnable onExpiry) {}
-
-  @Override
-  public void touch() {}
 }

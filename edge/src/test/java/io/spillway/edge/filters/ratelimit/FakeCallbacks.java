@@ -3,8 +3,7 @@ package io.spillway.edge.filters.ratelimit;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.spillway.edge.http.filter.DecoderFilterCallbacks;
-import io.spillway.edge.http.filter.DownstreamWatermarkCallbacks;
+import io.spillway.edge.http.filter.StreamCallbacksStub;
 import io.spillway.edge.http.filter.ResponseFlag;
 import io.spillway.edge.http.filter.StreamInfo;
 import io.spillway.edge.http.message.RequestHeaders;
@@ -16,7 +15,7 @@ import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
 /** The decoder side of one stream as a filter sees it, recording the local reply it is asked for. */
-final class FakeCallbacks implements DecoderFilterCallbacks {
+final class FakeCallbacks extends StreamCallbacksStub {
   final Worker worker;
   final ConnectionShare connection;
   final RouteEntry route;
@@ -93,11 +92,6 @@ final class FakeCallbacks implements DecoderFilterCallbacks {
   }
 
   @Override
-  public boolean responseStarted() {
-    return false;
-  }
-
-  @Override
   public void continueDecoding() {
     throw new UnsupportedOperationException("the filter decides inline");
   }
@@ -107,40 +101,4 @@ final class FakeCallbacks implements DecoderFilterCallbacks {
     throw new UnsupportedOperationException("the filter does not rewrite bodies");
   }
 
-  @Override
-  public long decoderBufferLimit() {
-    return 0;
-  }
-
-  @Override
-  public void setDecoderBufferLimit(long bytes) {}
-
-  @Override
-  public void encodeHeaders(ResponseHeaders headers, boolean endStream) {}
-
-  @Override
-  public void encodeData(ByteBuf data, boolean endStream) {}
-
-  @Override
-  public void encodeTrailers(HttpHeaders trailers) {}
-
-  @Override
-  public void flushResponse() {}
-
-  @Override
-  public void readDisable(boolean disable) {}
-
-  @Override
-  public boolean downstreamWritable() {
-    return true;
-  }
-
-  @Override
-  public void setDownstreamWatermarkCallbacks(DownstreamWatermarkCallbacks callbacks) {}
-
-  @Override
-  public void setResponseDeadline(long deadlineNanos, Runnable onExpiry) {}
-
-  @Override
-  public void touch() {}
 }
