@@ -659,6 +659,12 @@ abstract class CentralApiContract {
     assertThat(page.headers().firstValue("Content-Security-Policy")).hasValue(ConsoleApi.CONTENT_SECURITY_POLICY);
     assertThat(page.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
     assertThat(page.headers().firstValue("X-Frame-Options")).hasValue("DENY");
+    // HEAD answers as GET does, without the body (RFC 9110 §9.3.2).
+    HttpResponse<String> head = api.send("HEAD", "/", null, null, null);
+    assertThat(head.statusCode()).isEqualTo(200);
+    assertThat(head.headers().firstValue("Content-Security-Policy")).hasValue(ConsoleApi.CONTENT_SECURITY_POLICY);
+    assertThat(head.body()).isEmpty();
+    assertThat(api.send("HEAD", "/configuration/edges", null, null, null).statusCode()).isEqualTo(401);
 
     HttpResponse<String> script = api.get("/console/app.js", null);
     assertThat(script.statusCode()).isEqualTo(200);

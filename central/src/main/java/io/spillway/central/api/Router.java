@@ -65,6 +65,8 @@ public final class Router {
     io.javalin.http.Handler handler = ctx -> handle(ctx, method, path, needed, endpoint);
     if (method.equals(HandlerType.GET)) {
       routes.get(path, handler);
+      // RFC 9110 §9.3.2: what answers GET answers HEAD, with the same headers and no body (Jetty drops it).
+      routes.head(path, handler);
     } else if (method.equals(HandlerType.POST)) {
       routes.post(path, handler);
     } else if (method.equals(HandlerType.PATCH)) {
