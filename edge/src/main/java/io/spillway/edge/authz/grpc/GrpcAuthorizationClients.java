@@ -45,17 +45,32 @@ import java.util.function.Consumer;
 public final class GrpcAuthorizationClients implements AuthorizationClients, AutoCloseable {
 
   private final ClusterManager clusters;
-  private final EventLoopGroup group;
+  /** The channels' one event loop, made when the first gRPC ext_authz is configured. */
+  private final java.util.concurrent.atomic.AtomicReference<EventLoopGroup> group =
+      new java.util.concurrent.atomic.AtomicReference<>();
   private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   public GrpcAuthorizationClients(ClusterManager clusters) {
     this.clusters = clusters;
-    this.group = new NioEventLoopGroup(1, runnable -> {
+  }
+
+  /** The event loop, made on first use (the control path: connection managers are built there). */
+  private EventLoopGroup group() {
+    EventLoopGroup g = group.get();
+    if (g != null) {
+      return g;
+    }
+    EventLoopGroup made = new NioEventLoopGroup(1, runnable -> {
       Thread t = new Thread(runnable, "spillway-ext-authz-grpc");
       t.setDaemon(true);
       return t;
     });
+    if (group.compareAndSet(null, made)) {
+      return made;
+    }
+    made.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+    return group.get();
   }
 
   @Override
@@ -71,11 +86,12 @@ public final class GrpcAuthorizationClients implements AuthorizationClients, Aut
       metadata.put(Metadata.Key.of(h.name(), Metadata.ASCII_STRING_MARSHALLER), h.value());
     }
     Channel withMetadata = ClientInterceptors.intercept(channel, MetadataUtils.newAttachHeadersInterceptor(metadata));
+    EventLoopGroup loops = group();
     return (request, timeout, loop, onAnswer) -> {
       long timeoutNanos = timeout.toNanos();
       CallOptions options = timeoutNanos > 0
           ? CallOptions.DEFAULT.withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS) : CallOptions.DEFAULT;
-      Call call = new Call(withMetadata, options, group.next(), loop, onAnswer);
+      Call call = new Call(withMetadata, options, loops.next(), loop, onAnswer);
       call.start(request);
       return call;
     };
@@ -86,7 +102,7 @@ public final class GrpcAuthorizationClients implements AuthorizationClients, Aut
     return NettyChannelBuilder.forTarget(ClusterNameResolver.SCHEME + ":///" + authority)
         .nameResolverFactory(ClusterNameResolver.provider(clusters, cluster, authority))
         .defaultLoadBalancingPolicy("round_robin")
-        .eventLoopGroup(group)
+        .eventLoopGroup(group())
         .channelType(NioSocketChannel.class)
         .directExecutor()
         .usePlaintext()
@@ -111,7 +127,10 @@ public final class GrpcAuthorizationClients implements AuthorizationClients, Aut
       }
     }
     channels.clear();
-    group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    EventLoopGroup g = group.get();
+    if (g != null) {
+      g.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
   }
 
   /**
