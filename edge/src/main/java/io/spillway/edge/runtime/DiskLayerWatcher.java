@@ -32,6 +32,22 @@ public final class DiskLayerWatcher implements AutoCloseable {
   }
 
   /**
+   * The watcher of {@code runtime}'s disk layers, or null when it has none or they cannot be
+   * watched (logged: the layers are then read once, at start).
+   */
+  public static DiskLayerWatcher startIfNeeded(Runtime runtime) {
+    if (runtime.diskDirectories().isEmpty()) {
+      return null;
+    }
+    try {
+      return start(runtime);
+    } catch (IOException e) {
+      log.warn("runtime disk layers will not reload: {}", e.getMessage());
+      return null;
+    }
+  }
+
+  /**
    * Starts watching the links of {@code runtime}'s disk layers.
    *
    * @throws IOException when a link's parent directory cannot be watched
@@ -81,8 +97,12 @@ public final class DiskLayerWatcher implements AutoCloseable {
   }
 
   @Override
-  public void close() throws IOException {
-    watch.close();
+  public void close() {
+    try {
+      watch.close();
+    } catch (IOException e) {
+      log.debug("closing the runtime watch", e);
+    }
     thread.interrupt();
   }
 }

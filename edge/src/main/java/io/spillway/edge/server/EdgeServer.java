@@ -90,7 +90,7 @@ public final class EdgeServer implements AdminContext {
   private AdmissionController admission;
   private io.spillway.edge.guard.GuardRegistry guards;
   private AdminServer admin;
-  private io.spillway.edge.stats.sink.StatsFlusher statsFlusher;
+  private StatsSinks statsSinks;
   private io.spillway.edge.accesslog.AccessLogManager accessLogs;
   private io.spillway.edge.accesslog.AccessLogs adminAccessLogs = io.spillway.edge.accesslog.AccessLogs.NONE;
   private ActionIndex stopAccepting;
@@ -154,7 +154,7 @@ public final class EdgeServer implements AdminContext {
     }
     Scope root = stats.rootScope();
     registerServerStats(root);
-    startGuardDogs(root, workers);
+    guardDogs.addAll(GuardDog.startBoth(config.watchdogs(), root, control, workers.values(), options.seed()));
     var logSettings = io.spillway.edge.accesslog.AccessLogManager.Settings.DEFAULTS;
     accessLogs = new io.spillway.edge.accesslog.AccessLogManager(root,
         new io.spillway.edge.accesslog.AccessLogManager.Settings(options.fileFlushInterval(), logSettings.flushBytes(),
@@ -219,7 +219,7 @@ public final class EdgeServer implements AdminContext {
       });
     }
     startShrinkHeap(root.scope("overload").scope(OverloadNames.SHRINK_HEAP));
-    startStatsFlush(root);
+    statsSinks = StatsSinks.start(config.statsFlush(), stats, root, control);
     ActionIndex closeIdle = overload.actionHandle(OverloadNames.CLOSE_IDLE_HTTP_CONNECTIONS);
     if (closeIdle.isConfigured()) {
       // Idle connections go first: at state s, those idle for at least (1 - s) of the connection
@@ -542,56 +542,10 @@ public final class EdgeServer implements AdminContext {
     }, every, every, TimeUnit.MILLISECONDS);
   }
 
-  /**
-   * The bootstrap's stats sinks: flushed on the main thread every {@code stats_flush_interval}
-   * after the previous flush ended (Envoy re-arms its timer the same way), or after each
-   * {@code /stats} read with {@code stats_flush_on_admin}.
-   */
-  private void startStatsFlush(Scope root) {
-    io.spillway.edge.config.StatsFlushConfig flush = config.statsFlush();
-    if (flush.sinks().isEmpty()) {
-      return;
-    }
-    var sinkStats = io.spillway.edge.stats.sink.UdpStatsdSink.SinkStats.of(root);
-    List<io.spillway.edge.stats.sink.StatsSink> sinks = new java.util.ArrayList<>();
-    for (io.spillway.edge.config.StatsSinkConfig sink : flush.sinks()) {
-      java.net.InetSocketAddress peer;
-      try {
-        peer = new java.net.InetSocketAddress(java.net.InetAddress.getByName(sink.address().host()),
-            sink.address().port()); // an IP literal: no lookup
-      } catch (java.net.UnknownHostException e) {
-        throw new IllegalStateException("stats sink address " + sink.address() + " is not an IP literal", e);
-      }
-      var writer = new io.spillway.edge.stats.sink.UdpDatagramWriter(peer);
-      sinks.add(switch (sink.format()) {
-        case STATSD -> io.spillway.edge.stats.sink.UdpStatsdSink.statsd(writer, sink.prefix(), sinkStats);
-        case DOG_STATSD -> io.spillway.edge.stats.sink.UdpStatsdSink.dogStatsd(writer, sink.prefix(),
-            sink.maxBytesPerDatagram(), sinkStats);
-      });
-    }
-    statsFlusher = new io.spillway.edge.stats.sink.StatsFlusher(stats, sinks);
-    if (!flush.onAdmin()) {
-      long every = flush.interval().toNanos();
-      control.scheduleWithFixedDelay(this::flushStats, every, every, TimeUnit.NANOSECONDS);
-    }
-    log.info("stats sinks: {} to {}, {}", sinks.size(),
-        flush.sinks().stream().map(s -> s.address().toString()).toList(),
-        flush.onAdmin() ? "flushed on /stats reads" : "flushed every " + flush.interval().toMillis() + " ms");
-  }
-
-  /** One flush to the stats sinks (main thread). */
-  private void flushStats() {
-    try {
-      statsFlusher.flush();
-    } catch (RuntimeException e) {
-      log.warn("stats flush failed", e); // the next flush is still scheduled
-    }
-  }
-
   @Override
   public void statsRead() {
-    if (statsFlusher != null && config.statsFlush().onAdmin()) {
-      control.execute(this::flushStats);
+    if (statsSinks != null) {
+      statsSinks.statsRead();
     }
   }
 
@@ -662,55 +616,21 @@ public final class EdgeServer implements AdminContext {
       accessLogs.close(); // after the loops: the connections' last lines are in
     }
     if (runtimeWatcher != null) {
-      try {
-        runtimeWatcher.close();
-      } catch (java.io.IOException e) {
-        log.debug("closing the runtime watcher", e);
-      }
+      runtimeWatcher.close();
     }
     if (control != null) {
       control.shutdownNow();
     }
-    if (statsFlusher != null) {
-      try {
-        control.awaitTermination(1, TimeUnit.SECONDS); // a flush in progress ends first
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      statsFlusher.close();
+    if (statsSinks != null) {
+      statsSinks.close();
     }
     log.info("edge stopped");
     terminated.countDown();
   }
 
-  /**
-   * Envoy's two guard dogs: the main thread's under {@code server.*}, the workers' under
-   * {@code workers.*}, each on a thread of its own.
-   */
-  private void startGuardDogs(Scope root, Map<EventLoop, Worker> workers) {
-    var random = new java.util.SplittableRandom(options.seed());
-    GuardDog main = new GuardDog(config.watchdogs().mainThread(), root.scope("server"), System::nanoTime, random,
-        GuardDog.Killer.ABORT);
-    main.watch("main_thread", control);
-    GuardDog workerDog = new GuardDog(config.watchdogs().workers(), root.scope("workers"), System::nanoTime,
-        random.split(), GuardDog.Killer.ABORT);
-    workers.values().stream().sorted(java.util.Comparator.comparingInt(Worker::index))
-        .forEach(w -> workerDog.watch("worker_" + w.index(), w.loop()));
-    main.start("spillway-guarddog-main");
-    workerDog.start("spillway-guarddog-workers");
-    guardDogs.add(main);
-    guardDogs.add(workerDog);
-  }
-
   /** The watch on the runtime's disk layers' links, when it has any. */
   private void startRuntime() {
-    if (!runtime.diskDirectories().isEmpty()) {
-      try {
-        runtimeWatcher = io.spillway.edge.runtime.DiskLayerWatcher.start(runtime);
-      } catch (java.io.IOException e) {
-        log.warn("runtime disk layers will not reload: {}", e.getMessage());
-      }
-    }
+    runtimeWatcher = io.spillway.edge.runtime.DiskLayerWatcher.startIfNeeded(runtime);
     if (runtime.snapshot().get(ListenerOverload.GLOBAL_MAX_CONNECTIONS_KEY).isPresent()) {
       log.warn("runtime key {} is deprecated; configure the {} resource monitor instead{}",
           ListenerOverload.GLOBAL_MAX_CONNECTIONS_KEY, OverloadNames.GLOBAL_DOWNSTREAM_MAX_CONNECTIONS,

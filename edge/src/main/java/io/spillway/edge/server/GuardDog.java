@@ -48,6 +48,25 @@ final class GuardDog implements AutoCloseable {
     };
   }
 
+  /**
+   * Envoy's two guard dogs, started: the main thread's under {@code server.*}, the workers' under
+   * {@code workers.*} ({@code worker_<index>}), each on a thread of its own.
+   */
+  static List<GuardDog> startBoth(WatchdogConfig.Watchdogs config, Scope root, ScheduledExecutorService main,
+      java.util.Collection<io.spillway.edge.upstream.Worker> workers, long seed) {
+    var random = new java.util.SplittableRandom(seed);
+    GuardDog mainDog = new GuardDog(config.mainThread(), root.scope("server"), System::nanoTime, random,
+        Killer.ABORT);
+    mainDog.watch("main_thread", main);
+    GuardDog workerDog = new GuardDog(config.workers(), root.scope("workers"), System::nanoTime, random.split(),
+        Killer.ABORT);
+    workers.stream().sorted(java.util.Comparator.comparingInt(io.spillway.edge.upstream.Worker::index))
+        .forEach(w -> workerDog.watch("worker_" + w.index(), w.loop()));
+    mainDog.start("spillway-guarddog-main");
+    workerDog.start("spillway-guarddog-workers");
+    return List.of(mainDog, workerDog);
+  }
+
   /** One watched thread's watchdog. */
   static final class Dog {
     final String name;
