@@ -108,6 +108,10 @@ final class ClustersEndpoint implements AdminEndpoint {
         line(out, prefix, "priority", 0);
         line(out, prefix, "success_rate", rate(host.outlier().successRate()));
         line(out, prefix, "local_origin_success_rate", rate(host.outlier().localOriginSuccessRate()));
+        int orcaWeight = cluster.clientSideWeight(host);
+        if (orcaWeight >= 0) {
+          line(out, prefix, "orca_weight", orcaWeight);
+        }
         Cluster.HostPressure p = pressure == null ? null : pressure.of(host);
         if (p != null) {
           line(out, prefix, "pressure_score", Double.isNaN(p.score()) ? "-1" : String.format(java.util.Locale.ROOT, "%.3f", p.score()));
@@ -168,6 +172,10 @@ final class ClustersEndpoint implements AdminEndpoint {
       for (Host host : cluster.hosts().hosts()) {
         Host.HostCounters c = host.counters();
         HostStatus.Builder hs = HostStatus.newBuilder();
+        int orcaWeight = cluster.clientSideWeight(host);
+        if (orcaWeight >= 0) {
+          hs.addStats(gauge("orca_weight", orcaWeight));
+        }
         Cluster.HostPressure p = pressure == null ? null : pressure.of(host);
         if (p != null) {
           // Envoy's HostStatus has no fields for these: gauges, the fractions in thousandths.

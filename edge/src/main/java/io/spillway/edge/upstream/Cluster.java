@@ -194,6 +194,22 @@ public final class Cluster {
     return s == null ? null : new PressureSnapshot(s);
   }
 
+  /**
+   * Client-side weighted round robin: the host's weight in the published stride schedule (scaled to
+   * at most 65535), 0 when there is no schedule for the current hosts (round robin); -1 under other policies.
+   */
+  public int clientSideWeight(Host h) {
+    if (weights == null) {
+      return -1;
+    }
+    ClientSideWeights.Schedule s = weights.schedule();
+    if (s == null) {
+      return 0;
+    }
+    int i = s.hosts().hosts().indexOf(h);
+    return i < 0 ? 0 : s.scheduler().scaledWeight(i);
+  }
+
   /** A read-only view of the pressure policy's last update, for the admin pages. */
   public static final class PressureSnapshot {
     private final PressureWeights.Schedule schedule;
