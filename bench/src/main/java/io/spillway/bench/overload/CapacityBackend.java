@@ -64,6 +64,9 @@ public final class CapacityBackend {
 
   private record Pending(ChannelHandlerContext ctx, boolean keepAlive, long arrivedNanos) {}
 
+  /** With {@code --orca-cpu X}: the floor of the cpu_utilization reported in ORCA's header; NaN: no report. */
+  private double orcaCpu = Double.NaN;
+
   private CapacityBackend(int slots, long serviceNanos, int maxQueue) {
     this.slots = slots;
     this.serviceNanos = serviceNanos;
@@ -75,14 +78,17 @@ public final class CapacityBackend {
     int slots = 20;
     double serviceMs = 50;
     int maxQueue = 200_000;
+    double orcaCpu = Double.NaN;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--port" -> port = Integer.parseInt(args[++i]);
         case "--slots" -> slots = Integer.parseInt(args[++i]);
         case "--service-ms" -> serviceMs = Double.parseDouble(args[++i]);
         case "--max-queue" -> maxQueue = Integer.parseInt(args[++i]);
+        case "--orca-cpu" -> orcaCpu = Double.parseDouble(args[++i]);
         default -> {
-          System.err.println("usage: CapacityBackend [--port N] [--slots N] [--service-ms MS] [--max-queue N]");
+          System.err.println("usage: CapacityBackend [--port N] [--slots N] [--service-ms MS] [--max-queue N]"
+              + " [--orca-cpu X]");
           System.exit(2);
         }
       }
@@ -92,6 +98,7 @@ public final class CapacityBackend {
       System.exit(2);
     }
     CapacityBackend backend = new CapacityBackend(slots, (long) (serviceMs * 1_000_000), maxQueue);
+    backend.orcaCpu = orcaCpu;
     boolean epoll = Epoll.isAvailable();
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(1,
         epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
@@ -181,9 +188,16 @@ public final class CapacityBackend {
     }, serviceNanos, TimeUnit.NANOSECONDS);
   }
 
-  private static void write(ChannelHandlerContext ctx, boolean keepAlive, HttpResponseStatus status, byte[] body) {
+  private void write(ChannelHandlerContext ctx, boolean keepAlive, HttpResponseStatus status, byte[] body) {
     ByteBuf buf = Unpooled.wrappedBuffer(body);
     FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, buf);
+    if (!Double.isNaN(orcaCpu)) {
+      // ORCA: the busy share of the slots (at least the configured floor: a "hot" backend), and
+      // the capacity in requests/s as rps_fractional, so client-side weighted round robin has a qps.
+      double cpu = Math.max(orcaCpu, (double) busy / slots);
+      r.headers().set("endpoint-load-metrics", String.format(java.util.Locale.ROOT,
+          "TEXT cpu_utilization=%.3f, rps_fractional=%.1f", Math.min(1.0, cpu), slots * 1e9 / serviceNanos));
+    }
     r.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/plain");
     r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
     if (keepAlive) {

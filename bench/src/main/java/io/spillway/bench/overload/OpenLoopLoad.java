@@ -761,7 +761,7 @@ public final class OpenLoopLoad {
               + "\"refused_with_retry_after\":%d,\"other_status\":%d,\"other_by_status\":%s,\"timeout\":%d,\"error\":%d,"
               + "\"expired_unsent\":%d,\"waited_for_conn\":%d,\"accounted\":%s,"
               + "\"ok_rps\":%.1f,\"goodput_rps\":%.1f,\"goodput_steady_rps\":%.1f,\"success_ratio\":%.5f,"
-              + "\"ok_p50_ms\":%s,\"ok_p90_ms\":%s,\"ok_p99_ms\":%s,\"ok_max_ms\":%s,"
+              + "\"ok_p50_ms\":%s,\"ok_p90_ms\":%s,\"ok_p99_ms\":%s,\"ok_p999_ms\":%s,\"ok_max_ms\":%s,"
               + "\"refused_p50_ms\":%s,\"refused_p99_ms\":%s,\"send_lag_p99_ms\":%s,\"send_lag_max_ms\":%s,"
               + "\"target_cpu_ms\":%.1f}",
           s.spec.name(), s.spec.path(), s.spec.rate(), s.spec.fromS(), s.spec.toS(),
@@ -770,7 +770,7 @@ public final class OpenLoopLoad {
           s.expiredUnsent.get(), s.waitedForConn.get(), acc,
           s.ok.get() / window, s.okInSlo.get() / window, steadyGoodput(s),
           s.scheduled.get() == 0 ? 0.0 : (double) s.ok.get() / s.scheduled.get(),
-          pct(s.okLatency, 50), pct(s.okLatency, 90), pct(s.okLatency, 99), pct(s.okLatency, 100),
+          pct(s.okLatency, 50), pct(s.okLatency, 90), pct(s.okLatency, 99), pct(s.okLatency, 99.9), pct(s.okLatency, 100),
           pct(s.refusedLatency, 50), pct(s.refusedLatency, 99), pct(s.sendLag, 99), pct(s.sendLag, 100),
           cpuPids.length == 0 ? -1.0 : cpuMillisBetween(t0 + (long) (s.spec.fromS() * 1e9), t0 + (long) (s.spec.toS() * 1e9))));
     }

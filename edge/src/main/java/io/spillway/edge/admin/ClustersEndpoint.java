@@ -82,6 +82,10 @@ final class ClustersEndpoint implements AdminEndpoint {
       line(out, name, "default_priority::max_requests", t.maxRequests());
       line(out, name, "default_priority::max_retries", t.maxRetries());
       line(out, name, "added_via_api", false);
+      Cluster.PressureSnapshot pressure = cluster.pressureSnapshot();
+      if (pressure != null) {
+        line(out, name, "pressure_panic", pressure.panic());
+      }
       for (Host host : cluster.hosts().hosts()) {
         String prefix = name + "::" + EnvoyAddresses.text(host.address());
         Host.HostCounters c = host.counters();
@@ -104,6 +108,19 @@ final class ClustersEndpoint implements AdminEndpoint {
         line(out, prefix, "priority", 0);
         line(out, prefix, "success_rate", rate(host.outlier().successRate()));
         line(out, prefix, "local_origin_success_rate", rate(host.outlier().localOriginSuccessRate()));
+        int orcaWeight = cluster.clientSideWeight(host);
+        if (orcaWeight >= 0) {
+          line(out, prefix, "orca_weight", orcaWeight);
+        }
+        Cluster.HostPressure p = pressure == null ? null : pressure.of(host);
+        if (p != null) {
+          line(out, prefix, "pressure_score", Double.isNaN(p.score()) ? "-1" : String.format(java.util.Locale.ROOT, "%.3f", p.score()));
+          line(out, prefix, "pressure_weight", String.format(java.util.Locale.ROOT, "%.3f", p.weight()));
+          line(out, prefix, "pressure_scored", p.scored());
+          line(out, prefix, "pressure_data_age_ms", p.dataAgeNanos() < 0 ? -1 : p.dataAgeNanos() / 1_000_000);
+          line(out, prefix, "pressure_ejected", p.ejected());
+          line(out, prefix, "pressure_ejections", p.ejections());
+        }
       }
     }
     return out.toString();
@@ -151,9 +168,25 @@ final class ClustersEndpoint implements AdminEndpoint {
               .setMaxPendingRequests(UInt32Value.of(t.maxPendingRequests()))
               .setMaxRequests(UInt32Value.of(t.maxRequests()))
               .setMaxRetries(UInt32Value.of(t.maxRetries()))));
+      Cluster.PressureSnapshot pressure = cluster.pressureSnapshot();
       for (Host host : cluster.hosts().hosts()) {
         Host.HostCounters c = host.counters();
-        status.addHostStatuses(HostStatus.newBuilder()
+        HostStatus.Builder hs = HostStatus.newBuilder();
+        int orcaWeight = cluster.clientSideWeight(host);
+        if (orcaWeight >= 0) {
+          hs.addStats(gauge("orca_weight", orcaWeight));
+        }
+        Cluster.HostPressure p = pressure == null ? null : pressure.of(host);
+        if (p != null) {
+          // Envoy's HostStatus has no fields for these: gauges, the fractions in thousandths.
+          hs.addStats(gauge("pressure_score_milli", Double.isNaN(p.score()) ? 0 : Math.round(p.score() * 1000)))
+              .addStats(gauge("pressure_weight_milli", Math.round(p.weight() * 1000)))
+              .addStats(gauge("pressure_data_age_ms", p.dataAgeNanos() < 0 ? -1 : p.dataAgeNanos() / 1_000_000))
+              .addStats(gauge("pressure_scored", p.scored() ? 1 : 0))
+              .addStats(gauge("pressure_ejected", p.ejected() ? 1 : 0))
+              .addStats(gauge("pressure_ejections", p.ejections()));
+        }
+        status.addHostStatuses(hs
             .setAddress(EnvoyAddresses.proto(host.address()))
             .addStats(counter("cx_connect_fail", c.cxConnectFail()))
             .addStats(counter("cx_total", c.cxTotal()))

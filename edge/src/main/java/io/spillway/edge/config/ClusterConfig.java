@@ -63,6 +63,9 @@ public record ClusterConfig(
     if (lbPolicy == LbPolicy.CLIENT_SIDE_WEIGHTED_ROUND_ROBIN && lb.weightedRoundRobin() == null) {
       throw new IllegalArgumentException("CLIENT_SIDE_WEIGHTED_ROUND_ROBIN needs its settings");
     }
+    if (lbPolicy == LbPolicy.PRESSURE && lb.pressure() == null) {
+      throw new IllegalArgumentException("PRESSURE needs its settings");
+    }
   }
 
   /** A cleartext cluster. */
@@ -195,7 +198,9 @@ public record ClusterConfig(
    * least_request}, {@code random}, {@code client_side_weighted_round_robin}).
    */
   public enum LbPolicy {
-    ROUND_ROBIN, LEAST_REQUEST, RANDOM, CLIENT_SIDE_WEIGHTED_ROUND_ROBIN, RING_HASH, MAGLEV;
+    ROUND_ROBIN, LEAST_REQUEST, RANDOM, CLIENT_SIDE_WEIGHTED_ROUND_ROBIN, RING_HASH, MAGLEV,
+    /** Spillway's pressure-aware policy ({@code spillway.edge.lb.v1.Pressure}). */
+    PRESSURE;
 
     /** Whether the policy picks by the request's hash (the route's {@code hash_policy}). */
     public boolean hashed() {
@@ -211,9 +216,10 @@ public record ClusterConfig(
    * @param slowStart ROUND_ROBIN and LEAST_REQUEST: ramp-up of hosts that join a running cluster, or null
    * @param weightedRoundRobin CLIENT_SIDE_WEIGHTED_ROUND_ROBIN's settings, null for the other policies
    * @param consistentHash RING_HASH's ring sizes and MAGLEV's table size ({@link ConsistentHash#DEFAULTS} otherwise)
+   * @param pressure PRESSURE's settings, null for the other policies
    */
   public record LbSettings(double activeRequestBias, SlowStart slowStart, WeightedRoundRobin weightedRoundRobin,
-      ConsistentHash consistentHash) {
+      ConsistentHash consistentHash, PressureConfig pressure) {
     public static final LbSettings DEFAULTS = new LbSettings(1.0, null, null);
 
     public LbSettings {
@@ -225,9 +231,20 @@ public record ClusterConfig(
       this(activeRequestBias, slowStart, weightedRoundRobin, ConsistentHash.DEFAULTS);
     }
 
+    /** Settings of a policy other than PRESSURE. */
+    public LbSettings(double activeRequestBias, SlowStart slowStart, WeightedRoundRobin weightedRoundRobin,
+        ConsistentHash consistentHash) {
+      this(activeRequestBias, slowStart, weightedRoundRobin, consistentHash, null);
+    }
+
+    /** The PRESSURE policy's settings. */
+    public static LbSettings pressure(PressureConfig pressure) {
+      return new LbSettings(1.0, null, null, ConsistentHash.DEFAULTS, java.util.Objects.requireNonNull(pressure));
+    }
+
     /** Whether hosts must hand the cluster the ORCA load reports their responses carry. */
     public boolean wantsLoadReports() {
-      return weightedRoundRobin != null;
+      return weightedRoundRobin != null || (pressure != null && pressure.dimensions().usesLoadReports());
     }
   }
 

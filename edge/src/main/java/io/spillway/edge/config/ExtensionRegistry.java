@@ -130,6 +130,8 @@ public final class ExtensionRegistry {
       "envoy.load_balancing_policies.client_side_weighted_round_robin";
   public static final String LB_RING_HASH = "envoy.load_balancing_policies.ring_hash";
   public static final String LB_MAGLEV = "envoy.load_balancing_policies.maglev";
+  /** Spillway's pressure-aware policy ({@code spillway.edge.lb.v1.Pressure}). */
+  public static final String LB_PRESSURE = "spillway.load_balancing_policies.pressure";
 
   private static final ExtensionRegistry STANDARD = builder()
       .add(HTTP_CONNECTION_MANAGER, Category.NETWORK_FILTER, HttpConnectionManager.getDefaultInstance())
@@ -180,6 +182,7 @@ public final class ExtensionRegistry {
           io.envoyproxy.envoy.extensions.load_balancing_policies.ring_hash.v3.RingHash.getDefaultInstance())
       .add(LB_MAGLEV, Category.LOAD_BALANCING_POLICY,
           io.envoyproxy.envoy.extensions.load_balancing_policies.maglev.v3.Maglev.getDefaultInstance())
+      .add(LB_PRESSURE, Category.LOAD_BALANCING_POLICY, io.spillway.edge.config.lb.Pressure.getDefaultInstance())
       .add(STATSD_SINK, Category.STATS_SINK, io.envoyproxy.envoy.config.metrics.v3.StatsdSink.getDefaultInstance())
       .add(DOG_STATSD_SINK, Category.STATS_SINK,
           io.envoyproxy.envoy.config.metrics.v3.DogStatsdSink.getDefaultInstance())

@@ -17,6 +17,7 @@ import io.spillway.edge.config.ClusterConfig.LbSettings;
 import io.spillway.edge.config.ClusterConfig.WeightedRoundRobin;
 import io.spillway.edge.config.ExtensionRegistry.Category;
 import io.spillway.edge.config.ExtensionRegistry.Extension;
+import io.spillway.edge.config.lb.Pressure;
 import java.time.Duration;
 import java.util.List;
 
@@ -255,6 +256,9 @@ final class LoadBalancingTranslator {
           registry.unpack(any, RingHash.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
       case ExtensionRegistry.LB_MAGLEV -> maglev(
           registry.unpack(any, Maglev.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
+      case ExtensionRegistry.LB_PRESSURE -> new Balancing(LbPolicy.PRESSURE, DEFAULT_CHOICE_COUNT,
+          LbSettings.pressure(PressureTranslator.translate(registry.unpack(any, Pressure.class,
+              Category.LOAD_BALANCING_POLICY, configPath), configPath)));
       default -> throw new IllegalStateException("no translation for " + e.name());
     };
   }

@@ -5,6 +5,7 @@ import io.spillway.edge.http2.Http2CodecFactory;
 import io.spillway.edge.upstream.lb.HashTable;
 import io.spillway.edge.upstream.lb.MaglevTable;
 import io.spillway.edge.upstream.lb.RingHashTable;
+import java.util.List;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 import java.util.random.RandomGeneratorFactory;
@@ -37,6 +38,8 @@ public final class Cluster {
   private final UpstreamTls tls;
   /** Client-side weighted round robin's weights; null under the other policies. */
   private final ClientSideWeights weights;
+  /** The pressure policy's state; null under the other policies. */
+  private final PressureWeights pressure;
   private final LongSupplier nanoClock;
   private final int workers;
   private final OutlierDetector outlierDetector;
@@ -75,6 +78,8 @@ public final class Cluster {
     this.nanoClock = services.nanoClock();
     this.weights = config.lb().weightedRoundRobin() == null ? null
         : new ClientSideWeights(config.lb().weightedRoundRobin(), stats.lbOrcaReportParseError);
+    this.pressure = config.lb().pressure() == null ? null
+        : new PressureWeights(config.lb().pressure(), new PressureWeights.Stats(stats.scope));
     this.stats = stats;
     this.tls = config.tls().isEmpty() ? null : new UpstreamTls(config.tls().get(), config.connectTimeout(),
         java.util.Objects.requireNonNull(scope, "a TLS cluster needs its stats scope").scope("ssl"));
@@ -84,7 +89,7 @@ public final class Cluster {
     this.connectionBudget = new ConnectionBudget(limits);
     this.balancers = new LoadBalancer[workers];
     for (int i = 0; i < workers; i++) {
-      balancers[i] = LoadBalancer.create(config, seeds.split(), weights, nanoClock);
+      balancers[i] = LoadBalancer.create(config, seeds.split(), weights, pressure, nanoClock);
     }
     var health = config.hostHealth();
     this.outlierDetector = health.outlier().isEmpty() ? null
@@ -165,12 +170,83 @@ public final class Cluster {
     if (weights != null) {
       weights.update(hosts, nanoClock.getAsLong());
     }
+    if (pressure != null) {
+      pressure.update(routing.hosts(), nanoClock.getAsLong());
+    }
   }
 
   /** Whether this cluster's hosts hand it the load reports on their responses. */
   boolean collectsLoadReports() {
-    return weights != null;
+    return config.lb().wantsLoadReports();
   }
+
+  /** How often {@link #updateWeights()} runs, or null when the policy has no weights to update. */
+  java.time.Duration weightUpdatePeriod() {
+    if (weights != null) {
+      return config.lb().weightedRoundRobin().weightUpdatePeriod();
+    }
+    return pressure == null ? null : pressure.settings().weightUpdatePeriod();
+  }
+
+  /** Each host's pressure state as last published, in the order of {@link #hosts()}'s routing; null unless PRESSURE. */
+  public PressureSnapshot pressureSnapshot() {
+    PressureWeights.Schedule s = pressure == null ? null : pressure.schedule();
+    return s == null ? null : new PressureSnapshot(s);
+  }
+
+  /**
+   * Client-side weighted round robin: the host's weight in the published stride schedule (scaled to
+   * at most 65535), 0 when there is no schedule for the current hosts (round robin); -1 under other policies.
+   */
+  public int clientSideWeight(Host h) {
+    if (weights == null) {
+      return -1;
+    }
+    ClientSideWeights.Schedule s = weights.schedule();
+    if (s == null) {
+      return 0;
+    }
+    int i = s.hosts().hosts().indexOf(h);
+    return i < 0 ? 0 : s.scheduler().scaledWeight(i);
+  }
+
+  /** A read-only view of the pressure policy's last update, for the admin pages. */
+  public static final class PressureSnapshot {
+    private final PressureWeights.Schedule schedule;
+
+    private PressureSnapshot(PressureWeights.Schedule schedule) {
+      this.schedule = schedule;
+    }
+
+    /** Whether too few hosts were left in rotation and ejections were ignored. */
+    public boolean panic() {
+      return schedule.panic();
+    }
+
+    /** The host's state, or null when the last update did not see it. */
+    public HostPressure of(Host h) {
+      List<Host> hosts = schedule.hosts().hosts();
+      for (int i = 0; i < hosts.size(); i++) {
+        if (hosts.get(i) == h) {
+          return schedule.views().get(i);
+        }
+      }
+      return null;
+    }
+  }
+
+  /**
+   * One host's pressure as the admin pages show it.
+   *
+   * @param score the smoothed score in [0, 1], NaN when it has none
+   * @param weight its weight in the last schedule (0 when ejected)
+   * @param scored whether its own score set the weight (false: median weight)
+   * @param dataAgeNanos time since its last data, -1 when never
+   * @param ejected whether it is ejected
+   * @param ejections its ejection count
+   */
+  public record HostPressure(double score, double weight, boolean scored, long dataAgeNanos, boolean ejected,
+      int ejections) {}
 
   /** A new host of this cluster: unhealthy until its first check passes when health checking is on. */
   /**
@@ -184,7 +260,8 @@ public final class Cluster {
 
   /** A host as {@link #newHost(java.net.InetSocketAddress, String, int, long)}, with its endpoint's hash key ("" for none). */
   Host newHost(java.net.InetSocketAddress address, String hostname, int weight, long joinedNanos, String hashKey) {
-    return new Host(config.name(), address, hostname, weight, workers, weights != null, joinedNanos,
+    return new Host(config.name(), address, hostname, weight, workers,
+        new Host.Signals(config.lb().wantsLoadReports(), pressure != null), joinedNanos,
         healthChecker == null ? 0 : Host.FAILED_ACTIVE_HC | Host.PENDING_ACTIVE_HC, outlierDetector, hashKey);
   }
 

@@ -173,8 +173,8 @@ public final class ClusterManager {
   /** Rebuilds a weighted cluster's weights every weight_update_period (and stops those of the cluster it replaces). */
   private void scheduleWeightUpdates(Cluster cluster) {
     ScheduledFuture<?> previous = null;
-    if (cluster.collectsLoadReports()) {
-      long every = cluster.config().lb().weightedRoundRobin().weightUpdatePeriod().toMillis();
+    if (cluster.weightUpdatePeriod() != null) {
+      long every = cluster.weightUpdatePeriod().toMillis();
       previous = weightUpdates.put(cluster.name(),
           control.scheduleWithFixedDelay(cluster::updateWeights, every, every, TimeUnit.MILLISECONDS));
     } else {

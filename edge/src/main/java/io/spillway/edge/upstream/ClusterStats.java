@@ -50,8 +50,12 @@ public final class ClusterStats {
   public final Counter updateSuccess;
   public final Counter updateFailure;
 
+  /** {@code cluster.<name>}: where policies add their own stats. */
+  final Scope scope;
+
   /** @param http2 whether the cluster speaks HTTP/2 to its hosts (it then has codec stats) */
   public ClusterStats(Scope scope, boolean http2) {
+    this.scope = scope;
     this.http2 = http2 ? new Http2CodecStats(scope.scope("http2")) : null;
     upstreamCxTotal = scope.counter("upstream_cx_total");
     upstreamCxActive = scope.gauge("upstream_cx_active");

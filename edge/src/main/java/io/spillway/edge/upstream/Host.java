@@ -47,6 +47,11 @@ public final class Host {
   /** The latest {@code endpoint-load-metrics} / {@code -bin} value not yet taken by the control thread. */
   final AtomicReference<String> pendingTextReport = new AtomicReference<>();
   final AtomicReference<String> pendingBinaryReport = new AtomicReference<>();
+  /** Whether the cluster's policy reads each request's latency (the pressure policy). */
+  private final boolean tracksLatency;
+  /** Latency of the finished requests (nanoseconds, from the stream handed out to the end) and their count. */
+  final StripedLong latencyNanos = new StripedLong();
+  final StripedLong latencyCount = new StripedLong();
   /** The host's weight from its load reports; read and written on the control thread only. */
   final EndpointWeight endpointWeight = new EndpointWeight();
   /** {@link #joinedNanos()} of a host that was there when the cluster got its first members. */
@@ -74,6 +79,23 @@ public final class Host {
   /** @param hashKey the endpoint's {@code envoy.lb} {@code hash_key} metadata, or "" */
   Host(String clusterName, InetSocketAddress address, String hostname, int weight, int workers,
       boolean collectsLoadReports, long joinedNanos, int initialFlags, OutlierDetector detector, String hashKey) {
+    this(clusterName, address, hostname, weight, workers, new Signals(collectsLoadReports, false), joinedNanos,
+        initialFlags, detector, hashKey);
+  }
+
+  /**
+   * What the cluster's policy reads from a host's traffic.
+   *
+   * @param loadReports the ORCA reports on responses
+   * @param latency each request's latency
+   */
+  record Signals(boolean loadReports, boolean latency) {}
+
+  /** @param signals what the cluster's policy reads from the host's traffic */
+  Host(String clusterName, InetSocketAddress address, String hostname, int weight, int workers, Signals signals,
+      long joinedNanos, int initialFlags, OutlierDetector detector, String hashKey) {
+    boolean collectsLoadReports = signals.loadReports();
+    this.tracksLatency = signals.latency();
     this.hashKeyOverride = hashKey;
     this.collectsLoadReports = collectsLoadReports;
     this.joinedNanos = joinedNanos;
@@ -179,6 +201,17 @@ public final class Host {
   public void requestFinished(boolean success) {
     activeRequests.decrementAndGet();
     (success ? rqSuccess : rqError).add(1);
+  }
+
+  /** Whether {@link #requestLatency} is wanted (the cluster's policy reads latency). */
+  public boolean tracksLatency() {
+    return tracksLatency;
+  }
+
+  /** A request to this host finished {@code nanos} after its stream was handed out. */
+  public void requestLatency(long nanos) {
+    latencyNanos.add(Math.max(0, nanos));
+    latencyCount.add(1);
   }
 
   /**

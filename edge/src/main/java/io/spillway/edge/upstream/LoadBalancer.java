@@ -25,6 +25,12 @@ public abstract sealed class LoadBalancer {
    */
   static LoadBalancer create(ClusterConfig config, RandomGenerator random, ClientSideWeights weights,
       LongSupplier nanoClock) {
+    return create(config, random, weights, null, nanoClock);
+  }
+
+  /** As above; {@code pressure} is the cluster's state under the pressure policy. */
+  static LoadBalancer create(ClusterConfig config, RandomGenerator random, ClientSideWeights weights,
+      PressureWeights pressure, LongSupplier nanoClock) {
     SlowStart slowStart = config.lb().slowStart() == null ? null : new SlowStart(config.lb().slowStart(), nanoClock);
     return switch (config.lbPolicy()) {
       case ROUND_ROBIN -> new RoundRobin(random, slowStart);
@@ -36,6 +42,12 @@ public abstract sealed class LoadBalancer {
           throw new IllegalArgumentException("client-side weighted round robin needs the cluster's weights");
         }
         yield new ClientSideWeighted(random, weights);
+      }
+      case PRESSURE -> {
+        if (pressure == null) {
+          throw new IllegalArgumentException("the pressure policy needs the cluster's pressure weights");
+        }
+        yield new PressureAware(random, pressure);
       }
       // Ring hash and Maglev pick from the routing's table (Cluster.pickHost); this balancer only
       // serves a routing published without one, which has no hosts.
@@ -68,6 +80,51 @@ public abstract sealed class LoadBalancer {
       long accepted = s.scheduler().next(sequence);
       sequence = accepted + 1 < 0 ? 0 : accepted + 1;
       return set.hosts().get(s.scheduler().endpoint(accepted));
+    }
+  }
+
+  /**
+   * The pressure policy's pick: two candidates from the stride schedule the control thread last
+   * published (this worker's next one, and one at a random point of the schedule, both in
+   * proportion to the weights), the one with fewer requests in flight wins, the first on a tie — so
+   * with no requests in flight the shares are the weights. Without a scheduler (fewer than two
+   * scored hosts) or for a host set the schedule was not built for: power of two random choices on
+   * requests in flight. A volatile read, a few array reads and two atomic reads; no lock.
+   */
+  static final class PressureAware extends LoadBalancer {
+    private final RandomGenerator random;
+    private final PressureWeights weights;
+    private long sequence;
+
+    PressureAware(RandomGenerator random, PressureWeights weights) {
+      this.random = random;
+      this.weights = weights;
+      this.sequence = random.nextLong() >>> 2;
+    }
+
+    @Override
+    public Host pick(HostSet set) {
+      PressureWeights.Schedule s = weights.schedule();
+      if (s == null || s.hosts() != set) {
+        List<Host> hosts = set.hosts();
+        return hosts.isEmpty() ? null : twoChoices(hosts.get(random.nextInt(hosts.size())),
+            hosts.get(random.nextInt(hosts.size())));
+      }
+      Host[] members = s.members();
+      if (members.length <= 1) {
+        return members.length == 0 ? null : members[0];
+      }
+      if (s.scheduler() == null) {
+        return twoChoices(members[random.nextInt(members.length)], members[random.nextInt(members.length)]);
+      }
+      long first = s.scheduler().next(sequence);
+      sequence = first + 1 < 0 ? 0 : first + 1;
+      long second = s.scheduler().next(random.nextLong() >>> 2);
+      return twoChoices(members[s.scheduler().endpoint(first)], members[s.scheduler().endpoint(second)]);
+    }
+
+    private static Host twoChoices(Host a, Host b) {
+      return b.activeRequests() < a.activeRequests() ? b : a;
     }
   }
 
@@ -262,6 +319,16 @@ public abstract sealed class LoadBalancer {
       double t = Math.max(1, (now - joined) / 1_000_000) / windowMillis;
       double ramp = inverseAggression == 1.0 ? t : Math.pow(t, inverseAggression);
       return Math.max(ramp, minFactor);
+    }
+
+    /** The same factor for a host {@code elapsedNanos} into its ramp (the pressure policy's returning hosts). */
+    static double ramp(ClusterConfig.SlowStart config, long elapsedNanos) {
+      if (elapsedNanos >= config.window().toNanos()) {
+        return 1.0;
+      }
+      double t = Math.max(1, elapsedNanos / 1_000_000) / (double) Math.max(1, config.window().toMillis());
+      double ramp = config.aggression() == 1.0 ? t : Math.pow(t, 1.0 / config.aggression());
+      return Math.max(ramp, config.minWeightPercent() / 100.0);
     }
   }
 

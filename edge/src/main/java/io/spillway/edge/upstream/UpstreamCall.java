@@ -406,6 +406,9 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
       cluster.stats().upstreamRqActive.dec();
       cluster.stats().upstreamRqCompleted.inc();
       host.requestFinished(success);
+      if (readyNanos != 0 && host.tracksLatency()) {
+        host.requestLatency(System.nanoTime() - readyNanos);
+      }
     }
   }
 }

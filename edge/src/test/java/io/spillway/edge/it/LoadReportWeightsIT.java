@@ -70,6 +70,12 @@ class LoadReportWeightsIT {
       assertThat(shares.get("b")).isBetween(330, 470);
       assertThat(shares.get("c")).isBetween(130, 270);
       assertThat(edge.stat("cluster.origin.lb_orca_report_parse_error")).isZero();
+      // /clusters shows each host's weight in the schedule, the largest scaled to 65535
+      String clusters = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+          java.net.URI.create("http://127.0.0.1:" + edge.adminPort() + "/clusters")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertThat(clusters).contains("origin::127.0.0.1:" + a.port() + "::orca_weight::65535")
+          .contains("origin::127.0.0.1:" + c.port() + "::orca_weight::16384");
       // The report reaches the client too: the edge reads it, it does not take it away.
       assertThat(edge.get("/x").headers().firstValue("x-origin")).isPresent();
     }

@@ -16,10 +16,13 @@ import org.junit.jupiter.api.Test;
 class LoadBalancerTest {
 
   static ClusterConfig config(ClusterConfig.LbPolicy policy) {
-    ClusterConfig.LbSettings lb = policy == ClusterConfig.LbPolicy.CLIENT_SIDE_WEIGHTED_ROUND_ROBIN
-        ? new ClusterConfig.LbSettings(1.0, null, new ClusterConfig.WeightedRoundRobin(Duration.ofSeconds(10),
-            Duration.ofMinutes(3), Duration.ofSeconds(1), 1.0, List.of()))
-        : ClusterConfig.LbSettings.DEFAULTS;
+    ClusterConfig.LbSettings lb = switch (policy) {
+      case CLIENT_SIDE_WEIGHTED_ROUND_ROBIN -> new ClusterConfig.LbSettings(1.0, null,
+          new ClusterConfig.WeightedRoundRobin(Duration.ofSeconds(10), Duration.ofMinutes(3), Duration.ofSeconds(1),
+              1.0, List.of()));
+      case PRESSURE -> ClusterConfig.LbSettings.pressure(io.spillway.edge.config.PressureConfig.builder().build());
+      default -> ClusterConfig.LbSettings.DEFAULTS;
+    };
     return config(policy, lb);
   }
 
@@ -123,7 +126,10 @@ class LoadBalancerTest {
       ClusterConfig c = config(p);
       ClientSideWeights weights = c.lb().weightedRoundRobin() == null ? null
           : new ClientSideWeights(c.lb().weightedRoundRobin(), null);
-      assertThat(LoadBalancer.create(c, new SplittableRandom(1), weights, () -> 0L).pick(HostSet.EMPTY)).isNull();
+      PressureWeights pressure = c.lb().pressure() == null ? null : new PressureWeights(c.lb().pressure(),
+          new PressureWeights.Stats(new io.spillway.edge.stats.StatsStore().rootScope()));
+      assertThat(LoadBalancer.create(c, new SplittableRandom(1), weights, pressure, () -> 0L).pick(HostSet.EMPTY))
+          .isNull();
     }
   }
 

@@ -1,0 +1,352 @@
+#!/usr/bin/env bash
+# bench/pressure-lb.sh — load-balancing policies side by side when one of five backends is slow
+# or "hot" (docs/load-balancing.md#pressure-aware-balancing).
+#
+# Five CapacityBackend origins on 127.0.0.1 (SLOTS concurrent slots of SERVICE_MS each; each
+# reports its busy share of slots in ORCA's endpoint-load-metrics as cpu_utilization, and its
+# capacity as rps_fractional). Scenarios:
+#   slow  backend 5 has 10x the service time (a tenth of the capacity), reports honestly
+#   hot   backend 5 reports cpu_utilization >= 0.9 and has 2x the service time
+# For each scenario and policy an open-loop load (io.spillway.bench.overload.OpenLoopLoad: requests
+# at fixed times, latency from the scheduled time) runs at LOAD_PCT % of the scenario's total
+# capacity for DURATION seconds after WARM seconds of warm-up. Columns: the edge with ROUND_ROBIN,
+# LEAST_REQUEST, client-side weighted round robin (CSWRR) and the pressure policy; nginx
+# least_conn; HAProxy leastconn. Cells: p50 / p99 / p99.9 of the 2xx (ms) and the error rate.
+# Report to stdout and bench/results/pressure-lb-<timestamp>.md. Every process is stopped on exit.
+#
+# Environment (defaults in brackets):
+#   SCENARIOS  slow hot                                         [slow hot]
+#   POLICIES   round_robin least_request cswrr pressure nginx haproxy  [all six]
+#   DURATION   measured seconds per cell (1..300)               [30]
+#   WARM       warm-up seconds per cell at the same rate        [5]
+#   LOAD_PCT   open-loop rate as % of total capacity (1..150)   [70]
+#   SLOTS      slots per backend                                [8]
+#   SERVICE_MS service time of a normal backend                 [10]
+#   TIMEOUT_MS a request without an answer by then is an error  [2000]
+#   KEEP_DIR   1 = keep the work dir                             [0]
+#   INSTALL    0 = never apt-get a missing nginx/haproxy         [1]
+set -euo pipefail
+export PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
+export LC_ALL=C
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$SCRIPT_DIR/.." && pwd)
+LIB=$SCRIPT_DIR/lib
+BENCH_NAME=pressure-lb
+# shellcheck source-path=SCRIPTDIR source=lib/common.sh
+source "$LIB/common.sh"
+
+SCENARIOS=${SCENARIOS:-"slow hot"}
+POLICIES=${POLICIES:-"round_robin least_request cswrr pressure nginx haproxy"}
+DURATION=${DURATION:-30}
+WARM=${WARM:-5}
+LOAD_PCT=${LOAD_PCT:-70}
+SLOTS=${SLOTS:-8}
+SERVICE_MS=${SERVICE_MS:-10}
+TIMEOUT_MS=${TIMEOUT_MS:-2000}
+KEEP_DIR=${KEEP_DIR:-0}
+INSTALL=${INSTALL:-1}
+REBUILD=${REBUILD:-0}
+RESULTS_DIR=${RESULTS_DIR:-$SCRIPT_DIR/results}
+EDGE_JAR=$REPO_ROOT/edge/target/spillway-edge-all.jar
+BENCH_JAR=$REPO_ROOT/bench/target/spillway-jmh.jar
+
+for v in DURATION WARM LOAD_PCT SLOTS SERVICE_MS TIMEOUT_MS KEEP_DIR INSTALL REBUILD; do
+  is_uint "${!v}" || die "$v must be a non-negative integer (got '${!v}')"
+done
+(( DURATION >= 1 && DURATION <= 300 )) || die "DURATION must be 1..300"
+(( WARM <= 60 )) || die "WARM must be at most 60"
+(( LOAD_PCT >= 1 && LOAD_PCT <= 150 )) || die "LOAD_PCT must be 1..150"
+(( SLOTS >= 1 && SERVICE_MS >= 1 )) || die "SLOTS and SERVICE_MS must be positive"
+for s in $SCENARIOS; do case $s in slow|hot) ;; *) die "unknown scenario '$s' (slow, hot)";; esac; done
+for p in $POLICIES; do
+  case $p in round_robin|least_request|cswrr|pressure|nginx|haproxy) ;; *) die "unknown policy '$p'";; esac
+done
+
+need=()
+[[ " $POLICIES " == *" nginx "* ]] && ! command -v nginx >/dev/null && need+=(nginx)
+[[ " $POLICIES " == *" haproxy "* ]] && ! command -v haproxy >/dev/null && need+=(haproxy)
+command -v curl >/dev/null || need+=(curl)
+command -v python3 >/dev/null || need+=(python3)
+if (( ${#need[@]} )); then
+  (( INSTALL && EUID == 0 )) || die "missing: ${need[*]}"
+  apt-get update -q >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >&2
+fi
+
+JDK=$(find_jdk) || die "need a JDK >= 21 (set JAVA_HOME)"
+JAVA=$JDK/bin/java
+SRC=("$REPO_ROOT/edge/src/main" "$REPO_ROOT/bench/src/main")
+if (( REBUILD )) || stale "$EDGE_JAR" "${SRC[@]}" || stale "$BENCH_JAR" "${SRC[@]}"; then
+  log "building (bin/spillway build) with $JDK"
+  (cd "$REPO_ROOT" && JAVA_HOME=$JDK PATH="$JDK/bin:$PATH" bin/spillway build) >&2 || die "build failed"
+fi
+[[ -f $EDGE_JAR && -f $BENCH_JAR ]] || die "missing $EDGE_JAR or $BENCH_JAR"
+
+PIDS=()
+DIR=""
+FAILED=1
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  set +e
+  stop_pids 5 "${PIDS[@]}"
+  if [[ -n $DIR && -d $DIR ]]; then
+    if (( KEEP_DIR || rc != 0 || FAILED )); then log "kept work dir: $DIR"; else rm -rf "$DIR"; fi
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'log interrupted; exit 130' INT
+trap 'log terminated; exit 143' TERM
+
+DIR=$(mktemp -d /tmp/pressure-lb.XXXXXX)
+chmod 755 "$DIR"
+mkdir -p "$DIR/tmp"
+RESULTS=$DIR/results.tsv
+: >"$RESULTS"
+init_port_range
+LAST_PID=""
+start_bg() {  # NAME CMD...
+  local name=$1; shift
+  "$@" >"$DIR/$name.log" 2>&1 &
+  LAST_PID=$!
+  PIDS+=("$LAST_PID")
+  log "started $name (pid $LAST_PID)"
+}
+stop_last() {  # PID: stop one process we started and drop it from PIDS
+  stop_pid "$1" 5
+  local keep=() p
+  for p in "${PIDS[@]}"; do [[ $p == "$1" ]] || keep+=("$p"); done
+  PIDS=("${keep[@]}")
+}
+TOOL_JVM=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xms64m -Xmx256m)
+
+# ------------------------------------------------------------------ configs
+edge_policy() {  # POLICY: the cluster's balancing fields
+  case $1 in
+    round_robin) echo "lb_policy: ROUND_ROBIN" ;;
+    least_request) echo "lb_policy: LEAST_REQUEST" ;;
+    cswrr) cat <<EOF
+load_balancing_policy:
+        policies:
+        - typed_extension_config:
+            name: envoy.load_balancing_policies.client_side_weighted_round_robin
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.load_balancing_policies.client_side_weighted_round_robin.v3.ClientSideWeightedRoundRobin
+              blackout_period: 2s
+EOF
+    ;;
+    pressure) cat <<EOF
+load_balancing_policy:
+        policies:
+        - typed_extension_config:
+            name: spillway.load_balancing_policies.pressure
+            typed_config:
+              "@type": type.googleapis.com/spillway.edge.lb.v1.Pressure
+              blackout_period: 2s
+              capacity: $SLOTS
+EOF
+    ;;
+  esac
+}
+
+edge_yaml() {  # POLICY PORT ADMIN
+  local endpoints="" p
+  for p in "${BACKEND_PORTS[@]}"; do
+    endpoints+="
+          - endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: $p } } }"
+  done
+  cat <<EOF
+admin:
+  address: { socket_address: { address: 127.0.0.1, port_value: $3 } }
+static_resources:
+  listeners:
+  - name: bench
+    address: { socket_address: { address: 127.0.0.1, port_value: $2 } }
+    filter_chains:
+    - filters:
+      - name: envoy.filters.network.http_connection_manager
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+          stat_prefix: bench
+          route_config:
+            virtual_hosts:
+            - name: all
+              domains: ["*"]
+              routes:
+              - match: { prefix: "/" }
+                route: { cluster: backends, timeout: 5s }
+          http_filters:
+          - name: envoy.filters.http.router
+            typed_config: { "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router }
+  clusters:
+  - name: backends
+    type: STATIC
+    connect_timeout: 1s
+    circuit_breakers: { thresholds: [ { max_connections: 10000, max_pending_requests: 10000, max_requests: 10000 } ] }
+    $(edge_policy "$1")
+    load_assignment:
+      cluster_name: backends
+      endpoints:
+      - lb_endpoints:$endpoints
+EOF
+}
+
+nginx_conf() {  # PORT
+  local servers="" p
+  for p in "${BACKEND_PORTS[@]}"; do servers+="        server 127.0.0.1:$p;"$'\n'; done
+  mkdir -p "$DIR/tmp/nginx"
+  cat <<EOF
+worker_processes 2;
+pid $DIR/nginx.pid;
+error_log $DIR/nginx-error.log warn;
+events { worker_connections 8192; }
+http {
+    access_log off;
+    client_body_temp_path $DIR/tmp/nginx/body;
+    proxy_temp_path $DIR/tmp/nginx/proxy;
+    fastcgi_temp_path $DIR/tmp/nginx/fastcgi;
+    uwsgi_temp_path $DIR/tmp/nginx/uwsgi;
+    scgi_temp_path $DIR/tmp/nginx/scgi;
+    upstream backends {
+        least_conn;
+$servers        keepalive 256;
+    }
+    server {
+        listen 127.0.0.1:$1 backlog=4096;
+        location / {
+            proxy_pass http://backends;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+        }
+    }
+}
+EOF
+}
+
+haproxy_cfg() {  # PORT
+  local i=0 p
+  cat <<EOF
+global
+    nbthread 2
+    maxconn 4000
+    pidfile $DIR/haproxy.pid
+defaults
+    mode http
+    option http-keep-alive
+    http-reuse always
+    timeout connect 1s
+    timeout client 30s
+    timeout server 5s
+frontend fe
+    bind 127.0.0.1:$1
+    default_backend backends
+backend backends
+    balance leastconn
+EOF
+  for p in "${BACKEND_PORTS[@]}"; do echo "    server b$((i++)) 127.0.0.1:$p"; done
+}
+
+# ------------------------------------------------------------------ runs
+BACKEND_PIDS=()
+start_backends() {  # SCENARIO
+  BACKEND_PORTS=()
+  BACKEND_PIDS=()
+  local i ms cpu
+  for i in 1 2 3 4 5; do
+    ms=$SERVICE_MS cpu=0
+    if (( i == 5 )); then
+      case $1 in slow) ms=$((SERVICE_MS * 10)) ;; hot) ms=$((SERVICE_MS * 2)) cpu=0.9 ;; esac
+    fi
+    local port; port=$(pick_port); PICKED+="$port "
+    start_bg "backend$i" "$JAVA" "${TOOL_JVM[@]}" -cp "$BENCH_JAR" io.spillway.bench.overload.CapacityBackend \
+      --port "$port" --slots "$SLOTS" --service-ms "$ms" --orca-cpu "$cpu"
+    wait_http "backend$i" "$LAST_PID" "http://127.0.0.1:$port/__stats" 30
+    BACKEND_PORTS+=("$port")
+    BACKEND_PIDS+=("$LAST_PID")
+  done
+}
+
+capacity() {  # SCENARIO: total requests/s the five backends serve
+  local per=$((SLOTS * 1000 / SERVICE_MS))
+  case $1 in slow) echo $((4 * per + per / 10)) ;; hot) echo $((4 * per + per / 2)) ;; esac
+}
+
+run_cell() {  # SCENARIO POLICY RATE
+  local scenario=$1 policy=$2 rate=$3 port admin pid url
+  port=$(pick_port); PICKED+="$port "
+  case $policy in
+    nginx)
+      nginx_conf "$port" >"$DIR/nginx.conf"
+      start_bg nginx nginx -c "$DIR/nginx.conf" -g 'daemon off;' ;;
+    haproxy)
+      haproxy_cfg "$port" >"$DIR/haproxy.cfg"
+      start_bg haproxy haproxy -f "$DIR/haproxy.cfg" -db ;;
+    *)
+      admin=$(pick_port); PICKED+="$admin "
+      edge_yaml "$policy" "$port" "$admin" >"$DIR/edge-$policy.yaml"
+      start_bg "edge-$policy" "$JAVA" -Xms256m -Xmx512m -jar "$EDGE_JAR" -c "$DIR/edge-$policy.yaml" --concurrency 2
+      wait_http "edge-$policy" "$LAST_PID" "http://127.0.0.1:$admin/ready" 60 ;;
+  esac
+  pid=$LAST_PID
+  url="http://127.0.0.1:$port"
+  for _ in $(seq 1 80); do curl -s -o /dev/null --max-time 1 "$url/" && break; sleep 0.25; done
+  local out="$DIR/$scenario-$policy.json" total=$((WARM + DURATION)) streams=()
+  (( WARM > 0 )) && streams+=(--stream "warm,/w,$rate,0,$WARM")
+  streams+=(--stream "measured,/m,$rate,$WARM,$total")
+  timeout --kill-after=5 "$((total + 30))" "$JAVA" "${TOOL_JVM[@]}" -cp "$BENCH_JAR" \
+    io.spillway.bench.overload.OpenLoopLoad --target "$url" "${streams[@]}" \
+    --timeout-ms "$TIMEOUT_MS" --slo-ms "$TIMEOUT_MS" \
+    --label "$scenario/$policy" --out "$out" >"$DIR/load-$scenario-$policy.log" 2>&1 || log "load for $scenario/$policy failed"
+  if [[ $policy == pressure && -n ${admin:-} ]]; then
+    curl -s --max-time 2 "http://127.0.0.1:$admin/clusters" | grep pressure_ >"$DIR/$scenario-pressure-clusters.txt" || true
+  fi
+  stop_last "$pid"
+  python3 - "$out" "$scenario" "$policy" >>"$RESULTS" <<'PY'
+import json, sys
+path, scenario, policy = sys.argv[1:4]
+try:
+    doc = json.load(open(path))
+except Exception:
+    print(f"{scenario}\t{policy}\t-\t-\t-\t-"); sys.exit(0)
+s = [x for x in doc["streams"] if x["name"] == "measured"][0]
+err = 1 - s["success_ratio"]
+f = lambda v: "-" if v is None else f"{float(v):.1f}"
+print(f"{scenario}\t{policy}\t{f(s['ok_p50_ms'])}\t{f(s['ok_p99_ms'])}\t{f(s['ok_p999_ms'])}\t{err*100:.2f}%")
+PY
+}
+
+for scenario in $SCENARIOS; do
+  start_backends "$scenario"
+  cap=$(capacity "$scenario")
+  rate=$((cap * LOAD_PCT / 100))
+  log "scenario $scenario: capacity $cap req/s, open-loop rate $rate req/s for ${DURATION}s (+${WARM}s warm-up)"
+  for policy in $POLICIES; do
+    run_cell "$scenario" "$policy" "$rate"
+    sleep 1
+  done
+  for pid in "${BACKEND_PIDS[@]}"; do stop_last "$pid"; done
+done
+
+mkdir -p "$RESULTS_DIR"
+REPORT=$RESULTS_DIR/pressure-lb-$(date +%Y%m%d-%H%M%S).md
+python3 - "$RESULTS" "$SCENARIOS" "$POLICIES" "$DURATION" "$LOAD_PCT" "$SLOTS" "$SERVICE_MS" >"$REPORT" <<'PY'
+import sys
+path, scenarios, policies, duration, pct, slots, ms = sys.argv[1:8]
+rows = {}
+for line in open(path):
+    sc, po, p50, p99, p999, err = line.rstrip("\n").split("\t")
+    rows[(sc, po)] = f"{p50} / {p99} / {p999} ms, {err}"
+names = {"round_robin": "ROUND_ROBIN", "least_request": "LEAST_REQUEST", "cswrr": "CSWRR",
+         "pressure": "pressure", "nginx": "nginx least_conn", "haproxy": "HAProxy leastconn"}
+pols = policies.split()
+print(f"# pressure-lb: {duration} s per cell at {pct} % of capacity; backends {slots} slots x {ms} ms\n")
+print("p50 / p99 / p99.9 of the 2xx, then the error rate (non-2xx, timeouts, errors).\n")
+print("| scenario | " + " | ".join(names[p] for p in pols) + " |")
+print("|---|" + "---|" * len(pols))
+for sc in scenarios.split():
+    print(f"| {sc} | " + " | ".join(rows.get((sc, p), "-") for p in pols) + " |")
+PY
+cat "$REPORT"
+log "report: $REPORT"
+FAILED=0
