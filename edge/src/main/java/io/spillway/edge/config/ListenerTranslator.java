@@ -174,9 +174,9 @@ final class ListenerTranslator {
     if (!filter.hasTypedConfig()) {
       throw new ConfigException(configPath, "typed_config is required");
     }
-    ExtensionRegistry.Extension ext = registry.select(filter.getName(), true, filter.getTypedConfig(),
-        Category.NETWORK_FILTER, filterPath);
-    if (ext.name().equals(ExtensionRegistry.TCP_PROXY)) {
+    // Envoy picks the network filter by its typed_config's type; anything else is read as the
+    // HTTP connection manager, whose unpacking names what is wrong.
+    if (filter.getTypedConfig().getTypeUrl().endsWith("/" + TcpProxy.getDescriptor().getFullName())) {
       TcpProxy proxy = registry.unpack(filter.getTypedConfig(), TcpProxy.class, Category.NETWORK_FILTER, configPath);
       return new FilterChainConfig(chain.getName(), match, tls, Optional.of(TcpProxyTranslator.translate(proxy, configPath)));
     }
