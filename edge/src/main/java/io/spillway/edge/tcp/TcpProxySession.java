@@ -135,13 +135,13 @@ public final class TcpProxySession extends ChannelInboundHandlerAdapter {
       }
       return;
     }
+    upstream = f.channel();
+    cluster.stats().upstreamCxActive.inc(); // its close counts it down and gives the slot back
+    cluster.stats().upstreamCxConnectMs.record((factory.nanoTime() - started) / 1_000_000);
     if (!downstream.isActive()) {
-      f.channel().close();
+      upstream.close(); // the downstream left while connecting
       return;
     }
-    upstream = f.channel();
-    cluster.stats().upstreamCxActive.inc();
-    cluster.stats().upstreamCxConnectMs.record((factory.nanoTime() - started) / 1_000_000);
     while (!early.isEmpty()) {
       ByteBuf b = early.poll();
       cluster.stats().upstreamCxTxBytesTotal.add(b.readableBytes());

@@ -218,6 +218,28 @@ class TcpProxyIT {
     }
   }
 
+  @Test
+  void maxDownstreamConnectionDurationAndMaxConnectionsAreEnforced() throws Exception {
+    int origin = echo(null);
+    String cluster = EdgeHarness.cluster("echo", "circuit_breakers: {thresholds: [{max_connections: 1}]}", origin);
+    try (EdgeHarness edge = EdgeHarness.start(edge("", List.of(tcpProxy("echo", "echo",
+        "max_downstream_connection_duration: 0.5s")), cluster))) {
+      try (Socket first = new Socket("127.0.0.1", edge.port())) {
+        first.setSoTimeout(10_000);
+        first.getOutputStream().write('a');
+        assertThat(first.getInputStream().read()).isEqualTo('a');
+        try (Socket second = new Socket("127.0.0.1", edge.port())) {
+          second.setSoTimeout(10_000);
+          assertThat(second.getInputStream().read()).as("over max_connections: closed").isEqualTo(-1);
+        }
+        assertThat(edge.awaitStat("cluster.echo.upstream_cx_overflow", 1)).isEqualTo(1);
+        assertThat(first.getInputStream().read()).as("closed at its maximum duration").isEqualTo(-1);
+      }
+      assertThat(edge.awaitStat("tcp.echo.max_downstream_connection_duration", 1)).isEqualTo(1);
+      assertThat(edge.awaitStat("cluster.echo.upstream_cx_active", 0)).isZero();
+    }
+  }
+
   /**
    * A JDK TLS client trusting the "server" and "other" certificates, with the "client" certificate when asked. A new
    * context per connection: a client's session cache would otherwise resume the previous
