@@ -103,6 +103,10 @@ public final class ExtensionRegistry {
 
   /** Envoy's name of the HTTP connection manager network filter. */
   public static final String HTTP_CONNECTION_MANAGER = "envoy.filters.network.http_connection_manager";
+  /** Envoy's name of the TCP proxy network filter. */
+  public static final String TCP_PROXY = "envoy.filters.network.tcp_proxy";
+  /** Envoy's name of the TLS inspector listener filter. */
+  public static final String TLS_INSPECTOR = "envoy.filters.listener.tls_inspector";
   /** Envoy's name of the router HTTP filter. */
   public static final String ROUTER = "envoy.filters.http.router";
   /** Envoy's name of the buffer HTTP filter. */
@@ -135,6 +139,8 @@ public final class ExtensionRegistry {
 
   private static final ExtensionRegistry STANDARD = builder()
       .add(HTTP_CONNECTION_MANAGER, Category.NETWORK_FILTER, HttpConnectionManager.getDefaultInstance())
+      .add(TCP_PROXY, Category.NETWORK_FILTER,
+          io.envoyproxy.envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy.getDefaultInstance())
       .addNameSuffices(ROUTER, Category.HTTP_FILTER, Router.getDefaultInstance())
       .add(BUFFER, Category.HTTP_FILTER, Buffer.getDefaultInstance())
       .add(EXT_AUTHZ, Category.HTTP_FILTER, ExtAuthz.getDefaultInstance())
@@ -155,7 +161,7 @@ public final class ExtensionRegistry {
           io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext.getDefaultInstance())
       .add(UPSTREAM_HTTP_PROTOCOL_OPTIONS, Category.UPSTREAM_PROTOCOL_OPTIONS,
           HttpProtocolOptions.getDefaultInstance())
-      .addNameSuffices("envoy.filters.listener.tls_inspector", Category.LISTENER_FILTER,
+      .addNameSuffices(TLS_INSPECTOR, Category.LISTENER_FILTER,
           TlsInspector.getDefaultInstance())
       .addNameSuffices("envoy.filters.listener.http_inspector", Category.LISTENER_FILTER,
           HttpInspector.getDefaultInstance())

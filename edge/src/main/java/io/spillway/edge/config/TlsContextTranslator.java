@@ -31,7 +31,32 @@ final class TlsContextTranslator {
   private static final SupportedFields DOWNSTREAM = SupportedFields.of(DownstreamTlsContext.getDescriptor(),
       "common_tls_context", "require_client_certificate");
   private static final SupportedFields COMMON = SupportedFields.of(CommonTlsContext.getDescriptor(),
-      "tls_certificates", "alpn_protocols");
+      "tls_certificates", "alpn_protocols", "tls_params", "validation_context");
+  private static final SupportedFields DOWNSTREAM_VALIDATION =
+      SupportedFields.of(CertificateValidationContext.getDescriptor(), "trusted_ca");
+  private static final SupportedFields DOWNSTREAM_TLS_PARAMS = SupportedFields.of(TlsParameters.getDescriptor(),
+      "tls_minimum_protocol_version", "tls_maximum_protocol_version", "cipher_suites");
+  /**
+   * Envoy's (BoringSSL's) cipher suite names → the JDK's. TLS 1.3 suites are not configurable in
+   * Envoy; the JDK's three are always kept so that TLS 1.3 still negotiates.
+   */
+  private static final java.util.Map<String, String> CIPHERS = java.util.Map.ofEntries(
+      java.util.Map.entry("ECDHE-ECDSA-AES128-GCM-SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"),
+      java.util.Map.entry("ECDHE-RSA-AES128-GCM-SHA256", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"),
+      java.util.Map.entry("ECDHE-ECDSA-AES256-GCM-SHA384", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"),
+      java.util.Map.entry("ECDHE-RSA-AES256-GCM-SHA384", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"),
+      java.util.Map.entry("ECDHE-ECDSA-CHACHA20-POLY1305", "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"),
+      java.util.Map.entry("ECDHE-RSA-CHACHA20-POLY1305", "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"),
+      java.util.Map.entry("ECDHE-ECDSA-AES128-SHA", "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA"),
+      java.util.Map.entry("ECDHE-RSA-AES128-SHA", "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA"),
+      java.util.Map.entry("ECDHE-ECDSA-AES256-SHA", "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA"),
+      java.util.Map.entry("ECDHE-RSA-AES256-SHA", "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA"),
+      java.util.Map.entry("AES128-GCM-SHA256", "TLS_RSA_WITH_AES_128_GCM_SHA256"),
+      java.util.Map.entry("AES256-GCM-SHA384", "TLS_RSA_WITH_AES_256_GCM_SHA384"),
+      java.util.Map.entry("AES128-SHA", "TLS_RSA_WITH_AES_128_CBC_SHA"),
+      java.util.Map.entry("AES256-SHA", "TLS_RSA_WITH_AES_256_CBC_SHA"));
+  private static final List<String> TLS13_CIPHERS =
+      List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256");
   private static final SupportedFields CERTIFICATE = SupportedFields.of(TlsCertificate.getDescriptor(),
       "certificate_chain", "private_key");
 
@@ -143,6 +168,10 @@ final class TlsContextTranslator {
 
   private static List<String> versions(TlsParameters params, FieldPath path) throws ConfigException {
     TLS_PARAMS.check(params, path);
+    return versionRange(params, path);
+  }
+
+  private static List<String> versionRange(TlsParameters params, FieldPath path) throws ConfigException {
     int min = version(params.getTlsMinimumProtocolVersion(), path.field("tls_minimum_protocol_version"), 0);
     int max = version(params.getTlsMaximumProtocolVersion(), path.field("tls_maximum_protocol_version"),
         VERSIONS.size() - 1);
@@ -169,10 +198,7 @@ final class TlsContextTranslator {
 
   static TlsContext translate(DownstreamTlsContext tls, FieldPath path, DataSources sources) throws ConfigException {
     DOWNSTREAM.check(tls, path);
-    if (tls.hasRequireClientCertificate() && tls.getRequireClientCertificate().getValue()) {
-      throw new ConfigException(path.field("require_client_certificate"),
-          "require_client_certificate: true is not supported");
-    }
+    boolean requireClient = tls.hasRequireClientCertificate() && tls.getRequireClientCertificate().getValue();
     FieldPath commonPath = path.field("common_tls_context");
     CommonTlsContext common = tls.getCommonTlsContext();
     COMMON.check(common, commonPath);
@@ -184,7 +210,64 @@ final class TlsContextTranslator {
       throw new ConfigException(certsPath.index(1), "only one certificate is supported");
     }
     KeyPair pair = keyPair(common.getTlsCertificates(0), certsPath.index(0), sources);
-    return new TlsContext(pair.chain(), pair.key(), alpn(common.getAlpnProtocolsList(), commonPath.field("alpn_protocols")));
+    Optional<PemData> trustedCa = Optional.empty();
+    if (common.hasValidationContext()) {
+      FieldPath validationPath = commonPath.field("validation_context");
+      CertificateValidationContext validation = common.getValidationContext();
+      DOWNSTREAM_VALIDATION.check(validation, validationPath);
+      if (validation.hasTrustedCa()) {
+        PemData ca = sources.read(validation.getTrustedCa(), validationPath.field("trusted_ca"));
+        certificates(ca, validationPath.field("trusted_ca"));
+        trustedCa = Optional.of(ca);
+      }
+    }
+    if (requireClient && trustedCa.isEmpty()) {
+      throw new ConfigException(commonPath.field("validation_context").field("trusted_ca"),
+          "is required with require_client_certificate: true (a client certificate is verified against it)");
+    }
+    List<String> versions = TlsContext.DEFAULT_PROTOCOLS;
+    List<String> ciphers = List.of();
+    if (common.hasTlsParams()) {
+      FieldPath paramsPath = commonPath.field("tls_params");
+      TlsParameters params = common.getTlsParams();
+      DOWNSTREAM_TLS_PARAMS.check(params, paramsPath);
+      versions = versionRange(params, paramsPath);
+      ciphers = cipherSuites(params.getCipherSuitesList(), paramsPath.field("cipher_suites"), versions);
+    }
+    return new TlsContext(pair.chain(), pair.key(), alpn(common.getAlpnProtocolsList(), commonPath.field("alpn_protocols")),
+        TlsContext.DEFAULT_HANDSHAKE_TIMEOUT, requireClient, trustedCa, versions, ciphers);
+  }
+
+  /**
+   * Envoy's cipher suite names, an entry possibly an equal-preference group ({@code [A|B]}), →
+   * the JDK's; the TLS 1.3 suites are added when TLS 1.3 is allowed (Envoy does not configure them).
+   */
+  static List<String> cipherSuites(List<String> entries, FieldPath path, List<String> versions)
+      throws ConfigException {
+    if (entries.isEmpty()) {
+      return List.of();
+    }
+    List<String> jdk = new ArrayList<>();
+    for (int i = 0; i < entries.size(); i++) {
+      String entry = entries.get(i).trim();
+      if (entry.startsWith("[") && entry.endsWith("]")) {
+        entry = entry.substring(1, entry.length() - 1);
+      }
+      for (String name : entry.split("\\|")) {
+        String mapped = CIPHERS.get(name.trim());
+        if (mapped == null) {
+          throw new ConfigException(path.index(i), "unknown cipher suite \"" + name.trim() + "\" (supported: "
+              + new java.util.TreeSet<>(CIPHERS.keySet()) + ")");
+        }
+        if (!jdk.contains(mapped)) {
+          jdk.add(mapped);
+        }
+      }
+    }
+    if (versions.contains("TLSv1.3")) {
+      jdk.addAll(TLS13_CIPHERS);
+    }
+    return jdk;
   }
 
   /** A certificate chain and its private key, read and checked to be usable together. */

@@ -16,13 +16,16 @@ import java.util.concurrent.TimeUnit;
  * First handler of every downstream connection: applies the overload manager's connection-level
  * decisions (reject_incoming_connections, the tcp_listener_accept shed point, the global
  * connection limit — counted but never refused on {@code ignore_global_conn_limit} listeners) and
- * counts the connection in the listener's and the connection manager's stats from accept to close.
+ * counts the connection in the listener's stats from accept to close, and in the connection
+ * manager's once its filter chain is the HTTP one ({@link #httpChosen}).
  * When the listener has access logs, it also counts the connection's bytes (as they cross the
  * socket, before TLS) and writes one line per connection when it closes.
  */
 @ChannelHandler.Sharable
 final class ConnectionTracker extends ChannelDuplexHandler {
   private static final io.netty.util.AttributeKey<Boolean> COUNTED = io.netty.util.AttributeKey.valueOf("spillway.counted");
+  /** Set when the connection's chain is the HTTP connection manager: it is then counted in the HCM's stats too. */
+  private static final io.netty.util.AttributeKey<Boolean> HTTP = io.netty.util.AttributeKey.valueOf("spillway.http");
   private static final io.netty.util.AttributeKey<StreamInfo> LOGGED =
       io.netty.util.AttributeKey.valueOf("spillway.connectionLog");
 
@@ -86,8 +89,9 @@ final class ConnectionTracker extends ChannelDuplexHandler {
     }
     listenerStats.downstreamCxTotal.inc();
     listenerStats.downstreamCxActive.inc();
-    hcmStats.downstreamCxTotal.inc();
-    hcmStats.downstreamCxActive.inc();
+    if (ctx.channel().attr(HTTP).get() != null) {
+      countHttp();
+    }
     ctx.fireChannelActive();
   }
 
@@ -103,9 +107,11 @@ final class ConnectionTracker extends ChannelDuplexHandler {
     listenerStats.downstreamCxActive.dec();
     listenerStats.downstreamCxDestroy.inc();
     listenerStats.downstreamCxLengthMs.record(ms);
-    hcmStats.downstreamCxActive.dec();
-    hcmStats.downstreamCxDestroy.inc();
-    hcmStats.downstreamCxLengthMs.record(ms);
+    if (ctx.channel().attr(HTTP).getAndSet(null) != null) {
+      hcmStats.downstreamCxActive.dec();
+      hcmStats.downstreamCxDestroy.inc();
+      hcmStats.downstreamCxLengthMs.record(ms);
+    }
     StreamInfo info = ctx.channel().attr(LOGGED).getAndSet(null);
     if (info != null) {
       info.markEnd(System.nanoTime());
@@ -114,6 +120,22 @@ final class ConnectionTracker extends ChannelDuplexHandler {
           worker != null ? worker.random() : java.util.concurrent.ThreadLocalRandom.current()));
     }
     ctx.fireChannelInactive();
+  }
+
+  /**
+   * The connection's chain is the HTTP connection manager: counted in its stats from now (or from
+   * when the connection is accepted, if it is not yet) until it closes.
+   */
+  void httpChosen(io.netty.channel.Channel ch) {
+    ch.attr(HTTP).set(Boolean.TRUE);
+    if (ch.attr(COUNTED).get() != null) {
+      countHttp();
+    }
+  }
+
+  private void countHttp() {
+    hcmStats.downstreamCxTotal.inc();
+    hcmStats.downstreamCxActive.inc();
   }
 
   /** One more connection on this listener, if that stays within its runtime limit. */

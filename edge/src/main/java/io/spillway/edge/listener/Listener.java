@@ -38,7 +38,8 @@ import java.util.function.Supplier;
 
 /**
  * One listener at run time: its bound socket, the initializer every accepted connection goes
- * through (accounting → TLS → protocol selection → HTTP pipeline), and the set of its open
+ * through (accounting → [TLS inspector] → filter chain choice → TLS → protocol selection → HTTP
+ * pipeline, or → TCP proxy), and the set of its open
  * connections for draining. A connection is served by the worker loop it was accepted onto, for
  * its whole life.
  */
@@ -69,19 +70,33 @@ public final class Listener {
    */
   public Listener(ListenerConfig config, HttpConnectionManager hcm, ListenerStats stats, Map<EventLoop, Worker> workers,
       SslContext ssl, ListenerOverload overload, AccessLogs accessLogs) {
+    this(config, hcm, ListenerChains.http(config, ssl), stats, workers, overload, accessLogs);
+  }
+
+  /**
+   * @param hcm the connection manager of the HTTP chains, null when every chain is a TCP proxy
+   * @param chains the filter chains built for run time
+   * @param accessLogs the listener's own {@code access_log} (one line per connection), compiled
+   */
+  public Listener(ListenerConfig config, HttpConnectionManager hcm, ListenerChains chains, ListenerStats stats,
+      Map<EventLoop, Worker> workers, ListenerOverload overload, AccessLogs accessLogs) {
     this.stats = stats;
     this.workers = Map.copyOf(workers);
     this.overload = overload;
-    this.current = new Generation(config, hcm, ssl, hcm == null ? null
-        : new ConnectionTracker(stats, hcm.stats(), overload, config.ignoreGlobalConnLimit(), this.workers,
-            accessLogs, config.name(), openConnections));
+    this.current = generation(config, hcm, chains, accessLogs);
+  }
+
+  private Generation generation(ListenerConfig config, HttpConnectionManager hcm, ListenerChains chains,
+      AccessLogs accessLogs) {
+    return new Generation(config, hcm, chains, new ConnectionTracker(stats, hcm == null ? null : hcm.stats(), overload,
+        config.ignoreGlobalConnLimit(), this.workers, accessLogs, config.name(), openConnections));
   }
 
   /**
    * The settings a connection is accepted with. Connections keep the generation they were accepted
    * with for their whole life; a {@link #replace} affects only the connections accepted after it.
    */
-  private record Generation(ListenerConfig config, HttpConnectionManager hcm, SslContext ssl,
+  private record Generation(ListenerConfig config, HttpConnectionManager hcm, ListenerChains chains,
       ConnectionTracker tracker) {}
 
   public ListenerConfig config() {
@@ -105,13 +120,16 @@ public final class Listener {
 
   /** {@link #replace(ListenerConfig, HttpConnectionManager, SslContext)} with the new listener's access logs. */
   public void replace(ListenerConfig config, HttpConnectionManager hcm, SslContext ssl, AccessLogs accessLogs) {
+    replace(config, hcm, ListenerChains.http(config, ssl), accessLogs);
+  }
+
+  /** {@link #replace(ListenerConfig, HttpConnectionManager, SslContext)} with the new listener's chains. */
+  public void replace(ListenerConfig config, HttpConnectionManager hcm, ListenerChains chains, AccessLogs accessLogs) {
     if (!config.address().equals(current.config().address())) {
       throw new IllegalArgumentException("replace keeps the address; bind a new listener to move it");
     }
     List<Channel> open = new ArrayList<>(connections);
-    current = new Generation(config, hcm, ssl,
-        new ConnectionTracker(stats, hcm.stats(), overload, config.ignoreGlobalConnLimit(), workers, accessLogs,
-            config.name(), openConnections));
+    current = generation(config, hcm, chains, accessLogs);
     for (Channel ch : open) {
       ch.pipeline().fireUserEventTriggered(DownstreamEvents.Drain.INSTANCE);
     }
@@ -157,24 +175,66 @@ public final class Listener {
   private void initConnection(Channel ch) {
     connections.add(ch);
     Generation g = current;
-    ListenerConfig config = g.config();
-    HttpConnectionManager hcm = g.hcm();
-    SslContext ssl = g.ssl();
-    Worker worker = workers.get(ch.eventLoop());
     ChannelPipeline p = ch.pipeline();
     p.addLast("accounting", g.tracker());
-    if (ssl != null) {
-      hcm.stats().downstreamCxSslTotal.inc();
-      SslHandler tls = ssl.newHandler(ch.alloc());
+    ListenerConfig.Inspection inspection = g.config().inspection();
+    if (inspection.tlsInspector()) {
+      p.addLast("tls-inspector", new TlsInspector((ctx, found) -> chooseChain(ctx.channel(), g, found),
+          g.chains().inspectorStats(), inspection.timeout().toMillis(), inspection.continueOnTimeout()));
+      return;
+    }
+    chooseChain(ch, g, TlsInspector.Result.RAW);
+  }
+
+  /**
+   * Picks the connection's filter chain with what is known of it (addresses; SNI and ALPN when the
+   * TLS inspector ran) and installs it; no chain → closed and counted.
+   */
+  private void chooseChain(Channel ch, Generation g, TlsInspector.Result found) {
+    InetSocketAddress local = ch.localAddress() instanceof InetSocketAddress a ? a : null;
+    InetSocketAddress remote = ch.remoteAddress() instanceof InetSocketAddress a ? a : null;
+    // Envoy: a connection no listener filter recognised is "raw_buffer".
+    FilterChainSelector.Facts facts = new FilterChainSelector.Facts(
+        local == null ? 0 : local.getPort(), local == null ? null : local.getAddress().getAddress(),
+        found.serverName(), found.tls() ? "tls" : "raw_buffer", found.applicationProtocols(),
+        remote == null ? null : remote.getAddress().getAddress(), remote == null ? 0 : remote.getPort());
+    int index = g.chains().selector().select(facts);
+    if (index == FilterChainSelector.NO_MATCH) {
+      stats.noFilterChainMatch.inc();
+      ch.close();
+      return;
+    }
+    ListenerChains.Chain chain = g.chains().chain(index);
+    Worker worker = workers.get(ch.eventLoop());
+    ChannelPipeline p = ch.pipeline();
+    SslContext ssl = chain.ssl();
+    SslHandler tls = ssl == null ? null : ssl.newHandler(ch.alloc());
+    if (tls != null) {
       // transport_socket_connect_timeout, scaled by reduce_timeouts (TRANSPORT_SOCKET_CONNECT) as
       // it stands when the connection is accepted; zero = no limit.
-      Duration handshake = config.tls().map(ListenerConfig.TlsContext::handshakeTimeout)
+      Duration handshake = chain.config().tls().map(ListenerConfig.TlsContext::handshakeTimeout)
           .orElse(ListenerConfig.TlsContext.DEFAULT_HANDSHAKE_TIMEOUT);
-      tls.setHandshakeTimeoutMillis(handshake.isZero() ? 0
-          : Math.max(1, hcm.overload().scaled(OverloadConfig.TimerType.TRANSPORT_SOCKET_CONNECT, handshake).toMillis()));
+      // A listener of TCP proxy chains only has no connection manager to scale with: unscaled.
+      Duration scaled = g.hcm() == null ? handshake
+          : g.hcm().overload().scaled(OverloadConfig.TimerType.TRANSPORT_SOCKET_CONNECT, handshake);
+      tls.setHandshakeTimeoutMillis(handshake.isZero() ? 0 : Math.max(1, scaled.toMillis()));
       p.addLast("tls", tls);
+    }
+    if (chain.tcpProxy() != null) {
+      if (tls == null) {
+        p.addLast("tcp-proxy", chain.tcpProxy().newSession(worker));
+      } else {
+        p.addLast("tls-done", new TlsHandshakeWaiter(ctx -> ctx.pipeline().addLast("tcp-proxy",
+            chain.tcpProxy().newSession(worker)), stats));
+      }
+      return;
+    }
+    HttpConnectionManager hcm = g.hcm();
+    g.tracker().httpChosen(ch);
+    if (tls != null) {
+      hcm.stats().downstreamCxSslTotal.inc();
       // Without ALPN (or with a client that offers nothing we share), the codec decides.
-      String fallback = config.hcm().codecType() == CodecType.HTTP2
+      String fallback = g.config().hcm().codecType() == CodecType.HTTP2
           ? ApplicationProtocolNames.HTTP_2 : ApplicationProtocolNames.HTTP_1_1;
       p.addLast("alpn", new ApplicationProtocolNegotiationHandler(fallback) {
         @Override
@@ -199,7 +259,7 @@ public final class Listener {
       });
       return;
     }
-    switch (config.hcm().codecType()) {
+    switch (g.config().hcm().codecType()) {
       case HTTP1 -> install(p, false, worker, hcm);
       case HTTP2 -> install(p, true, worker, hcm);
       case AUTO -> p.addLast("sniff", new ProtocolSniffer(new ProtocolSniffer.Choice() {

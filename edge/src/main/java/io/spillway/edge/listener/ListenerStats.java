@@ -18,6 +18,8 @@ public final class ListenerStats {
   public final Counter downstreamCxOverloadReject;
   /** Connections closed because the listener had its runtime connection limit's worth open. */
   public final Counter downstreamCxOverflow;
+  /** Connections closed because no filter chain (and no default chain) matched them. */
+  public final Counter noFilterChainMatch;
 
   public ListenerStats(Scope scope) {
     downstreamCxTotal = scope.counter("downstream_cx_total");
@@ -29,5 +31,6 @@ public final class ListenerStats {
     downstreamGlobalCxOverflow = scope.counter("downstream_global_cx_overflow");
     downstreamCxOverloadReject = scope.counter("downstream_cx_overload_reject");
     downstreamCxOverflow = scope.counter("downstream_cx_overflow");
+    noFilterChainMatch = scope.counter("no_filter_chain_match");
   }
 }

@@ -1,2 +1,5 @@
-/** Listeners: accepting downstream connections, TLS, protocol selection, connection accounting (hot path). */
+/**
+ * Listeners: accepting downstream connections, the TLS inspector, filter chain choice, TLS,
+ * protocol selection, connection accounting (hot path).
+ */
 package io.spillway.edge.listener;

@@ -209,7 +209,8 @@ final class DynamicConfiguration implements XdsConfigSink {
    * RDS routes are missing is left as it is (new: not started; changed: the old one keeps serving).
    */
   private void activateListeners(Map<String, ListenerConfig> wanted) throws ConfigException {
-    record InPlace(Listener running, ListenerConfig config, HttpConnectionManager hcm, SslContext ssl,
+    record InPlace(Listener running, ListenerConfig config, HttpConnectionManager hcm,
+        io.spillway.edge.listener.ListenerChains chains,
         io.spillway.edge.accesslog.AccessLogs accessLogs) {}
     List<Listener> bound = new ArrayList<>();
     Map<String, Listener> started = new HashMap<>();
@@ -220,18 +221,19 @@ final class DynamicConfiguration implements XdsConfigSink {
         if (running != null && running.config().equals(lc)) {
           continue;
         }
-        Optional<RouteTable> table = routeTable(lc);
-        if (table.isEmpty()) {
+        // A listener of TCP proxy chains only has no routes to wait for.
+        Optional<RouteTable> table = lc.hasHttp() ? routeTable(lc) : Optional.empty();
+        if (lc.hasHttp() && table.isEmpty()) {
           log.info("listener {} waits for route configuration {}", lc.name(), lc.hcm().rdsRouteConfigName().get());
           continue;
         }
         try {
           if (running != null && running.config().address().equals(lc.address())) {
-            inPlace.add(new InPlace(running, lc, server.newConnectionManager(lc, table.get()), server.sslContext(lc),
+            inPlace.add(new InPlace(running, lc, server.newConnectionManager(lc, table.orElse(null)), server.listenerChains(lc),
                 server.listenerAccessLogs(lc)));
             continue;
           }
-          Listener listener = server.newListener(lc, table.get());
+          Listener listener = server.newListener(lc, table.orElse(null));
           server.bind(listener);
           bound.add(listener);
           started.put(lc.name(), listener);
@@ -249,8 +251,10 @@ final class DynamicConfiguration implements XdsConfigSink {
       throw e;
     }
     for (InPlace p : inPlace) {
-      p.running().replace(p.config(), p.hcm(), p.ssl(), p.accessLogs());
-      server.addConnectionManager(p.hcm());
+      p.running().replace(p.config(), p.hcm(), p.chains(), p.accessLogs());
+      if (p.hcm() != null) {
+        server.addConnectionManager(p.hcm());
+      }
       log.info("listener {} updated in place", p.config().name());
     }
     for (Map.Entry<String, Listener> e : started.entrySet()) {
@@ -290,6 +294,9 @@ final class DynamicConfiguration implements XdsConfigSink {
       Map<String, RouteConfig> previous = routes;
       routes = Map.copyOf(next);
       for (Listener l : server.listeners()) {
+        if (!l.config().hasHttp()) {
+          continue;
+        }
         Optional<String> rds = l.config().hcm().rdsRouteConfigName();
         if (rds.isPresent() && next.containsKey(rds.get()) && !next.get(rds.get()).equals(previous.get(rds.get()))) {
           l.hcm().setRoutes(server.compileRoutes(next.get(rds.get())));

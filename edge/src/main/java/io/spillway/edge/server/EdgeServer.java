@@ -197,7 +197,7 @@ public final class EdgeServer implements AdminContext {
     this.workers = Map.copyOf(workers);
     this.allocator = allocator;
     for (ListenerConfig lc : config.listeners()) {
-      Listener listener = newListener(lc, compileRoutes(lc.hcm().routeConfig()));
+      Listener listener = newListener(lc, lc.hasHttp() ? compileRoutes(lc.hcm().routeConfig()) : null);
       bind(listener);
       addListener(listener);
     }
@@ -230,6 +230,9 @@ public final class EdgeServer implements AdminContext {
           return;
         }
         for (Listener l : listeners) {
+          if (l.hcm() == null) {
+            continue; // TCP proxy chains only
+          }
           long idle = l.hcm().config().idleTimeout().toNanos();
           long threshold = s >= 1 || idle <= 0 ? 0 : (long) (idle * (1 - s));
           l.signalConnections(new io.spillway.edge.http.DownstreamEvents.CloseIdle(threshold));
@@ -264,11 +267,24 @@ public final class EdgeServer implements AdminContext {
    * {@code routes} until RDS (when the listener uses it) publishes others.
    */
   Listener newListener(ListenerConfig lc, RouteTable routes) {
-    return new Listener(lc, newConnectionManager(lc, routes), listenerStats(lc), workers, sslContext(lc),
+    return new Listener(lc, newConnectionManager(lc, routes), listenerChains(lc), listenerStats(lc), workers,
         listenerOverload, listenerAccessLogs(lc));
   }
 
+  /** The listener's filter chains for run time: each chain's TLS context and TCP proxy. */
+  io.spillway.edge.listener.ListenerChains listenerChains(ListenerConfig lc) {
+    return io.spillway.edge.listener.ListenerChains.build(lc, chain -> sslContext(lc, chain),
+        tcp -> new io.spillway.edge.tcp.TcpProxyFactory(tcp, new io.spillway.edge.tcp.TcpProxyStats(
+            stats.rootScope().taggedScope("tcp", tcp.statPrefix(), "envoy_tcp_prefix")), clusters, nanoClock),
+        stats.rootScope().scope("tls_inspector"),
+        stats.rootScope().taggedScope("listener", Listener.statName(lc), "envoy_listener_address"));
+  }
+
+  /** The listener's connection manager, or null when every chain is a TCP proxy. */
   HttpConnectionManager newConnectionManager(ListenerConfig lc, RouteTable routes) {
+    if (!lc.hasHttp()) {
+      return null;
+    }
     HcmStats hcmStats = new HcmStats(stats.rootScope().taggedScope("http", lc.hcm().statPrefix(),
         "envoy_http_conn_manager_prefix"), new Http2CodecStats(stats.rootScope().scope("http2")));
     var filters = io.spillway.edge.filters.HttpFilterRegistry.chain(new io.spillway.edge.http.filter.FilterContext(
@@ -314,13 +330,15 @@ public final class EdgeServer implements AdminContext {
     return new ListenerStats(stats.rootScope().taggedScope("listener", Listener.statName(lc), "envoy_listener_address"));
   }
 
-  /** The listener's TLS context, or null for cleartext; unreadable certificates fail with their reason. */
-  io.netty.handler.ssl.SslContext sslContext(ListenerConfig lc) {
-    if (lc.tls().isEmpty()) {
+  /** A filter chain's TLS context, or null for cleartext; unreadable certificates fail with their reason. */
+  io.netty.handler.ssl.SslContext sslContext(ListenerConfig lc, io.spillway.edge.config.FilterChainConfig chain) {
+    if (chain.tls().isEmpty()) {
       return null;
     }
     try {
-      return TlsContexts.server(lc.tls().get(), lc.hcm().codecType());
+      // A TCP proxy chain offers its ALPN list as configured; an HTTP chain what its codec speaks.
+      return TlsContexts.server(chain.tls().get(), chain.isHttp() ? lc.hcm().codecType()
+          : io.spillway.edge.config.HttpConnectionManagerConfig.CodecType.AUTO);
     } catch (SSLException | RuntimeException e) {
       throw new IllegalArgumentException("listener " + lc.name() + ": cannot load its TLS certificate: "
           + e.getMessage(), e);
@@ -461,13 +479,15 @@ public final class EdgeServer implements AdminContext {
       listener.pauseAccepting(true);
     }
     log.info("listener {} on {} ({})", listener.config().name(), listener.localAddress(),
-        listener.config().hcm().codecType());
+        listener.config().hasHttp() ? listener.config().hcm().codecType() : "tcp_proxy");
   }
 
   /** Makes a bound listener part of the server: stats, drain, overload actions and admin see it. */
   void addListener(Listener listener) {
     listeners.add(listener);
-    connectionManagers.add(listener.hcm());
+    if (listener.hcm() != null) {
+      connectionManagers.add(listener.hcm());
+    }
   }
 
   /** Records the connection manager of an in-place listener replacement. */

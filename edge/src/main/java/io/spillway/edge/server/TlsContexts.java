@@ -9,7 +9,10 @@ import io.spillway.edge.config.ListenerConfig;
 import java.util.List;
 import javax.net.ssl.SSLException;
 
-/** Builds a listener's server TLS context (PEM chain and key read with the configuration, ALPN) at start-up, off the hot path. */
+/**
+ * Builds a filter chain's server TLS context (PEM chain and key read with the configuration, ALPN,
+ * client certificate validation, TLS versions and cipher suites) at start-up, off the hot path.
+ */
 final class TlsContexts {
   private TlsContexts() {}
 
@@ -32,6 +35,17 @@ final class TlsContexts {
           ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
           ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
           alpn));
+    }
+    // require_client_certificate: the handshake fails without a certificate the trusted CAs
+    // verify; a validation context alone asks for one and verifies it when sent (Envoy).
+    if (tls.trustedCa().isPresent()) {
+      b.trustManager(tls.trustedCa().get().open());
+      b.clientAuth(tls.requireClientCertificate() ? io.netty.handler.ssl.ClientAuth.REQUIRE
+          : io.netty.handler.ssl.ClientAuth.OPTIONAL);
+    }
+    b.protocols(tls.protocols());
+    if (!tls.cipherSuites().isEmpty()) {
+      b.ciphers(tls.cipherSuites());
     }
     return b.build();
   }

@@ -390,6 +390,14 @@ public final class Cluster {
     return balancers[worker.index()].pick(r.hosts());
   }
 
+  /**
+   * A TLS handler for a raw (TCP proxy) connection to {@code host}, as the cluster's
+   * {@code transport_socket} asks, or null for a cleartext cluster.
+   */
+  public io.netty.handler.ssl.SslHandler newRawConnectionTls(io.netty.buffer.ByteBufAllocator allocator, Host host) {
+    return tls == null ? null : tls.newHandler(allocator, host);
+  }
+
   /** This worker's connection pool for the host, created on first use. */
   public HostPool pool(Host host, Worker worker) {
     HostPool pool = host.pool(worker.index());

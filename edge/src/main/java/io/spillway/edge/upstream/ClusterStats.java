@@ -15,6 +15,10 @@ public final class ClusterStats {
   public final Counter upstreamCxConnectFail;
   public final Counter upstreamCxConnectTimeout;
   public final Counter upstreamCxDestroy;
+  /** Bytes read from the cluster's hosts over TCP proxy connections. */
+  public final Counter upstreamCxRxBytesTotal;
+  /** Bytes written to the cluster's hosts over TCP proxy connections. */
+  public final Counter upstreamCxTxBytesTotal;
   public final Counter upstreamCxOverflow;
   public final Counter upstreamCxIdleTimeout;
   public final Counter upstreamCxReclaimed;
@@ -62,6 +66,8 @@ public final class ClusterStats {
     upstreamCxConnectFail = scope.counter("upstream_cx_connect_fail");
     upstreamCxConnectTimeout = scope.counter("upstream_cx_connect_timeout");
     upstreamCxDestroy = scope.counter("upstream_cx_destroy");
+    upstreamCxRxBytesTotal = scope.counter("upstream_cx_rx_bytes_total");
+    upstreamCxTxBytesTotal = scope.counter("upstream_cx_tx_bytes_total");
     upstreamCxOverflow = scope.counter("upstream_cx_overflow");
     upstreamCxIdleTimeout = scope.counter("upstream_cx_idle_timeout");
     upstreamCxReclaimed = scope.counter("upstream_cx_reclaimed");

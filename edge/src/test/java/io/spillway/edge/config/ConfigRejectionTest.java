@@ -80,8 +80,9 @@ class ConfigRejectionTest {
   void rejectsListenerFeaturesOutsideTheSubset() {
     BootstrapYaml.minimal().listener("enable_reuse_port: false")
         .rejects(LISTENER_0 + ".enable_reuse_port: enable_reuse_port is not supported");
-    BootstrapYaml.minimal().chain("filter_chain_match: {server_names: [a.example.com]}")
-        .rejects(LISTENER_0 + ".filter_chains[0].filter_chain_match: filter_chain_match is not supported");
+    BootstrapYaml.minimal().chain("filter_chain_match: {direct_source_prefix_ranges: [{address_prefix: 10.0.0.0}]}")
+        .rejects(LISTENER_0 + ".filter_chains[0].filter_chain_match.direct_source_prefix_ranges:"
+            + " direct_source_prefix_ranges is not supported");
     BootstrapYaml.minimal().listener("connection_balance_config: {exact_balance: {}}")
         .rejects(LISTENER_0 + ".connection_balance_config: connection_balance_config is not supported");
     assertRejects(BootstrapYaml.minimal().yaml().replace("port_value: 10000}", "named_port: http}"),

@@ -102,10 +102,11 @@ class ListenerTranslationTest {
     String tlsPath = "static_resources.listeners[0].filter_chains[0].transport_socket.typed_config";
     BootstrapYaml.minimal().chain(TLS.formatted("      alpn_protocols: [\"h2,h3\"]\n"))
         .rejects(tlsPath + ".common_tls_context.alpn_protocols[0]: h3 is not supported (h2, http/1.1)");
-    BootstrapYaml.minimal().chain(TLS.formatted("      tls_params: {tls_minimum_protocol_version: TLSv1_3}\n"))
-        .rejects(tlsPath + ".common_tls_context.tls_params: tls_params is not supported");
+    BootstrapYaml.minimal().chain(TLS.formatted("      tls_params: {ecdh_curves: [X25519]}\n"))
+        .rejects(tlsPath + ".common_tls_context.tls_params.ecdh_curves: ecdh_curves is not supported");
     BootstrapYaml.minimal().chain(TLS.formatted("    require_client_certificate: true\n"))
-        .rejects(tlsPath + ".require_client_certificate: require_client_certificate: true is not supported");
+        .rejects(tlsPath + ".common_tls_context.validation_context.trusted_ca: is required with"
+            + " require_client_certificate: true (a client certificate is verified against it)");
     String key = "{filename: \"" + TestPem.key("server") + "\"}";
     String cert = "{filename: \"" + TestPem.certificate("server") + "\"}";
     String certPath = tlsPath + ".common_tls_context.tls_certificates[0]";

@@ -103,7 +103,7 @@ class DynamicConfigurationIT {
         """, Listener.getDefaultInstance()));
     assertThatThrownBy(() -> sink.apply(XdsResourceType.LISTENER, bad))
         .isInstanceOf(ConfigException.class)
-        .hasMessage("listener \"broken\".filter_chains: one filter chain is required");
+        .hasMessage("listener \"broken\".filter_chains: one filter chain (or default_filter_chain) is required");
 
     Map<String, Message> badCluster = Map.of("backend", resource("""
         name: backend

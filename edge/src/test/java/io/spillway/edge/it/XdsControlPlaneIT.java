@@ -89,7 +89,8 @@ class XdsControlPlaneIT {
     cache.setSnapshot(GROUP, snapshot("3", b, "backend", broken));
     DiscoveryRequest nack = awaitRequest(r -> r.getTypeUrl().endsWith("Listener") && r.hasErrorDetail());
     assertThat(nack.getErrorDetail().getMessage())
-        .isEqualTo("listener \"ingress\".filter_chains[1]: only one filter chain is supported");
+        .isEqualTo("listener \"ingress\".filter_chains[1].filter_chain_match: the same matching rules as"
+            + " listener \"ingress\".filter_chains[0] (each filter chain's match must differ)");
     assertThat(nack.getVersionInfo()).isEqualTo("2");
     assertThat(origin()).isEqualTo("b");
 
