@@ -113,30 +113,10 @@ fi
 
 JDK=$(find_jdk) || die "need a JDK >= 21 (set JAVA_HOME)"
 JAVA=$JDK/bin/java
-SRC=("$REPO_ROOT/edge/src/main" "$REPO_ROOT/bench/src/main")
-if (( REBUILD )) || stale "$EDGE_JAR" "${SRC[@]}" || stale "$BENCH_JAR" "${SRC[@]}"; then
-  log "building (bin/spillway build) with $JDK"
-  (cd "$REPO_ROOT" && JAVA_HOME=$JDK PATH="$JDK/bin:$PATH" bin/spillway build) >&2 || die "build failed"
-fi
-[[ -f $EDGE_JAR && -f $BENCH_JAR ]] || die "missing $EDGE_JAR or $BENCH_JAR after the build"
+build_if_stale "$EDGE_JAR" "$BENCH_JAR"
 
 # ------------------------------------------------------------------ processes
-PIDS=()
-DIR=""
-FAILED=1
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  set +e
-  stop_pids 5 "${PIDS[@]}"
-  if [[ -n $DIR && -d $DIR ]]; then
-    if (( KEEP_DIR || rc != 0 || FAILED )); then log "kept work dir: $DIR"; else rm -rf "$DIR"; fi
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'log interrupted; exit 130' INT
-trap 'log terminated; exit 143' TERM
+install_cleanup 5
 
 DIR=$(mktemp -d /tmp/overload.XXXXXX)
 chmod 755 "$DIR"
@@ -149,14 +129,6 @@ BACKEND_PORT=$(pick_port); PICKED+="$BACKEND_PORT "
 PROXY_PORT=$(pick_port); PICKED+="$PROXY_PORT "
 ADMIN_PORT=$(pick_port); PICKED+="$ADMIN_PORT "
 
-LAST_PID=""
-start_bg() {  # NAME CMD...
-  local name=$1; shift
-  "$@" >"$DIR/$name.log" 2>&1 &
-  LAST_PID=$!
-  PIDS+=("$LAST_PID")
-  log "started $name (pid $LAST_PID)"
-}
 
 # The backend: SLOTS concurrent slots of SERVICE_MS each, FIFO queue; C = SLOTS / SERVICE_MS.
 # The generator and the backend run C1-only with the serial GC: less JIT and GC CPU taken from

@@ -75,29 +75,9 @@ fi
 
 JDK=$(find_jdk) || die "need a JDK >= 21 (set JAVA_HOME)"
 JAVA=$JDK/bin/java
-SRC=("$REPO_ROOT/edge/src/main" "$REPO_ROOT/bench/src/main")
-if (( REBUILD )) || stale "$EDGE_JAR" "${SRC[@]}" || stale "$BENCH_JAR" "${SRC[@]}"; then
-  log "building (bin/spillway build) with $JDK"
-  (cd "$REPO_ROOT" && JAVA_HOME=$JDK PATH="$JDK/bin:$PATH" bin/spillway build) >&2 || die "build failed"
-fi
-[[ -f $EDGE_JAR && -f $BENCH_JAR ]] || die "missing $EDGE_JAR or $BENCH_JAR"
+build_if_stale "$EDGE_JAR" "$BENCH_JAR"
 
-PIDS=()
-DIR=""
-FAILED=1
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  set +e
-  stop_pids 5 "${PIDS[@]}"
-  if [[ -n $DIR && -d $DIR ]]; then
-    if (( KEEP_DIR || rc != 0 || FAILED )); then log "kept work dir: $DIR"; else rm -rf "$DIR"; fi
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'log interrupted; exit 130' INT
-trap 'log terminated; exit 143' TERM
+install_cleanup 5
 
 DIR=$(mktemp -d /tmp/pressure-lb.XXXXXX)
 chmod 755 "$DIR"
@@ -105,14 +85,6 @@ mkdir -p "$DIR/tmp"
 RESULTS=$DIR/results.tsv
 : >"$RESULTS"
 init_port_range
-LAST_PID=""
-start_bg() {  # NAME CMD...
-  local name=$1; shift
-  "$@" >"$DIR/$name.log" 2>&1 &
-  LAST_PID=$!
-  PIDS+=("$LAST_PID")
-  log "started $name (pid $LAST_PID)"
-}
 stop_last() {  # PID: stop one process we started and drop it from PIDS
   stop_pid "$1" 5
   local keep=() p

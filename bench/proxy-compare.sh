@@ -101,32 +101,10 @@ want_proxy() { [[ " ${PROXY_LIST[*]} " == *" $1 "* ]]; }
 want_proto() { [[ " ${PROTO_LIST[*]} " == *" $1 "* ]]; }
 
 # ------------------------------------------------------------ process tracking
-PIDS=()        # long-running processes we started (origin, proxies)
-LOAD_PID=""    # the load generator currently running, if any
-LAST_PID=""    # pid of the process start_bg started last
-DIR=""
-FAILED=1
-
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  set +e
-  if [[ -n $LOAD_PID ]] && kill -0 "$LOAD_PID" 2>/dev/null; then
-    kill -TERM "$LOAD_PID" 2>/dev/null
-  fi
-  stop_pids 10 "${PIDS[@]}"
-  if [[ -n $DIR && -d $DIR ]]; then
-    if (( KEEP_DIR )) || (( rc != 0 )) || (( FAILED )); then
-      log "kept work dir (configs, logs, raw load-generator output): $DIR"
-    else
-      rm -rf "$DIR"
-    fi
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'log "interrupted"; exit 130' INT
-trap 'log "terminated"; exit 143' TERM
+# PIDS: long-running processes we started (origin, proxies); LOAD_PID: the load generator
+# currently running, if any; LAST_PID: the process start_bg started last.
+install_cleanup 10
+LAST_PID=""
 
 # start_bg NAME CPUS CMD... : start CMD in the background (pinned when PIN=1),
 # log to $DIR/NAME.log, remember the pid in PIDS and in LAST_PID.

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# bench/lib/common.sh — shell helpers shared by the load scripts in bench/ (proxy-compare.sh,
+# bench/lib/common.sh — shell helpers shared by the load scripts in bench/ (proxy-compare.sh, pressure-lb.sh,
 # overload.sh, xds-fanout.sh). Sourced, never run: it only defines functions, sets no shell
 # options and exits nothing at load time.
 #
@@ -143,4 +143,54 @@ stop_pids() {
       kill -KILL "$pid" 2>/dev/null || true
     fi
   done
+}
+
+# ------------------------------------------------------------------ run scaffolding
+
+# build_if_stale JAR... : with JDK and REPO_ROOT set, rebuild (bin/spillway build) when REBUILD=1 or
+# any JAR is older than the edge's or the bench's main sources; die when a JAR is still missing.
+build_if_stale() {
+  local src=("$REPO_ROOT/edge/src/main" "$REPO_ROOT/bench/src/main") jar need=${REBUILD:-0}
+  for jar in "$@"; do stale "$jar" "${src[@]}" && need=1; done
+  if (( need )); then
+    log "building (bin/spillway build) with $JDK"
+    (cd "$REPO_ROOT" && JAVA_HOME=$JDK PATH="$JDK/bin:$PATH" bin/spillway build) >&2 || die "build failed"
+  fi
+  for jar in "$@"; do [[ -f $jar ]] || die "missing $jar after the build"; done
+}
+
+# install_cleanup STOP_SECONDS : the EXIT/INT/TERM traps every run uses. On exit they stop the
+# processes in PIDS (and LOAD_PID, a load generator that may be running), then remove DIR unless
+# KEEP_DIR=1, the run failed, or FAILED is still 1 (the script sets FAILED=0 when it finished).
+install_cleanup() {
+  PIDS=()
+  LOAD_PID=""
+  DIR=""
+  FAILED=1
+  CLEANUP_STOP_SECONDS=$1
+  trap bench_cleanup EXIT
+  trap 'log interrupted; exit 130' INT
+  trap 'log terminated; exit 143' TERM
+}
+
+bench_cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  set +e
+  if [[ -n $LOAD_PID ]] && kill -0 "$LOAD_PID" 2>/dev/null; then kill -TERM "$LOAD_PID" 2>/dev/null; fi
+  stop_pids "$CLEANUP_STOP_SECONDS" "${PIDS[@]}"
+  if [[ -n $DIR && -d $DIR ]]; then
+    if (( ${KEEP_DIR:-0} || rc != 0 || FAILED )); then log "kept work dir (configs, logs, raw output): $DIR"; else rm -rf "$DIR"; fi
+  fi
+  exit "$rc"
+}
+
+# start_bg NAME CMD... : start CMD in the background, its output in $DIR/NAME.log; its pid goes
+# to PIDS (stopped on exit) and LAST_PID. A script that pins processes defines its own.
+start_bg() {
+  local name=$1; shift
+  "$@" >"$DIR/$name.log" 2>&1 &
+  LAST_PID=$!
+  PIDS+=("$LAST_PID")
+  log "started $name (pid $LAST_PID)"
 }
