@@ -229,11 +229,12 @@ final class DynamicConfiguration implements XdsConfigSink {
         }
         try {
           if (running != null && running.config().address().equals(lc.address())) {
-            inPlace.add(new InPlace(running, lc, server.newConnectionManager(lc, table.orElse(null)), server.listenerChains(lc),
-                server.listenerAccessLogs(lc)));
+            inPlace.add(new InPlace(running, lc, server.listenerAssembler().connectionManager(lc, table.orElse(null)),
+                server.listenerAssembler().chains(lc),
+                server.listenerAssembler().accessLogs(lc)));
             continue;
           }
-          Listener listener = server.newListener(lc, table.orElse(null));
+          Listener listener = server.listenerAssembler().listener(lc, table.orElse(null));
           server.bind(listener);
           bound.add(listener);
           started.put(lc.name(), listener);

@@ -14,13 +14,10 @@ import io.spillway.edge.config.ListenerConfig;
 import io.spillway.edge.config.OverloadNames;
 import io.spillway.edge.config.XdsClientConfig;
 import io.spillway.edge.http.DrainSignal;
-import io.spillway.edge.http.HcmStats;
 import io.spillway.edge.http.HttpConnectionManager;
 import io.spillway.edge.http.OverloadHooks;
-import io.spillway.edge.http2.Http2CodecStats;
 import io.spillway.edge.listener.Listener;
 import io.spillway.edge.listener.ListenerOverload;
-import io.spillway.edge.listener.ListenerStats;
 import io.spillway.edge.overload.ActionIndex;
 import io.spillway.edge.overload.OverloadDescription;
 import io.spillway.edge.overload.OverloadManager;
@@ -96,6 +93,7 @@ public final class EdgeServer implements AdminContext {
   private ActionIndex stopAccepting;
   private volatile Thread controlThread;
   private DynamicConfiguration dynamic;
+  private ListenerAssembler listenerAssembler;
   private io.spillway.policy.EffectivePolicy filePolicy;
   private java.util.Optional<io.spillway.policy.OverloadPolicy> controlPlanePolicy = java.util.Optional.empty();
   private io.spillway.edge.xds.AdsClient xdsClient;
@@ -196,8 +194,10 @@ public final class EdgeServer implements AdminContext {
     this.listenerOverload = listenerOverload;
     this.workers = Map.copyOf(workers);
     this.allocator = allocator;
+    listenerAssembler = new ListenerAssembler(new ListenerAssembler.Parts(stats.rootScope(), this.workers, clusters,
+        guards, admission, drain, httpOverload, listenerOverload, accessLogs, authorizationClients, runtime, nanoClock));
     for (ListenerConfig lc : config.listeners()) {
-      Listener listener = newListener(lc, lc.hasHttp() ? compileRoutes(lc.hcm().routeConfig()) : null);
+      Listener listener = listenerAssembler.listener(lc, lc.hasHttp() ? compileRoutes(lc.hcm().routeConfig()) : null);
       bind(listener);
       addListener(listener);
     }
@@ -210,98 +210,14 @@ public final class EdgeServer implements AdminContext {
           xdsClusterNames(bootstrap), this::decodePolicy);
       startXds(root);
     }
-    ActionIndex stopAcceptingAction = overload.actionHandle(OverloadNames.STOP_ACCEPTING_CONNECTIONS);
-    if (stopAcceptingAction.isConfigured()) {
-      stopAccepting = stopAcceptingAction;
-      overload.addStateListener(state -> {
-        boolean paused = state.isSaturated(stopAcceptingAction);
-        listeners.forEach(l -> l.pauseAccepting(paused));
-      });
-    }
-    startShrinkHeap(root.scope("overload").scope(OverloadNames.SHRINK_HEAP));
+    stopAccepting = OverloadActions.wire(overload, config.overload(), listeners, options.concurrency(), root);
+    OverloadActions.startShrinkHeap(overload, config.overload(), workerGroup, control,
+        root.scope("overload").scope(OverloadNames.SHRINK_HEAP));
     statsSinks = StatsSinks.start(config.statsFlush(), stats, root, control);
-    ActionIndex closeIdle = overload.actionHandle(OverloadNames.CLOSE_IDLE_HTTP_CONNECTIONS);
-    if (closeIdle.isConfigured()) {
-      // Idle connections go first: at state s, those idle for at least (1 - s) of the connection
-      // manager's idle timeout; saturated, every idle connection.
-      overload.addStateListener(state -> {
-        double s = state.actionState(closeIdle);
-        if (s <= 0) {
-          return;
-        }
-        for (Listener l : listeners) {
-          if (l.hcm() == null) {
-            continue; // TCP proxy chains only
-          }
-          long idle = l.hcm().config().idleTimeout().toNanos();
-          long threshold = s >= 1 || idle <= 0 ? 0 : (long) (idle * (1 - s));
-          l.signalConnections(new io.spillway.edge.http.DownstreamEvents.CloseIdle(threshold));
-        }
-      });
-    }
-    ActionIndex reduceTimeouts = overload.actionHandle(OverloadNames.REDUCE_TIMEOUTS);
-    if (reduceTimeouts.isConfigured()) {
-      // Running scaled timers follow the action: each change of its state re-times them.
-      double[] last = {0};
-      overload.addStateListener(state -> {
-        double s = state.actionState(reduceTimeouts);
-        if (s != last[0]) {
-          last[0] = s;
-          listeners.forEach(l -> l.signalConnections(io.spillway.edge.http.DownstreamEvents.RescaleTimers.INSTANCE));
-        }
-      });
-    }
-    if (overload.actionHandle(OverloadNames.RESET_HIGH_MEMORY_STREAM).isConfigured()) {
-      HighMemoryStreamResets.start(overload, config.overload().minimumAccountToTrackPowerOfTwo().orElseThrow(),
-          options.concurrency(), listeners,
-          root.scope("overload").scope(OverloadNames.RESET_HIGH_MEMORY_STREAM).counter("count"));
-    }
     overload.start((delay, task) -> control.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS));
     ready = true;
     log.info("edge ready: {} workers on {}, {} listeners, {} clusters", options.concurrency(), transport,
         listeners.size(), config.clusters().size());
-  }
-
-  /**
-   * A listener with its own connection manager, not yet bound. The connection manager serves
-   * {@code routes} until RDS (when the listener uses it) publishes others.
-   */
-  Listener newListener(ListenerConfig lc, RouteTable routes) {
-    return new Listener(lc, newConnectionManager(lc, routes), listenerChains(lc), listenerStats(lc), workers,
-        listenerOverload, listenerAccessLogs(lc));
-  }
-
-  /** The listener's filter chains for run time: each chain's TLS context and TCP proxy. */
-  io.spillway.edge.listener.ListenerChains listenerChains(ListenerConfig lc) {
-    return io.spillway.edge.listener.ListenerChains.build(lc, chain -> sslContext(lc, chain),
-        tcp -> new io.spillway.edge.tcp.TcpProxyFactory(tcp, new io.spillway.edge.tcp.TcpProxyStats(
-            stats.rootScope().taggedScope("tcp", tcp.statPrefix(), "envoy_tcp_prefix")), clusters, nanoClock),
-        stats.rootScope().scope("tls_inspector"),
-        stats.rootScope().taggedScope("listener", Listener.statName(lc), "envoy_listener_address"));
-  }
-
-  /** The listener's connection manager, or null when every chain is a TCP proxy. */
-  HttpConnectionManager newConnectionManager(ListenerConfig lc, RouteTable routes) {
-    if (!lc.hasHttp()) {
-      return null;
-    }
-    HcmStats hcmStats = new HcmStats(stats.rootScope().taggedScope("http", lc.hcm().statPrefix(),
-        "envoy_http_conn_manager_prefix"), new Http2CodecStats(stats.rootScope().scope("http2")));
-    var filters = io.spillway.edge.filters.HttpFilterRegistry.chain(new io.spillway.edge.http.filter.FilterContext(
-        lc.hcm(), hcmStats.scope(), clusters, guards, admission, lc.perConnectionBufferLimitBytes(), lc.tls().isPresent(),
-        stats.rootScope(), nanoClock, runtime, authorizationClients));
-    return new HttpConnectionManager(lc.hcm(), hcmStats, routes, drain, lc.tls().isPresent(),
-        lc.perConnectionBufferLimitBytes(), httpOverload, filters, accessLogs.compile(lc.hcm().accessLogs()),
-        runtime::snapshot);
-  }
-
-  /**
-   * The listener's own access logs (one line per connection), compiled.
-   *
-   * @throws IllegalArgumentException when a log file cannot be opened
-   */
-  io.spillway.edge.accesslog.AccessLogs listenerAccessLogs(ListenerConfig lc) {
-    return accessLogs.compile(lc.accessLogs());
   }
 
   /** The admin listener's access logs. */
@@ -318,31 +234,17 @@ public final class EdgeServer implements AdminContext {
     }
   }
 
+  /** Builds listeners for LDS updates as for the bootstrap's. */
+  ListenerAssembler listenerAssembler() {
+    return listenerAssembler;
+  }
+
   /**
    * A route configuration compiled for the hot path: its routes' typed_per_filter_config through
    * the filters' compilers, their runtime_fraction read from the runtime.
    */
   RouteTable compileRoutes(io.spillway.edge.config.RouteConfig config) {
     return RouteTable.compile(config, routeFilters, runtime::snapshot);
-  }
-
-  ListenerStats listenerStats(ListenerConfig lc) {
-    return new ListenerStats(stats.rootScope().taggedScope("listener", Listener.statName(lc), "envoy_listener_address"));
-  }
-
-  /** A filter chain's TLS context, or null for cleartext; unreadable certificates fail with their reason. */
-  io.netty.handler.ssl.SslContext sslContext(ListenerConfig lc, io.spillway.edge.config.FilterChainConfig chain) {
-    if (chain.tls().isEmpty()) {
-      return null;
-    }
-    try {
-      // A TCP proxy chain offers its ALPN list as configured; an HTTP chain what its codec speaks.
-      return TlsContexts.server(chain.tls().get(), chain.isHttp() ? lc.hcm().codecType()
-          : io.spillway.edge.config.HttpConnectionManagerConfig.CodecType.AUTO);
-    } catch (SSLException | RuntimeException e) {
-      throw new IllegalArgumentException("listener " + lc.name() + ": cannot load its TLS certificate: "
-          + e.getMessage(), e);
-    }
   }
 
   /**
@@ -533,35 +435,6 @@ public final class EdgeServer implements AdminContext {
    * {@code max_unfreed_memory_bytes}; above it, every worker trims its thread-local buffer cache,
    * which hands cached chunks back to the arenas and lets empty chunks be released.
    */
-  private void startShrinkHeap(Scope stats) {
-    ActionIndex shrink = overload.actionHandle(OverloadNames.SHRINK_HEAP);
-    if (!shrink.isConfigured()) {
-      return;
-    }
-    io.spillway.edge.config.OverloadConfig.ShrinkHeap settings = config.overload().actions().stream()
-        .filter(a -> a.name().equals(OverloadNames.SHRINK_HEAP))
-        .map(a -> a.settings().orElse(null))
-        .filter(io.spillway.edge.config.OverloadConfig.ShrinkHeap.class::isInstance)
-        .map(io.spillway.edge.config.OverloadConfig.ShrinkHeap.class::cast)
-        .findFirst().orElse(io.spillway.edge.config.OverloadConfig.ShrinkHeap.DEFAULTS);
-    var shrinkCount = stats.counter("shrink_count");
-    PooledByteBufAllocator alloc = PooledByteBufAllocator.DEFAULT;
-    long every = Math.max(1, settings.timerInterval().toMillis());
-    control.scheduleWithFixedDelay(() -> {
-      if (!overload.state().isActive(shrink)) {
-        return;
-      }
-      var m = alloc.metric();
-      long unfreed = m.usedDirectMemory() + m.usedHeapMemory() - alloc.pinnedDirectMemory() - alloc.pinnedHeapMemory();
-      if (unfreed > settings.maxUnfreedMemoryBytes()) {
-        for (EventExecutor e : workerGroup) {
-          e.execute(alloc::trimCurrentThreadCache);
-        }
-        shrinkCount.inc();
-      }
-    }, every, every, TimeUnit.MILLISECONDS);
-  }
-
   @Override
   public void statsRead() {
     if (statsSinks != null) {
