@@ -113,11 +113,7 @@ final class TlsContextTranslator {
       FieldPath validationPath = commonPath.field("validation_context");
       CertificateValidationContext validation = common.getValidationContext();
       VALIDATION.check(validation, validationPath);
-      if (validation.hasTrustedCa()) {
-        PemData ca = sources.read(validation.getTrustedCa(), validationPath.field("trusted_ca"));
-        certificates(ca, validationPath.field("trusted_ca"));
-        trustedCa = Optional.of(ca);
-      }
+      trustedCa = trustedCa(validation, validationPath, sources);
       for (int i = 0; i < validation.getMatchTypedSubjectAltNamesCount(); i++) {
         FieldPath at = validationPath.field("match_typed_subject_alt_names").index(i);
         SubjectAltNameMatcher m = validation.getMatchTypedSubjectAltNames(i);
@@ -215,11 +211,7 @@ final class TlsContextTranslator {
       FieldPath validationPath = commonPath.field("validation_context");
       CertificateValidationContext validation = common.getValidationContext();
       DOWNSTREAM_VALIDATION.check(validation, validationPath);
-      if (validation.hasTrustedCa()) {
-        PemData ca = sources.read(validation.getTrustedCa(), validationPath.field("trusted_ca"));
-        certificates(ca, validationPath.field("trusted_ca"));
-        trustedCa = Optional.of(ca);
-      }
+      trustedCa = trustedCa(validation, validationPath, sources);
     }
     if (requireClient && trustedCa.isEmpty()) {
       throw new ConfigException(commonPath.field("validation_context").field("trusted_ca"),
@@ -272,6 +264,17 @@ final class TlsContextTranslator {
 
   /** A certificate chain and its private key, read and checked to be usable together. */
   record KeyPair(PemData chain, PemData key) {}
+
+  /** The validation context's {@code trusted_ca}, read and checked to hold certificates; empty without one. */
+  private static Optional<PemData> trustedCa(CertificateValidationContext validation, FieldPath validationPath,
+      DataSources sources) throws ConfigException {
+    if (!validation.hasTrustedCa()) {
+      return Optional.empty();
+    }
+    PemData ca = sources.read(validation.getTrustedCa(), validationPath.field("trusted_ca"));
+    certificates(ca, validationPath.field("trusted_ca"));
+    return Optional.of(ca);
+  }
 
   static KeyPair keyPair(TlsCertificate cert, FieldPath certPath, DataSources sources) throws ConfigException {
     CERTIFICATE.check(cert, certPath);
