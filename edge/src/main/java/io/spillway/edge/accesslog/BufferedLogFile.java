@@ -103,12 +103,15 @@ final class BufferedLogFile implements LogSink, AutoCloseable {
   @Override
   public void write(String line) {
     long size = line.length(); // chars: the byte count of ASCII lines, a bound for the buffer's purposes
-    if (bufferedBytes.get() + size > limits.maxBufferedBytes() || !queue.offer(line)) {
+    // The bytes are reserved before the line is queued, so the flush thread never subtracts a line
+    // that was not counted yet and the count never goes below what is really queued.
+    long after = bufferedBytes.addAndGet(size);
+    if (after > limits.maxBufferedBytes() || !queue.offer(line)) {
+      bufferedBytes.addAndGet(-size);
       stats.writeDropped().inc();
       return;
     }
     stats.writeBuffered().inc();
-    long after = bufferedBytes.addAndGet(size);
     if (after >= limits.flushBytes() && after - size < limits.flushBytes()) {
       LockSupport.unpark(thread);
     }

@@ -82,11 +82,13 @@ class AccessLogFileIT {
     sink.write("below the flush size\n");
     Thread.sleep(200);
     assertThat(lines(file)).as("nothing is written before the interval or the flush size").isEmpty();
-    for (int i = 0; i < 9; i++) {
-      sink.write("line number " + i + " here\n");
-    }
-    await(() -> lines(file).size() == 10);
+    // 21 + 80 bytes: one write crosses the flush size, so the flush thread is woken exactly once
+    // and finds both lines queued (lines written after a flush wait for the next crossing or the interval).
+    sink.write("x".repeat(79) + "\n");
+    await(() -> lines(file).size() == 2);
+    assertThat(lines(file)).containsExactly("below the flush size", "x".repeat(79));
     assertThat(counter("flushed_by_timer")).isZero();
+    assertThat(counter("write_completed")).isEqualTo(1);
   }
 
   @Test
