@@ -2,17 +2,14 @@ package io.spillway.edge.server;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ConfiguratorRank;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.spi.ContextAwareBase;
 import org.slf4j.Logger;
 
 /**
- * The edge's own logging set-up, found by logback through {@code ServiceLoader}: one stderr
- * appender with the edge's line format, the root at INFO and Netty at WARN. It is done in code
+ * The edge's own logging set-up, found by logback through {@code ServiceLoader}: the stderr
+ * appender of {@link EdgeLogging} with the edge's line format, the root at INFO and Netty at WARN. It is done in code
  * rather than with a {@code logback.xml} because reading XML loads logback's whole Joran
  * configuration model and the JDK's XML parser (about 600 classes, a few MiB of metaspace) in a
  * process that otherwise never parses XML.
@@ -37,19 +34,8 @@ public final class EdgeLogConfigurator extends ContextAwareBase implements Confi
     if (System.getProperty(CONFIGURATION_FILE_PROPERTY) != null) {
       return ExecutionStatus.INVOKE_NEXT_IF_ANY;
     }
-    PatternLayoutEncoder encoder = new PatternLayoutEncoder();
-    encoder.setContext(context);
-    encoder.setPattern(PATTERN);
-    encoder.start();
-    ConsoleAppender<ILoggingEvent> stderr = new ConsoleAppender<>();
-    stderr.setContext(context);
-    stderr.setName("STDERR");
-    stderr.setTarget("System.err");
-    stderr.setEncoder(encoder);
-    stderr.start();
-    ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-    root.setLevel(Level.INFO);
-    root.addAppender(stderr);
+    EdgeLogging.install(context, PATTERN, java.util.Optional.empty());
+    context.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(Level.INFO);
     context.getLogger("io.netty").setLevel(Level.WARN);
     return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
   }

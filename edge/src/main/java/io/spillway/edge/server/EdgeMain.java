@@ -52,6 +52,21 @@ public final class EdgeMain implements Callable<Integer> {
   @Option(names = {"-l", "--log-level"}, defaultValue = "info", description = "trace, debug, info, warning, error, critical or off.")
   String logLevel;
 
+  @Option(names = "--log-path", paramLabel = "FILE",
+      description = "Write the edge's log to FILE (appended; reopened by POST /reopen_logs and SIGUSR1) instead of stderr.")
+  Path logPath;
+
+  @Option(names = "--log-format", paramLabel = "FORMAT",
+      description = "The log line in Envoy's format flags, e.g. '[%Y-%m-%d %T.%e][%t][%l][%n] %v'.")
+  String logFormat;
+
+  @Option(names = "--log-format-escaped", description = "Escape control characters (and stack traces) so every log entry is one line.")
+  boolean logFormatEscaped;
+
+  @Option(names = "--component-log-level", paramLabel = "C:L,...",
+      description = "Levels per component (an edge package such as upstream or http, or a logger name), e.g. upstream:debug,http:trace.")
+  String componentLogLevel;
+
   @Option(names = "--service-node", description = "Overrides node.id.")
   String serviceNode;
 
@@ -96,6 +111,11 @@ public final class EdgeMain implements Callable<Integer> {
     PrintWriter err = new PrintWriter(System.err, true);
     if (!setLogLevel(logLevel)) {
       err.println("error: --log-level: unknown level '" + logLevel + "'");
+      return 2;
+    }
+    String loggingProblem = configureLogging();
+    if (loggingProblem != null) {
+      err.println("error: " + loggingProblem);
       return 2;
     }
     if (!mode.equals("serve") && !mode.equals("validate")) {
@@ -228,6 +248,36 @@ public final class EdgeMain implements Callable<Integer> {
     return 0;
   }
 
+  /**
+   * {@code --log-path}, {@code --log-format}, {@code --log-format-escaped} and
+   * {@code --component-log-level} applied to logback; null when done, else the problem. An
+   * operator's own {@code -Dlogback.configurationFile} wins over the first three.
+   */
+  private String configureLogging() {
+    if (!(LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context)) {
+      return null;
+    }
+    try {
+      if (componentLogLevel != null) {
+        EdgeLogging.componentLevels(componentLogLevel).forEach((name, level) -> context.getLogger(name).setLevel(level));
+      }
+      if (logPath == null && logFormat == null && !logFormatEscaped) {
+        return null;
+      }
+      if (System.getProperty(EdgeLogConfigurator.CONFIGURATION_FILE_PROPERTY) != null) {
+        LoggerFactory.getLogger(EdgeMain.class).warn("--log-path, --log-format and --log-format-escaped are ignored: "
+            + "logging is configured by {}", System.getProperty(EdgeLogConfigurator.CONFIGURATION_FILE_PROPERTY));
+        return null;
+      }
+      String pattern = logFormat == null && !logFormatEscaped ? EdgeLogConfigurator.PATTERN
+          : EnvoyLogFormat.toLogbackPattern(logFormat == null ? EnvoyLogFormat.EDGE_DEFAULT : logFormat, logFormatEscaped);
+      EdgeLogging.install(context, pattern, java.util.Optional.ofNullable(logPath));
+      return null;
+    } catch (IllegalArgumentException e) {
+      return e.getMessage();
+    }
+  }
+
   /** The version from the jar's manifest ("dev" when run from classes). */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
@@ -238,15 +288,7 @@ public final class EdgeMain implements Callable<Integer> {
   }
 
   static boolean setLogLevel(String level) {
-    Level l = switch (level.toLowerCase(java.util.Locale.ROOT)) {
-      case "trace" -> Level.TRACE;
-      case "debug" -> Level.DEBUG;
-      case "info" -> Level.INFO;
-      case "warn", "warning" -> Level.WARN;
-      case "error", "critical" -> Level.ERROR;
-      case "off" -> Level.OFF;
-      default -> null;
-    };
+    Level l = EdgeLogging.level(level);
     if (l == null) {
       return false;
     }

@@ -226,11 +226,14 @@ public final class EdgeServer implements AdminContext {
     return adminAccessLogs;
   }
 
-  /** Reopens every access log file (logrotate: {@code POST /reopen_logs}, SIGUSR1). */
+  /** Reopens every access log file and the {@code --log-path} file (logrotate: {@code POST /reopen_logs}, SIGUSR1). */
   @Override
   public void reopenAccessLogs() {
     if (accessLogs != null) {
       accessLogs.reopen();
+    }
+    if (org.slf4j.LoggerFactory.getILoggerFactory() instanceof ch.qos.logback.classic.LoggerContext context) {
+      EdgeLogging.reopen(context); // --log-path
     }
   }
 

@@ -4,9 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.PatternLayout;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -29,10 +30,11 @@ class EdgeLogConfiguratorTest {
     assertThat(root.getLevel()).isEqualTo(Level.INFO);
     assertThat(context.getLogger("io.netty").getLevel()).isEqualTo(Level.WARN);
     assertThat(context.getLogger("io.netty.channel").getEffectiveLevel()).isEqualTo(Level.WARN);
-    var appender = (ConsoleAppender<?>) root.getAppender("STDERR");
+    var appender = (ConsoleAppender<?>) root.getAppender(EdgeLogging.APPENDER);
     assertThat(appender.isStarted()).isTrue();
     assertThat(appender.getTarget()).isEqualTo("System.err");
-    assertThat(((PatternLayoutEncoder) appender.getEncoder()).getPattern()).isEqualTo(EdgeLogConfigurator.PATTERN);
+    var layout = (PatternLayout) ((LayoutWrappingEncoder<?>) appender.getEncoder()).getLayout();
+    assertThat(layout.getPattern()).isEqualTo(EdgeLogConfigurator.PATTERN);
     context.stop();
   }
 
