@@ -51,6 +51,10 @@ import java.util.function.LongSupplier;
  *   <li><b>Application-limited</b> (observed concurrency below half the limit) and fast: hold. An
  *       idle edge does not inflate its limit to {@code maxLimit} only to need many windows to come
  *       back down when a storm starts (Gradient2 does the same).
+ *   <li><b>Idle</b> (observed concurrency below {@value #MIN_QUEUEING_CONCURRENCY}): hold, however
+ *       slow the calls. Less than one request in flight cannot queue behind itself, so slow calls
+ *       then say nothing about the edge's load (JIT warm-up at start-up, a cold backend); without
+ *       this a trickle of slow calls halved the limit of an idle edge every few windows.
  *   <li><b>Executor stall</b> (worst lag of the last second above {@code lagTargetMillis}): the
  *       estimate is at most {@code limit × max(0.5, lagTarget / lag)} and never grows — the edge
  *       itself is the bottleneck, whatever the call times say.
@@ -81,6 +85,12 @@ public final class AdaptiveLimit {
   public static final int MIN_SAMPLES = 16;
   /** Share of the gap by which the baseline rises per application-limited window. */
   public static final double BASELINE_DRIFT = 0.05;
+  /**
+   * Observed concurrency below which slow calls are not read as congestion: with less than one
+   * request in flight on average nothing queues behind the edge's own traffic, so a slow call at
+   * idle (JIT warm-up, a cold cache, a slow backend) must not shrink the limit.
+   */
+  public static final double MIN_QUEUEING_CONCURRENCY = 1.0;
   /** Windows pinned at minLimit by slow calls after which the baseline is re-learned. */
   public static final int REBASELINE_WINDOWS = 1200;
 
@@ -286,7 +296,7 @@ public final class AdaptiveLimit {
         baseline += (rtt - baseline) * BASELINE_DRIFT;
       }
       double gradient = s.tolerance() * baseline / rtt;
-      if (gradient < 1) {
+      if (gradient < 1 && concurrency >= MIN_QUEUEING_CONCURRENCY) {
         congested = true;
         estimate = Math.max(limit / 2, concurrency * gradient);
       } else if (!appLimited && gradient > 1) {
