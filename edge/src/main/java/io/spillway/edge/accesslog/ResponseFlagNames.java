@@ -26,6 +26,8 @@ final class ResponseFlagNames {
       case UAEX -> "UnauthorizedExternalService";
       case AR -> "AdmissionRefused";
       case GR -> "OutboundGuardRefused";
+      case DI -> "DelayInjected";
+      case FI -> "FaultInjected";
     };
   }
 

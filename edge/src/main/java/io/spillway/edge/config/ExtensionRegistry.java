@@ -119,6 +119,8 @@ public final class ExtensionRegistry {
   public static final String CORS = "envoy.filters.http.cors";
   /** Envoy's name of the compressor HTTP filter. */
   public static final String COMPRESSOR = "envoy.filters.http.compressor";
+  /** Envoy's name of the fault injection HTTP filter. */
+  public static final String FAULT = "envoy.filters.http.fault";
   /** Envoy's name of the TLS transport socket. */
   public static final String TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
   /** The {@code typed_extension_protocol_options} key of upstream HTTP protocol options. */
@@ -149,6 +151,8 @@ public final class ExtensionRegistry {
       .addNameSuffices(CORS, Category.HTTP_FILTER, Cors.getDefaultInstance())
       .add(CORS + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, CorsPolicy.getDefaultInstance())
       .add(COMPRESSOR, Category.HTTP_FILTER, Compressor.getDefaultInstance())
+      .add(FAULT, Category.HTTP_FILTER,
+          io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.getDefaultInstance())
       .add(COMPRESSOR + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, CompressorPerRoute.getDefaultInstance())
       .add("envoy.compression.gzip.compressor", Category.COMPRESSOR_LIBRARY, Gzip.getDefaultInstance())
       .add("envoy.compression.zstd.compressor", Category.COMPRESSOR_LIBRARY, Zstd.getDefaultInstance())

@@ -21,7 +21,7 @@ import java.util.Optional;
 /**
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
- * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors and compressor filters (the compressor
+ * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor and fault filters (the compressor
  * more than once, one per encoding) and must end with the router.
  */
 final class HttpConnectionManagerTranslator {
@@ -255,6 +255,9 @@ final class HttpConnectionManagerTranslator {
       case ExtensionRegistry.COMPRESSOR -> CompressorTranslator.translate(
           registry.unpack(filter.getTypedConfig(), Compressor.class, Category.HTTP_FILTER, configPath),
           registry, configPath);
+      case ExtensionRegistry.FAULT -> FaultTranslator.translate(registry.unpack(filter.getTypedConfig(),
+          io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.class, Category.HTTP_FILTER, configPath),
+          configPath);
       default -> throw new ConfigException(filterPath, extension + " is not supported");
     };
   }

@@ -192,8 +192,8 @@ final class RouteTranslator {
    * filter off, {@link Boolean#FALSE} when it leaves it on, or the filter's configuration for the
    * route ({@link RouteFilterConfig}). Supported: {@code ExtAuthzPerRoute} with {@code disabled},
    * Envoy's generic {@code FilterConfig} with {@code disabled} and no {@code config}, a
-   * {@code LocalRateLimit} (the route's own limit), a CORS filter's {@code CorsPolicy} and a
-   * {@code CompressorPerRoute}.
+   * {@code LocalRateLimit} (the route's own limit), a CORS filter's {@code CorsPolicy}, a
+   * {@code CompressorPerRoute} and an {@code HTTPFault} (the route's own faults).
    */
   private static Map<String, Object> perFilter(Map<String, Any> configs, FieldPath path) throws ConfigException {
     Map<String, Object> entries = new TreeMap<>();
@@ -215,12 +215,16 @@ final class RouteTranslator {
           entries.put(entry.getKey(), CorsPolicyTranslator.translate(any.unpack(CORS_POLICY), at));
         } else if (any.is(CompressorPerRoute.class)) {
           entries.put(entry.getKey(), CompressorTranslator.perRoute(any, at));
+        } else if (any.is(io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.class)) {
+          entries.put(entry.getKey(), FaultTranslator.translate(
+              any.unpack(io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.class), at));
         } else {
           throw new ConfigException(at, "\"" + any.getTypeUrl() + "\" is not supported here: only "
               + ExtAuthzPerRoute.getDescriptor().getFullName() + " or " + FilterConfig.getDescriptor().getFullName()
               + " with disabled, " + LocalRateLimit.getDescriptor().getFullName() + " or "
               + io.envoyproxy.envoy.extensions.filters.http.cors.v3.CorsPolicy.getDescriptor().getFullName() + " or "
-              + CompressorPerRoute.getDescriptor().getFullName());
+              + CompressorPerRoute.getDescriptor().getFullName() + " or "
+              + io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.getDescriptor().getFullName());
         }
       } catch (InvalidProtocolBufferException e) {
         throw new ConfigException(at, "cannot decode " + any.getTypeUrl() + ": " + e.getMessage(), e);

@@ -77,16 +77,19 @@ final class RuntimeTranslator {
     if (!f.hasDefaultValue()) {
       throw new ConfigException(path.field("default_value"), "default_value is required");
     }
-    io.envoyproxy.envoy.type.v3.FractionalPercent p = f.getDefaultValue();
+    return new RuntimeFraction(f.getRuntimeKey(), perMillion(f.getDefaultValue(), path.field("default_value")));
+  }
+
+  /** A {@code FractionalPercent} in parts per million, capped at 100 % as Envoy does. */
+  static int perMillion(io.envoyproxy.envoy.type.v3.FractionalPercent p, FieldPath path) throws ConfigException {
     long scale = switch (p.getDenominator()) {
       case HUNDRED -> 10_000;
       case TEN_THOUSAND -> 100;
       case MILLION -> 1;
-      default -> throw new ConfigException(path.field("default_value").field("denominator"),
+      default -> throw new ConfigException(path.field("denominator"),
           p.getDenominatorValue() + " is not a denominator (HUNDRED, TEN_THOUSAND or MILLION)");
     };
-    return new RuntimeFraction(f.getRuntimeKey(),
-        (int) Math.min(RuntimeFraction.MILLION, Integer.toUnsignedLong(p.getNumerator()) * scale));
+    return (int) Math.min(RuntimeFraction.MILLION, Integer.toUnsignedLong(p.getNumerator()) * scale);
   }
 
   private static RuntimeConfig.RtdsLayer rtds(RuntimeLayer layer, FieldPath path, boolean ads)

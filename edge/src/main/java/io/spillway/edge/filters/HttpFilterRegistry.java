@@ -3,6 +3,7 @@ package io.spillway.edge.filters;
 import io.spillway.edge.config.CorsPolicy;
 import io.spillway.edge.config.CompressorConfig;
 import io.spillway.edge.config.ExtAuthzConfig;
+import io.spillway.edge.config.FaultConfig;
 import io.spillway.edge.config.HttpFilterConfig;
 import io.spillway.edge.config.LocalRateLimitConfig;
 import io.spillway.edge.filters.admission.AdmissionFilter;
@@ -10,6 +11,7 @@ import io.spillway.edge.filters.buffer.BufferFilter;
 import io.spillway.edge.filters.cors.CorsFactory;
 import io.spillway.edge.filters.compressor.CompressorFactory;
 import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
+import io.spillway.edge.filters.fault.FaultFactory;
 import io.spillway.edge.filters.ratelimit.LocalRateLimitFactory;
 import io.spillway.edge.filters.router.RouterFactory;
 import io.spillway.edge.http.filter.FilterContext;
@@ -36,6 +38,7 @@ public final class HttpFilterRegistry {
   public static final String LOCAL_RATELIMIT = "envoy.filters.http.local_ratelimit";
   public static final String CORS = "envoy.filters.http.cors";
   public static final String COMPRESSOR = "envoy.filters.http.compressor";
+  public static final String FAULT = "envoy.filters.http.fault";
 
   private static final Map<String, BiFunction<HttpFilterConfig, FilterContext, HttpFilterFactory>> FACTORIES = Map.of(
       ROUTER, (entry, context) -> new RouterFactory(entry.extension(), context),
@@ -47,7 +50,9 @@ public final class HttpFilterRegistry {
           entry.settings(LocalRateLimitConfig.class), context.rootScope(), context.nanoClock(),
           context.runtime()::snapshot),
       CORS, (entry, context) -> new CorsFactory(entry.name(), context.httpScope(), context.runtime()::snapshot),
-      COMPRESSOR, CompressorFactory::new);
+      COMPRESSOR, CompressorFactory::new,
+      FAULT, (entry, context) -> new FaultFactory(entry.name(), entry.settings(FaultConfig.class), context.httpScope(),
+          context.runtime()::snapshot));
 
   private HttpFilterRegistry() {}
 
@@ -66,6 +71,7 @@ public final class HttpFilterRegistry {
       case LocalRateLimitConfig l -> LocalRateLimitFactory.routeConfig(l, root, nanoClock, runtime::snapshot);
       case CorsPolicy c -> c;
       case CompressorConfig.PerRoute p -> p;
+      case FaultConfig f -> f;
     };
   }
 

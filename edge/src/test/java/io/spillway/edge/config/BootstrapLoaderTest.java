@@ -185,13 +185,13 @@ class BootstrapLoaderTest {
   void rejectsAnUnknownTypeWithThePathOfTheTypedConfig() {
     BootstrapYaml.minimal()
         .httpFilters("""
-            - name: envoy.filters.http.fault
+            - name: envoy.filters.http.lua
               typed_config:
-                "@type": type.googleapis.com/envoy.extensions.filters.http.fault.v3.HTTPFault
+                "@type": type.googleapis.com/envoy.extensions.filters.http.lua.v3.Lua
             - name: envoy.filters.http.router
             """)
         .rejects(HCM + ".http_filters[0].typed_config: unknown @type"
-            + " \"type.googleapis.com/envoy.extensions.filters.http.fault.v3.HTTPFault\""
+            + " \"type.googleapis.com/envoy.extensions.filters.http.lua.v3.Lua\""
             + " (not an extension Spillway supports)");
   }
 

@@ -194,10 +194,10 @@ class ConfigRejectionTest {
   void rejectsUnsupportedHttpFiltersAndABadFilterOrder() {
     BootstrapYaml.minimal()
         .httpFilters("""
-            - name: envoy.filters.http.fault
+            - name: envoy.filters.http.lua
             - name: envoy.filters.http.router
             """)
-        .rejects(HCM + ".http_filters[0]: envoy.filters.http.fault is not supported");
+        .rejects(HCM + ".http_filters[0]: envoy.filters.http.lua is not supported");
     BootstrapYaml.minimal()
         .httpFilters("""
             - name: envoy.filters.http.router

@@ -38,7 +38,11 @@ public enum ResponseFlag {
   /** Ours: the outbound guard refused the call (queue full, queue timeout, breaker open). */
   GR,
   /** Rate limited: a local rate limit refused the request. */
-  RL;
+  RL,
+  /** The fault filter delayed the request. */
+  DI,
+  /** The fault filter aborted the request. */
+  FI;
 
   public int bit() {
     return 1 << ordinal();
