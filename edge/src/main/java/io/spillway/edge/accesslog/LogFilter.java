@@ -37,8 +37,7 @@ public interface LogFilter {
           ? in -> compare(f.op(), TimeUnit.NANOSECONDS.toMillis(in.durationNanos()), f.valueMillis())
           : in -> compare(f.op(), TimeUnit.NANOSECONDS.toMillis(in.durationNanos()),
               runtime.get().getInteger(f.runtimeKey(), f.valueMillis()));
-      // The edge has no health check filter: no request is a health check.
-      case AccessLogConfig.NotHealthCheckFilter f -> in -> true;
+      case AccessLogConfig.NotHealthCheckFilter f -> in -> !in.info().isHealthCheck();
       // The edge does not trace: no request is traceable.
       case AccessLogConfig.TraceableFilter f -> in -> false;
       case AccessLogConfig.RuntimeFilter f -> sampled(f, runtime);

@@ -121,6 +121,8 @@ public final class ExtensionRegistry {
   public static final String COMPRESSOR = "envoy.filters.http.compressor";
   /** Envoy's name of the fault injection HTTP filter. */
   public static final String FAULT = "envoy.filters.http.fault";
+  /** Envoy's name of the health check HTTP filter. */
+  public static final String HEALTH_CHECK = "envoy.filters.http.health_check";
   /** Envoy's name of the TLS transport socket. */
   public static final String TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
   /** The {@code typed_extension_protocol_options} key of upstream HTTP protocol options. */
@@ -151,6 +153,8 @@ public final class ExtensionRegistry {
       .addNameSuffices(CORS, Category.HTTP_FILTER, Cors.getDefaultInstance())
       .add(CORS + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, CorsPolicy.getDefaultInstance())
       .add(COMPRESSOR, Category.HTTP_FILTER, Compressor.getDefaultInstance())
+      .add(HEALTH_CHECK, Category.HTTP_FILTER,
+          io.envoyproxy.envoy.extensions.filters.http.health_check.v3.HealthCheck.getDefaultInstance())
       .add(FAULT, Category.HTTP_FILTER,
           io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.getDefaultInstance())
       .add(COMPRESSOR + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, CompressorPerRoute.getDefaultInstance())

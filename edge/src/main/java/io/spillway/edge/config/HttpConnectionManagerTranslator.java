@@ -21,7 +21,7 @@ import java.util.Optional;
 /**
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
- * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor and fault filters (the compressor
+ * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault and health_check filters (the compressor
  * more than once, one per encoding) and must end with the router.
  */
 final class HttpConnectionManagerTranslator {
@@ -48,6 +48,9 @@ final class HttpConnectionManagerTranslator {
   private static final SupportedFields BUFFER = SupportedFields.of(Buffer.getDescriptor(), "max_request_bytes");
   /** The CORS filter's config has no fields: its policies come from the routes. */
   private static final SupportedFields CORS = SupportedFields.of(Cors.getDescriptor());
+  private static final SupportedFields HEALTH_CHECK = SupportedFields.of(
+      io.envoyproxy.envoy.extensions.filters.http.health_check.v3.HealthCheck.getDescriptor(),
+      "pass_through_mode", "headers", "cluster_min_healthy_percentages");
 
   private final ExtensionRegistry registry;
   private final RouteTranslator routes;
@@ -255,11 +258,43 @@ final class HttpConnectionManagerTranslator {
       case ExtensionRegistry.COMPRESSOR -> CompressorTranslator.translate(
           registry.unpack(filter.getTypedConfig(), Compressor.class, Category.HTTP_FILTER, configPath),
           registry, configPath);
+      case ExtensionRegistry.HEALTH_CHECK -> healthCheck(registry.unpack(filter.getTypedConfig(),
+          io.envoyproxy.envoy.extensions.filters.http.health_check.v3.HealthCheck.class, Category.HTTP_FILTER,
+          configPath), configPath);
       case ExtensionRegistry.FAULT -> FaultTranslator.translate(registry.unpack(filter.getTypedConfig(),
           io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.class, Category.HTTP_FILTER, configPath),
           configPath);
       default -> throw new ConfigException(filterPath, extension + " is not supported");
     };
+  }
+
+  /**
+   * {@code HealthCheck}: {@code pass_through_mode} and {@code headers} are required (Envoy's
+   * validation); {@code cache_time} is refused (pass-through answers are not cached).
+   */
+  private static HealthCheckFilterConfig healthCheck(
+      io.envoyproxy.envoy.extensions.filters.http.health_check.v3.HealthCheck h, FieldPath path) throws ConfigException {
+    HEALTH_CHECK.check(h, path);
+    if (!h.hasPassThroughMode()) {
+      throw new ConfigException(path.field("pass_through_mode"), "pass_through_mode is required");
+    }
+    if (h.getHeadersCount() == 0) {
+      throw new ConfigException(path.field("headers"), "at least one header matcher is required");
+    }
+    java.util.List<Route.HeaderMatch> headers = new java.util.ArrayList<>();
+    for (int i = 0; i < h.getHeadersCount(); i++) {
+      headers.add(MatchTranslator.header(h.getHeaders(i), path.field("headers").index(i)));
+    }
+    java.util.Map<String, Double> minHealthy = new java.util.TreeMap<>();
+    for (var e : h.getClusterMinHealthyPercentagesMap().entrySet()) {
+      double v = e.getValue().getValue();
+      if (!(v >= 0 && v <= 100)) {
+        throw new ConfigException(path.field("cluster_min_healthy_percentages").key(e.getKey()).field("value"),
+            "must be in [0, 100], not " + v);
+      }
+      minHealthy.put(e.getKey(), v);
+    }
+    return new HealthCheckFilterConfig(h.getPassThroughMode().getValue(), headers, minHealthy);
   }
 
   /** The extension a filter entry names, chosen as {@link ExtensionRegistry#select} chooses. */

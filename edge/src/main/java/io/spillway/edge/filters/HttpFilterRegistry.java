@@ -4,6 +4,7 @@ import io.spillway.edge.config.CorsPolicy;
 import io.spillway.edge.config.CompressorConfig;
 import io.spillway.edge.config.ExtAuthzConfig;
 import io.spillway.edge.config.FaultConfig;
+import io.spillway.edge.config.HealthCheckFilterConfig;
 import io.spillway.edge.config.HttpFilterConfig;
 import io.spillway.edge.config.LocalRateLimitConfig;
 import io.spillway.edge.filters.admission.AdmissionFilter;
@@ -12,6 +13,7 @@ import io.spillway.edge.filters.cors.CorsFactory;
 import io.spillway.edge.filters.compressor.CompressorFactory;
 import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
 import io.spillway.edge.filters.fault.FaultFactory;
+import io.spillway.edge.filters.healthcheck.HealthCheckFilter;
 import io.spillway.edge.filters.ratelimit.LocalRateLimitFactory;
 import io.spillway.edge.filters.router.RouterFactory;
 import io.spillway.edge.http.filter.FilterContext;
@@ -39,6 +41,7 @@ public final class HttpFilterRegistry {
   public static final String CORS = "envoy.filters.http.cors";
   public static final String COMPRESSOR = "envoy.filters.http.compressor";
   public static final String FAULT = "envoy.filters.http.fault";
+  public static final String HEALTH_CHECK = "envoy.filters.http.health_check";
 
   private static final Map<String, BiFunction<HttpFilterConfig, FilterContext, HttpFilterFactory>> FACTORIES = Map.of(
       ROUTER, (entry, context) -> new RouterFactory(entry.extension(), context),
@@ -52,7 +55,9 @@ public final class HttpFilterRegistry {
       CORS, (entry, context) -> new CorsFactory(entry.name(), context.httpScope(), context.runtime()::snapshot),
       COMPRESSOR, CompressorFactory::new,
       FAULT, (entry, context) -> new FaultFactory(entry.name(), entry.settings(FaultConfig.class), context.httpScope(),
-          context.runtime()::snapshot));
+          context.runtime()::snapshot),
+      HEALTH_CHECK, (entry, context) -> HealthCheckFilter.factory(entry.name(),
+          entry.settings(HealthCheckFilterConfig.class), context.clusters(), context.healthCheckFailed()));
 
   private HttpFilterRegistry() {}
 

@@ -195,7 +195,8 @@ public final class EdgeServer implements AdminContext {
     this.workers = Map.copyOf(workers);
     this.allocator = allocator;
     listenerAssembler = new ListenerAssembler(new ListenerAssembler.Parts(stats.rootScope(), this.workers, clusters,
-        guards, admission, drain, httpOverload, listenerOverload, accessLogs, authorizationClients, runtime, nanoClock));
+        guards, admission, drain, httpOverload, listenerOverload, accessLogs, authorizationClients, runtime, nanoClock,
+        () -> healthCheckFailed || drain.isDraining()));
     for (ListenerConfig lc : config.listeners()) {
       Listener listener = listenerAssembler.listener(lc, lc.hasHttp() ? compileRoutes(lc.hcm().routeConfig()) : null);
       bind(listener);

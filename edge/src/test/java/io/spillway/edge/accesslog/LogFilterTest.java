@@ -73,6 +73,9 @@ class LogFilterTest {
   @Test
   void healthCheckAndTraceable() {
     assertThat(eval(new AccessLogConfig.NotHealthCheckFilter(), stream(200, 1, null, null))).isTrue();
+    LogInput healthCheck = stream(200, 1, null, null);
+    healthCheck.info().setHealthCheck(); // what the health check filter does
+    assertThat(eval(new AccessLogConfig.NotHealthCheckFilter(), healthCheck)).isFalse();
     assertThat(eval(new AccessLogConfig.TraceableFilter(), stream(200, 1, null, null))).isFalse();
   }
 

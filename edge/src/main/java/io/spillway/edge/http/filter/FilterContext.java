@@ -21,6 +21,7 @@ import io.spillway.edge.upstream.ClusterManager;
  * @param nanoClock a monotonic clock in nanoseconds (System::nanoTime in the edge; a test's own)
  * @param runtime the runtime, for filters whose fractions and limits runtime keys may override
  * @param authorization the gRPC authorization clients (ext_authz with a {@code grpc_service})
+ * @param healthCheckFailed whether the edge fails its own health check now ({@code /healthcheck/fail}, a drain)
  */
 public record FilterContext(
     HttpConnectionManagerConfig config,
@@ -33,4 +34,5 @@ public record FilterContext(
     Scope rootScope,
     java.util.function.LongSupplier nanoClock,
     io.spillway.edge.runtime.Runtime runtime,
-    io.spillway.edge.authz.AuthorizationClients authorization) {}
+    io.spillway.edge.authz.AuthorizationClients authorization,
+    java.util.function.BooleanSupplier healthCheckFailed) {}

@@ -22,6 +22,7 @@ public final class StreamInfo {
   private RouteEntry route;
   private String responseCodeDetails;
   private String upgrade;
+  private boolean healthCheck;
   private InetSocketAddress downstreamRemote;
   private InetSocketAddress downstreamLocal;
   private long lastDownstreamRxNanos;
@@ -105,6 +106,15 @@ public final class StreamInfo {
 
   public void setRoute(RouteEntry route) {
     this.route = route;
+  }
+
+  /** Whether the health check filter found this request to be a health check (access logs' {@code not_health_check_filter}). */
+  public boolean isHealthCheck() {
+    return healthCheck;
+  }
+
+  public void setHealthCheck() {
+    this.healthCheck = true;
   }
 
   /**
