@@ -368,6 +368,7 @@ class ExtAuthzTranslationTest {
             + " here: only envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute or envoy.config.route.v3.FilterConfig"
             + " with disabled, envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit or"
             + " envoy.extensions.filters.http.cors.v3.CorsPolicy or"
-            + " envoy.extensions.filters.http.compressor.v3.CompressorPerRoute");
+            + " envoy.extensions.filters.http.compressor.v3.CompressorPerRoute or"
+            + " envoy.extensions.filters.http.fault.v3.HTTPFault");
   }
 }
