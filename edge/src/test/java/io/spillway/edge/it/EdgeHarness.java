@@ -219,6 +219,19 @@ final class EdgeHarness implements AutoCloseable {
     return yaml.substring(0, lineStart) + indent(filters, at - lineStart) + "\n" + yaml.substring(lineStart);
   }
 
+  /**
+   * Starts an edge whose chain holds one HTTP filter before the router: {@code name} with a
+   * {@code typed_config} of {@code typeUrl} and these fields (YAML, column 0).
+   */
+  static EdgeHarness startWithFilter(String routes, String clusters, String name, String typeUrl, String fields)
+      throws Exception {
+    return start(withHttpFilterBeforeRouter(bootstrap(routes, clusters), """
+        - name: %s
+          typed_config:
+            "@type": %s
+        %s""".formatted(name, typeUrl, fields.stripIndent().indent(4).stripTrailing())));
+  }
+
   static String indent(String text, int spaces) {
     if (text == null || text.isBlank()) {
       return "";

@@ -1,8 +1,6 @@
 package io.spillway.edge.it;
 
-import static io.spillway.edge.it.EdgeHarness.bootstrap;
 import static io.spillway.edge.it.EdgeHarness.cluster;
-import static io.spillway.edge.it.EdgeHarness.withHttpFilterBeforeRouter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.testkit.OriginServer;
@@ -42,13 +40,10 @@ class FaultInjectionIT {
   }
 
   private void start(String routes, String filterFields) throws Exception {
-    String yaml = withHttpFilterBeforeRouter(bootstrap(routes, cluster("upstream", "", upstream.port())), """
-        - name: envoy.filters.http.fault
-          typed_config:
-            "@type": %s
-        %s""".formatted(TYPE, filterFields.stripIndent().indent(4).stripTrailing()));
-    edge = EdgeHarness.start(yaml);
+    edge = EdgeHarness.startWithFilter(routes, cluster("upstream", "", upstream.port()), "envoy.filters.http.fault",
+        TYPE, filterFields);
   }
+
 
   private static final String ROUTE = """
       - match: { prefix: "/" }

@@ -1,8 +1,6 @@
 package io.spillway.edge.it;
 
-import static io.spillway.edge.it.EdgeHarness.bootstrap;
 import static io.spillway.edge.it.EdgeHarness.cluster;
-import static io.spillway.edge.it.EdgeHarness.withHttpFilterBeforeRouter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.testkit.OriginServer;
@@ -44,14 +42,10 @@ class HealthCheckFilterIT {
   }
 
   private void start(String filterFields) throws Exception {
-    String clusters = cluster("upstream", "", upstream.port()) + "\n" + cluster("empty", "");
-    String yaml = withHttpFilterBeforeRouter(bootstrap(ROUTE, clusters), """
-        - name: envoy.filters.http.health_check
-          typed_config:
-            "@type": %s
-        %s""".formatted(TYPE, filterFields.stripIndent().indent(4).stripTrailing()));
-    edge = EdgeHarness.start(yaml);
+    edge = EdgeHarness.startWithFilter(ROUTE, cluster("upstream", "", upstream.port()) + "\n" + cluster("empty", ""),
+        "envoy.filters.http.health_check", TYPE, filterFields);
   }
+
 
   private int admin(String path) throws Exception {
     return edge.http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + edge.adminPort() + path))

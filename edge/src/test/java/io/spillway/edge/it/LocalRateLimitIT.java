@@ -1,8 +1,6 @@
 package io.spillway.edge.it;
 
-import static io.spillway.edge.it.EdgeHarness.bootstrap;
 import static io.spillway.edge.it.EdgeHarness.cluster;
-import static io.spillway.edge.it.EdgeHarness.withHttpFilterBeforeRouter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.spillway.edge.stats.PrometheusStatsFormat;
@@ -62,13 +60,10 @@ class LocalRateLimitIT {
   }
 
   private void start(String routes, String filterFields) throws Exception {
-    String yaml = withHttpFilterBeforeRouter(bootstrap(routes, cluster("upstream", "", upstream.port())), """
-        - name: envoy.filters.http.local_ratelimit
-          typed_config:
-            "@type": %s
-        %s""".formatted(TYPE, filterFields.stripIndent().indent(4).stripTrailing()));
-    edge = EdgeHarness.start(yaml);
+    edge = EdgeHarness.startWithFilter(routes, cluster("upstream", "", upstream.port()),
+        "envoy.filters.http.local_ratelimit", TYPE, filterFields);
   }
+
 
   private List<Integer> statuses(String path, int n, String... headers) throws Exception {
     List<Integer> out = new ArrayList<>();
