@@ -87,7 +87,7 @@ abstract class CentralApiContract extends PolicyApiFixture {
   void nullDeletesOverloadAndLeavesOtherSectionsAsTheyAre() {
     String edge = newEdge();
     String accessLog = "{\"format\": \"json\", \"sample\": 0.5}";
-    String rateLimits = "{\"limits\": [{\"name\": \"per-client\", \"key\": \"clientAddress\", \"rate\": 10.0, \"burst\": 20}]}";
+    String rateLimits = "{\"limits\": [{\"name\": \"per-client\", \"key\": \"clientAddress\", \"rate\": 10, \"burst\": 20}]}";
     assertThat(patch(edge, "{\"accessLog\": " + accessLog + ", \"rateLimits\": " + rateLimits + ", "
         + SEED_EXAMPLE.substring(1)).statusCode()).isEqualTo(200);
     HttpResponse<String> deleted = patch(edge, "{\"overload\": null}");

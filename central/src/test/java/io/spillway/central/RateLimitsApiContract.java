@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
  */
 abstract class RateLimitsApiContract extends PolicyApiFixture {
 
-  static final String PER_KEY = "{\"name\": \"per-key\", \"key\": \"header:x-api-key\", \"rate\": 5.0, \"burst\": 5, "
+  static final String PER_KEY = "{\"name\": \"per-key\", \"key\": \"header:x-api-key\", \"rate\": 5, \"burst\": 5, "
       + "\"mode\": \"enforce\"}";
-  static final String PER_CLIENT = "{\"name\": \"per-client\", \"key\": \"clientAddress\", \"rate\": 100.0, \"burst\": 200, "
+  static final String PER_CLIENT = "{\"name\": \"per-client\", \"key\": \"clientAddress\", \"rate\": 100, \"burst\": 200, "
       + "\"exempt\": [\"10.0.0.0/8\"], \"maxKeys\": 5000}";
 
   RateLimitsApiContract(TestDatabase.Kind kind) {
@@ -47,7 +47,7 @@ abstract class RateLimitsApiContract extends PolicyApiFixture {
         + "\"key\": \"route\", \"rate\": 1, \"burst\": 1, \"window\": \"1m\"}]}}");
     assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
     assertThat(policies(edge).get("rateLimits"))
-        .isEqualTo(ApiClient.parse("{\"limits\": [{\"name\": \"a\", \"key\": \"route\", \"rate\": 1.0, \"burst\": 1}]}"));
+        .isEqualTo(ApiClient.parse("{\"limits\": [{\"name\": \"a\", \"key\": \"route\", \"rate\": 1, \"burst\": 1}]}"));
   }
 
   @Test

@@ -164,15 +164,27 @@ public final class RateLimitJson {
     return null;
   }
 
-  /** The section as a JSON tree, absent fields left out. */
+  /**
+   * The section as a JSON tree, absent fields left out. A whole-number rate is written as an
+   * integer ({@code 5}, not {@code 5.0}), so the tree equals itself read back from text and an
+   * unchanged section compares equal to the stored one.
+   */
   public static ObjectNode toTree(RateLimitPolicy policy) {
-    return WRITER.valueToTree(Objects.requireNonNull(policy, "policy"));
+    ObjectNode tree = WRITER.valueToTree(Objects.requireNonNull(policy, "policy"));
+    for (JsonNode limit : tree.path("limits")) {
+      JsonNode rate = limit.get(RateLimitField.RATE.key());
+      if (rate != null && rate.isFloatingPointNumber() && rate.doubleValue() == Math.rint(rate.doubleValue())
+          && Math.abs(rate.doubleValue()) <= Integer.MAX_VALUE) {
+        ((ObjectNode) limit).put(RateLimitField.RATE.key(), (int) rate.doubleValue());
+      }
+    }
+    return tree;
   }
 
-  /** The section as compact JSON text. */
+  /** The section as compact JSON text, as {@link #toTree} gives it. */
   public static String write(RateLimitPolicy policy) {
     try {
-      return WRITER.writeValueAsString(Objects.requireNonNull(policy, "policy"));
+      return WRITER.writeValueAsString(toTree(policy));
     } catch (JsonProcessingException e) {
       throw new UncheckedIOException(e);
     }

@@ -26,7 +26,7 @@ class RateLimitJsonTest {
 
   @Test
   void aFullLimitReadsBackAsWritten() throws Exception {
-    String json = "{\"limits\":[{\"name\":\"per-key\",\"key\":\"header:X-Api-Key\",\"rate\":5.0,\"burst\":5,"
+    String json = "{\"limits\":[{\"name\":\"per-key\",\"key\":\"header:X-Api-Key\",\"rate\":5,\"burst\":5,"
         + "\"mode\":\"enforce\",\"retryAfterSeconds\":2,\"exempt\":[\"internal\"],\"maxKeys\":100}]}";
     RateLimitJson.Result result = RateLimitJson.parse(tree(json));
     assertThat(result.problems()).isEmpty();
@@ -46,7 +46,15 @@ class RateLimitJsonTest {
     assertThat(limit.effectiveMaxKeys()).isEqualTo(10_000);
     assertThat(limit.effectiveExempt()).isEmpty();
     assertThat(limit.retryAfterSeconds()).isNull();
-    assertThat(RateLimitJson.write(result.policy())).isEqualTo("{\"limits\":[{\"name\":\"a\",\"key\":\"route\",\"rate\":1.0,\"burst\":1}]}");
+    assertThat(RateLimitJson.write(result.policy())).isEqualTo("{\"limits\":[{\"name\":\"a\",\"key\":\"route\",\"rate\":1,\"burst\":1}]}");
+  }
+
+  @Test
+  void theTreeEqualsItselfReadBackFromText() throws Exception {
+    RateLimitPolicy policy = RateLimitJson.parse(tree("{\"limits\":[{\"name\":\"a\",\"key\":\"route\",\"rate\":5.0,\"burst\":1},"
+        + "{\"name\":\"b\",\"key\":\"route\",\"rate\":0.5,\"burst\":1}]}")).policy();
+    assertThat(RateLimitJson.toTree(policy)).isEqualTo(tree(RateLimitJson.write(policy)));
+    assertThat(RateLimitJson.write(policy)).contains("\"rate\":5,").contains("\"rate\":0.5,");
   }
 
   @Test
