@@ -1,6 +1,11 @@
 package io.spillway.edge.server;
 
+import io.spillway.policy.DeploymentDefaults;
 import io.spillway.policy.OverloadPolicy;
+import io.spillway.policy.ParseResult;
+import io.spillway.policy.PolicyProto;
+import io.spillway.policy.RateLimitJson;
+import io.spillway.policy.RateLimitProto;
 import io.spillway.policy.RateLimitPolicy;
 import java.util.Optional;
 
@@ -12,4 +17,28 @@ import java.util.Optional;
  *     the policy file and the deployment decide, as without a resource)
  * @param rateLimits the {@code rateLimits} section; {@link RateLimitPolicy#EMPTY} when unset
  */
-record ControlPlanePolicy(Optional<OverloadPolicy> overload, RateLimitPolicy rateLimits) {}
+record ControlPlanePolicy(Optional<OverloadPolicy> overload, RateLimitPolicy rateLimits) {
+
+  /**
+   * Validates a received resource: the overload policy over the deployment's baseline, the rate
+   * limits along their table.
+   *
+   * @throws IllegalArgumentException with the first problem of either, the NACK's message
+   */
+  static ControlPlanePolicy decode(io.spillway.policy.v1.OverloadPolicy resource, DeploymentDefaults defaults) {
+    ParseResult parsed = PolicyProto.parse(resource, defaults);
+    if (!parsed.valid()) {
+      throw new IllegalArgumentException(parsed.firstProblem().orElseThrow().message());
+    }
+    RateLimitPolicy rateLimits = RateLimitPolicy.EMPTY;
+    if (resource.hasRateLimits()) {
+      RateLimitJson.Result limits = RateLimitProto.parse(resource.getRateLimits());
+      if (!limits.valid()) {
+        throw new IllegalArgumentException(limits.firstProblem().orElseThrow().message());
+      }
+      rateLimits = limits.policy();
+    }
+    boolean overloadSent = resource.hasInbound() || resource.hasOutbound() || !resource.hasRateLimits();
+    return new ControlPlanePolicy(overloadSent ? Optional.of(parsed.policy()) : Optional.empty(), rateLimits);
+  }
+}

@@ -85,8 +85,7 @@ public final class EdgeServer implements AdminContext {
   private ClusterManager clusters;
   private OverloadManager overload;
   private AdmissionController admission;
-  /** The control plane's rate limits, shared by every connection manager (none until it sends some). */
-  private io.spillway.edge.filters.policylimit.PolicyRateLimits rateLimits;
+  private io.spillway.edge.filters.policylimit.PolicyRateLimits rateLimits; // the control plane's; shared by every HCM
   private io.spillway.edge.guard.GuardRegistry guards;
   private AdminServer admin;
   private StatsSinks statsSinks;
@@ -198,8 +197,7 @@ public final class EdgeServer implements AdminContext {
     this.workers = Map.copyOf(workers);
     this.allocator = allocator;
     listenerAssembler = new ListenerAssembler(new ListenerAssembler.Parts(stats.rootScope(), this.workers, clusters,
-        guards, admission, rateLimits, drain, httpOverload, listenerOverload, accessLogs, authorizationClients, runtime,
-        nanoClock));
+        guards, admission, rateLimits, drain, httpOverload, listenerOverload, accessLogs, authorizationClients, runtime, nanoClock));
     for (ListenerConfig lc : config.listeners()) {
       Listener listener = listenerAssembler.listener(lc, lc.hasHttp() ? compileRoutes(lc.hcm().routeConfig()) : null);
       bind(listener);
@@ -313,27 +311,9 @@ public final class EdgeServer implements AdminContext {
         .collect(Collectors.toSet());
   }
 
-  /**
-   * The {@code spillway.policy.v1.OverloadPolicy} resource → the validated overload policy (over
-   * the deployment defaults) and rate limits; the first problem of either is the NACK's message.
-   */
+  /** The policy resource → the validated overload policy (over the deployment defaults) and rate limits. */
   private ControlPlanePolicy decodePolicy(com.google.protobuf.Message message) {
-    io.spillway.policy.v1.OverloadPolicy resource = (io.spillway.policy.v1.OverloadPolicy) message;
-    io.spillway.policy.ParseResult parsed = io.spillway.policy.PolicyProto.parse(resource, options.deploymentDefaults());
-    if (!parsed.valid()) {
-      throw new IllegalArgumentException(parsed.firstProblem().orElseThrow().message());
-    }
-    io.spillway.policy.RateLimitPolicy rateLimits = io.spillway.policy.RateLimitPolicy.EMPTY;
-    if (resource.hasRateLimits()) {
-      io.spillway.policy.RateLimitJson.Result limits = io.spillway.policy.RateLimitProto.parse(resource.getRateLimits());
-      if (!limits.valid()) {
-        throw new IllegalArgumentException(limits.firstProblem().orElseThrow().message());
-      }
-      rateLimits = limits.policy();
-    }
-    boolean overloadSent = resource.hasInbound() || resource.hasOutbound() || !resource.hasRateLimits();
-    return new ControlPlanePolicy(overloadSent ? java.util.Optional.of(parsed.policy()) : java.util.Optional.empty(),
-        rateLimits);
+    return ControlPlanePolicy.decode((io.spillway.policy.v1.OverloadPolicy) message, options.deploymentDefaults());
   }
 
   /**
@@ -360,11 +340,7 @@ public final class EdgeServer implements AdminContext {
   /** The control plane's policy, or empty when it has none for this edge (main thread). */
   void setControlPlanePolicy(java.util.Optional<ControlPlanePolicy> policy) {
     controlPlanePolicy = policy.flatMap(ControlPlanePolicy::overload);
-    io.spillway.policy.RateLimitPolicy limits = policy.map(ControlPlanePolicy::rateLimits)
-        .orElse(io.spillway.policy.RateLimitPolicy.EMPTY);
-    rateLimits.apply(limits);
-    log.info("rate limits from the control plane: {}", limits.limits().stream()
-        .map(l -> l.name() + " " + l.effectiveMode().jsonName()).toList());
+    rateLimits.apply(policy.map(ControlPlanePolicy::rateLimits).orElse(io.spillway.policy.RateLimitPolicy.EMPTY));
     applyPolicy();
   }
 
