@@ -106,7 +106,7 @@ public enum RateLimitField {
 
   /** The path with a placeholder for the index, as the schema shows it: {@code rateLimits.limits[].rate}. */
   public String pathTemplate() {
-    return RateLimitPolicy.SECTION + ".limits[]." + key;
+    return RateLimitsPolicy.SECTION + ".limits[]." + key;
   }
 
   /** The field of the limit at {@code index}. */
@@ -124,7 +124,7 @@ public enum RateLimitField {
 
     /** E.g. {@code rateLimits.limits[1].rate}. */
     public String path() {
-      return RateLimitPolicy.limitPath(index) + "." + field.key;
+      return RateLimitsPolicy.limitPath(index) + "." + field.key;
     }
 
     @Override

@@ -34,7 +34,7 @@ public final class RateLimitJson {
    * @param policy the limits that could be read; use it only when {@link #valid()}
    * @param problems the problems in order, empty when valid
    */
-  public record Result(RateLimitPolicy policy, List<Problem> problems) {
+  public record Result(RateLimitsPolicy policy, List<Problem> problems) {
 
     /** Copies the list. */
     public Result {
@@ -57,20 +57,20 @@ public final class RateLimitJson {
 
   /** Reads and checks the value of {@code rateLimits} (not {@code null}: that deletes the section). */
   public static Result parse(JsonNode node) {
-    String section = RateLimitPolicy.SECTION;
+    String section = RateLimitsPolicy.SECTION;
     if (node == null || !node.isObject()) {
-      return new Result(RateLimitPolicy.EMPTY, List.of(new Problem(section, section + " must be an object")));
+      return new Result(RateLimitsPolicy.EMPTY, List.of(new Problem(section, section + " must be an object")));
     }
     JsonNode list = node.get("limits");
     String listPath = section + ".limits";
     if (list == null || list.isNull()) {
-      return new Result(RateLimitPolicy.EMPTY, List.of());
+      return new Result(RateLimitsPolicy.EMPTY, List.of());
     }
     if (!list.isArray()) {
-      return new Result(RateLimitPolicy.EMPTY, List.of(new Problem(listPath, listPath + " must be a list of limits")));
+      return new Result(RateLimitsPolicy.EMPTY, List.of(new Problem(listPath, listPath + " must be a list of limits")));
     }
     if (list.size() > RateLimitField.MAX_LIMITS) {
-      return new Result(RateLimitPolicy.EMPTY,
+      return new Result(RateLimitsPolicy.EMPTY,
           List.of(new Problem(listPath, listPath + " must hold at most " + RateLimitField.MAX_LIMITS + " limits")));
     }
     List<Problem> problems = new ArrayList<>();
@@ -79,7 +79,7 @@ public final class RateLimitJson {
     for (int i = 0; i < list.size(); i++) {
       JsonNode limit = list.get(i);
       if (!limit.isObject()) {
-        String at = RateLimitPolicy.limitPath(i);
+        String at = RateLimitsPolicy.limitPath(i);
         problems.add(new Problem(at, at + " must be an object"));
         continue;
       }
@@ -90,11 +90,11 @@ public final class RateLimitJson {
         if (first != null) {
           RateLimitField.At at = RateLimitField.NAME.at(i);
           problems.add(new Problem(at.path(), at.path() + " \"" + read.name() + "\" is already the name of "
-              + RateLimitPolicy.limitPath(first) + "; names must be unique"));
+              + RateLimitsPolicy.limitPath(first) + "; names must be unique"));
         }
       }
     }
-    return new Result(new RateLimitPolicy(limits), problems);
+    return new Result(new RateLimitsPolicy(limits), problems);
   }
 
   private static RateLimit readLimit(JsonNode node, int index, List<Problem> problems) {
@@ -169,7 +169,7 @@ public final class RateLimitJson {
    * integer ({@code 5}, not {@code 5.0}), so the tree equals itself read back from text and an
    * unchanged section compares equal to the stored one.
    */
-  public static ObjectNode toTree(RateLimitPolicy policy) {
+  public static ObjectNode toTree(RateLimitsPolicy policy) {
     ObjectNode tree = WRITER.valueToTree(Objects.requireNonNull(policy, "policy"));
     for (JsonNode limit : tree.path("limits")) {
       JsonNode rate = limit.get(RateLimitField.RATE.key());
@@ -182,7 +182,7 @@ public final class RateLimitJson {
   }
 
   /** The section as compact JSON text, as {@link #toTree} gives it. */
-  public static String write(RateLimitPolicy policy) {
+  public static String write(RateLimitsPolicy policy) {
     try {
       return WRITER.writeValueAsString(toTree(policy));
     } catch (JsonProcessingException e) {

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Objects;
 
 /**
- * Converts between the {@link RateLimitPolicy} model and the {@code rate_limits} field of the
+ * Converts between the {@link RateLimitsPolicy} model and the {@code rate_limits} field of the
  * policy xDS resource ({@code spillway.policy.v1.RateLimits}). A received message is checked exactly
  * like the JSON section: {@link #parse} turns it into the JSON tree {@link RateLimitJson#parse}
  * reads, so ranges and messages are those of the one table. Unset optional fields stay unset.
@@ -61,7 +61,7 @@ public final class RateLimitProto {
   }
 
   /** The section as the message central sends. */
-  public static io.spillway.policy.v1.RateLimits toProto(RateLimitPolicy policy) {
+  public static io.spillway.policy.v1.RateLimits toProto(RateLimitsPolicy policy) {
     Objects.requireNonNull(policy, "policy");
     io.spillway.policy.v1.RateLimits.Builder message = io.spillway.policy.v1.RateLimits.newBuilder();
     for (RateLimit l : policy.limits()) {

@@ -27,7 +27,7 @@ public final class RateLimitSchema {
   /** The description of every field, in table order, with the section's limits. */
   public static ObjectNode describe() {
     ObjectNode root = JSON.objectNode()
-        .put("section", RateLimitPolicy.SECTION)
+        .put("section", RateLimitsPolicy.SECTION)
         .put("maxLimits", RateLimitField.MAX_LIMITS)
         .put("uniqueField", RateLimitField.NAME.key());
     ArrayNode fields = root.putArray("fields");
@@ -110,7 +110,7 @@ public final class RateLimitSchema {
   }
 
   private static String template(String message) {
-    return message == null ? null : message.replace(RateLimitPolicy.limitPath(0), RateLimitPolicy.SECTION + ".limits[" + INDEX + "]");
+    return message == null ? null : message.replace(RateLimitsPolicy.limitPath(0), RateLimitsPolicy.SECTION + ".limits[" + INDEX + "]");
   }
 
   private static JsonNode value(Object value) {

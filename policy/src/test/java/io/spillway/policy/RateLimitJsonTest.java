@@ -51,7 +51,7 @@ class RateLimitJsonTest {
 
   @Test
   void theTreeEqualsItselfReadBackFromText() throws Exception {
-    RateLimitPolicy policy = RateLimitJson.parse(tree("{\"limits\":[{\"name\":\"a\",\"key\":\"route\",\"rate\":5.0,\"burst\":1},"
+    RateLimitsPolicy policy = RateLimitJson.parse(tree("{\"limits\":[{\"name\":\"a\",\"key\":\"route\",\"rate\":5.0,\"burst\":1},"
         + "{\"name\":\"b\",\"key\":\"route\",\"rate\":0.5,\"burst\":1}]}")).policy();
     assertThat(RateLimitJson.toTree(policy)).isEqualTo(tree(RateLimitJson.write(policy)));
     assertThat(RateLimitJson.write(policy)).contains("\"rate\":5,").contains("\"rate\":0.5,");
@@ -164,7 +164,7 @@ class RateLimitJsonTest {
 
   @Test
   void theProtoCarriesEveryFieldAndIsCheckedByTheSameRules() throws Exception {
-    RateLimitPolicy policy = new RateLimitPolicy(List.of(
+    RateLimitsPolicy policy = new RateLimitsPolicy(List.of(
         new RateLimit("a", "header:x-api-key", 5.0, 5, Mode.ENFORCE, 3, List.of("internal"), 50),
         new RateLimit("b", "clientAddress", 0.5, 2, null, null, null, null)));
     assertThat(RateLimitProto.parse(RateLimitProto.toProto(policy))).isEqualTo(new RateLimitJson.Result(policy, List.of()));

@@ -6,7 +6,7 @@ import io.spillway.policy.ParseResult;
 import io.spillway.policy.PolicyProto;
 import io.spillway.policy.RateLimitJson;
 import io.spillway.policy.RateLimitProto;
-import io.spillway.policy.RateLimitPolicy;
+import io.spillway.policy.RateLimitsPolicy;
 import java.util.Optional;
 
 /**
@@ -15,9 +15,9 @@ import java.util.Optional;
  *
  * @param overload the overload policy, or empty when the resource carries only rate limits (then
  *     the policy file and the deployment decide, as without a resource)
- * @param rateLimits the {@code rateLimits} section; {@link RateLimitPolicy#EMPTY} when unset
+ * @param rateLimits the {@code rateLimits} section; {@link RateLimitsPolicy#EMPTY} when unset
  */
-record ControlPlanePolicy(Optional<OverloadPolicy> overload, RateLimitPolicy rateLimits) {
+record ControlPlanePolicy(Optional<OverloadPolicy> overload, RateLimitsPolicy rateLimits) {
 
   /**
    * Validates a received resource: the overload policy over the deployment's baseline, the rate
@@ -30,7 +30,7 @@ record ControlPlanePolicy(Optional<OverloadPolicy> overload, RateLimitPolicy rat
     if (!parsed.valid()) {
       throw new IllegalArgumentException(parsed.firstProblem().orElseThrow().message());
     }
-    RateLimitPolicy rateLimits = RateLimitPolicy.EMPTY;
+    RateLimitsPolicy rateLimits = RateLimitsPolicy.EMPTY;
     if (resource.hasRateLimits()) {
       RateLimitJson.Result limits = RateLimitProto.parse(resource.getRateLimits());
       if (!limits.valid()) {

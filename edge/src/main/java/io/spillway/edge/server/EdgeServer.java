@@ -340,7 +340,7 @@ public final class EdgeServer implements AdminContext {
   /** The control plane's policy, or empty when it has none for this edge (main thread). */
   void setControlPlanePolicy(java.util.Optional<ControlPlanePolicy> policy) {
     controlPlanePolicy = policy.flatMap(ControlPlanePolicy::overload);
-    rateLimits.apply(policy.map(ControlPlanePolicy::rateLimits).orElse(io.spillway.policy.RateLimitPolicy.EMPTY));
+    rateLimits.apply(policy.map(ControlPlanePolicy::rateLimits).orElse(io.spillway.policy.RateLimitsPolicy.EMPTY));
     applyPolicy();
   }
 

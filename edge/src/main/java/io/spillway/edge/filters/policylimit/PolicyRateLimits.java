@@ -5,7 +5,7 @@ import io.spillway.edge.http.filter.HttpFilterFactory;
 import io.spillway.edge.stats.CustomScope;
 import io.spillway.policy.Mode;
 import io.spillway.policy.RateLimit;
-import io.spillway.policy.RateLimitPolicy;
+import io.spillway.policy.RateLimitsPolicy;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,8 +39,8 @@ public final class PolicyRateLimits {
     this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
   }
 
-  /** Publishes a validated policy ({@link RateLimitPolicy#EMPTY}: no limits). */
-  public void apply(RateLimitPolicy policy) {
+  /** Publishes a validated policy ({@link RateLimitsPolicy#EMPTY}: no limits). */
+  public void apply(RateLimitsPolicy policy) {
     Map<RateLimit, PolicyLimit> current = new HashMap<>();
     for (PolicyLimit limit : limits) {
       current.put(limit.config, limit);

@@ -17,7 +17,7 @@ import io.spillway.edge.router.RouteEntry;
 import io.spillway.edge.stats.StatsStore;
 import io.spillway.policy.Mode;
 import io.spillway.policy.RateLimit;
-import io.spillway.policy.RateLimitPolicy;
+import io.spillway.policy.RateLimitsPolicy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -115,7 +115,7 @@ class PolicyRateLimitsTest {
 
   @Test
   void eachKeyHasItsOwnBucketAndTheRefusalIs429WithItsHeaders() {
-    limits.apply(new RateLimitPolicy(List.of(limit("per-key", "header:X-Api-Key", 5, 5, Mode.ENFORCE))));
+    limits.apply(new RateLimitsPolicy(List.of(limit("per-key", "header:X-Api-Key", 5, 5, Mode.ENFORCE))));
     int allowed = 0;
     Stream refused = null;
     for (int i = 0; i < 20; i++) {
@@ -142,7 +142,7 @@ class PolicyRateLimitsTest {
 
   @Test
   void tokensComeBackAtTheRate() {
-    limits.apply(new RateLimitPolicy(List.of(limit("slow", "header:x-api-key", 2, 1, Mode.ENFORCE))));
+    limits.apply(new RateLimitsPolicy(List.of(limit("slow", "header:x-api-key", 2, 1, Mode.ENFORCE))));
     assertThat(withKey("a").reply).isNull();
     assertThat(withKey("a").reply).isNotNull();
     clock.addAndGet(SECOND / 2 - 1);
@@ -157,7 +157,7 @@ class PolicyRateLimitsTest {
 
   @Test
   void aHighRateRefillsSeveralTokensPerInterval() {
-    limits.apply(new RateLimitPolicy(List.of(limit("fast", "header:x-api-key", 1000, 100, Mode.ENFORCE))));
+    limits.apply(new RateLimitsPolicy(List.of(limit("fast", "header:x-api-key", 1000, 100, Mode.ENFORCE))));
     for (int i = 0; i < 100; i++) {
       assertThat(withKey("a").reply).isNull();
     }
@@ -171,7 +171,7 @@ class PolicyRateLimitsTest {
 
   @Test
   void shadowLetsEverythingThroughAndCountsWhatEnforceWouldRefuse() {
-    limits.apply(new RateLimitPolicy(List.of(limit("per-key", "header:x-api-key", 5, 5, Mode.SHADOW))));
+    limits.apply(new RateLimitsPolicy(List.of(limit("per-key", "header:x-api-key", 5, 5, Mode.SHADOW))));
     for (int i = 0; i < 20; i++) {
       assertThat(withKey("a").reply).isNull();
     }
@@ -181,7 +181,7 @@ class PolicyRateLimitsTest {
 
   @Test
   void offChecksNothingAndRequestsWithoutTheKeyAreNotLimited() {
-    limits.apply(new RateLimitPolicy(List.of(limit("off", "header:x-api-key", 1, 1, Mode.OFF),
+    limits.apply(new RateLimitsPolicy(List.of(limit("off", "header:x-api-key", 1, 1, Mode.OFF),
         limit("other", "header:x-other", 1, 1, Mode.ENFORCE))));
     for (int i = 0; i < 3; i++) {
       assertThat(withKey("a").reply).isNull();
@@ -192,7 +192,7 @@ class PolicyRateLimitsTest {
 
   @Test
   void exemptValuesAndPrefixesAreNeverLimited() {
-    limits.apply(new RateLimitPolicy(List.of(
+    limits.apply(new RateLimitsPolicy(List.of(
         new RateLimit("ip", "clientAddress", 1.0, 1, Mode.ENFORCE, null, List.of("10.0.0.0/8"), null),
         new RateLimit("key", "header:x-api-key", 1.0, 1, Mode.ENFORCE, null, List.of("internal"), null))));
     for (int i = 0; i < 3; i++) {
@@ -212,7 +212,7 @@ class PolicyRateLimitsTest {
     assertThat(ClientAddress.trusted("192.0.2.1", "nonsense,192.0.2.1", 1)).as("not an IP").isEqualTo("192.0.2.1");
     assertThat(ClientAddress.trusted("192.0.2.1", "2001:db8::1,192.0.2.1", 1)).isEqualTo("2001:db8::1");
 
-    limits.apply(new RateLimitPolicy(List.of(limit("ip", "clientAddress", 1, 1, Mode.ENFORCE))));
+    limits.apply(new RateLimitsPolicy(List.of(limit("ip", "clientAddress", 1, 1, Mode.ENFORCE))));
     Map<String, String> viaProxy = Map.of("x-forwarded-for", "203.0.113.5,10.0.0.1");
     assertThat(send(viaProxy, "10.0.0.1", null, 1).reply).isNull();
     assertThat(send(Map.of("x-forwarded-for", "203.0.113.6,10.0.0.1"), "10.0.0.1", null, 1).reply)
@@ -222,7 +222,7 @@ class PolicyRateLimitsTest {
 
   @Test
   void theRouteKeyIsTheRoutesName() {
-    limits.apply(new RateLimitPolicy(List.of(limit("per-route", "route", 1, 1, Mode.ENFORCE))));
+    limits.apply(new RateLimitsPolicy(List.of(limit("per-route", "route", 1, 1, Mode.ENFORCE))));
     assertThat(send(Map.of(), "192.0.2.1", route("login"), 0).reply).isNull();
     assertThat(send(Map.of(), "192.0.2.2", route("login"), 0).reply).isNotNull();
     assertThat(send(Map.of(), "192.0.2.1", route("api"), 0).reply).isNull();
@@ -231,7 +231,7 @@ class PolicyRateLimitsTest {
 
   @Test
   void aConfiguredRetryAfterWinsOverTheRefillTime() {
-    limits.apply(new RateLimitPolicy(List.of(new RateLimit("k", "header:x-api-key", 0.01, 1, Mode.ENFORCE, null, null, null),
+    limits.apply(new RateLimitsPolicy(List.of(new RateLimit("k", "header:x-api-key", 0.01, 1, Mode.ENFORCE, null, null, null),
         new RateLimit("j", "header:x-j", 0.01, 1, Mode.ENFORCE, 7, null, null))));
     withKey("a");
     assertThat(withKey("a").reply.headers().get("retry-after")).as("100 s until the next token").isEqualTo("100");
@@ -257,18 +257,18 @@ class PolicyRateLimitsTest {
   @Test
   void anUnchangedLimitKeepsItsBucketsAcrossUpdates() {
     RateLimit perKey = limit("per-key", "header:x-api-key", 1, 1, Mode.ENFORCE);
-    limits.apply(new RateLimitPolicy(List.of(perKey)));
+    limits.apply(new RateLimitsPolicy(List.of(perKey)));
     assertThat(withKey("a").reply).isNull();
-    limits.apply(new RateLimitPolicy(List.of(limit("new", "route", 1, 1, Mode.SHADOW), perKey)));
+    limits.apply(new RateLimitsPolicy(List.of(limit("new", "route", 1, 1, Mode.SHADOW), perKey)));
     assertThat(withKey("a").reply).as("still empty").isNotNull();
-    limits.apply(new RateLimitPolicy(List.of(limit("per-key", "header:x-api-key", 1, 2, Mode.ENFORCE))));
+    limits.apply(new RateLimitsPolicy(List.of(limit("per-key", "header:x-api-key", 1, 2, Mode.ENFORCE))));
     assertThat(withKey("a").reply).as("changed: full again").isNull();
     assertThat(limits.describe()).singleElement().satisfies(d -> {
       assertThat(d.name()).isEqualTo("per-key");
       assertThat(d.keysTracked()).isEqualTo(1);
       assertThat(d.maxKeys()).isEqualTo(10_000);
     });
-    limits.apply(RateLimitPolicy.EMPTY);
+    limits.apply(RateLimitsPolicy.EMPTY);
     assertThat(withKey("a").reply).isNull();
     assertThat(limits.describe()).isEmpty();
   }

@@ -15,16 +15,16 @@ import java.util.Optional;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record RateLimitPolicy(List<RateLimit> limits) {
+public record RateLimitsPolicy(List<RateLimit> limits) {
 
   /** The section's key in the policy API. */
   public static final String SECTION = "rateLimits";
 
   /** No limits. */
-  public static final RateLimitPolicy EMPTY = new RateLimitPolicy(List.of());
+  public static final RateLimitsPolicy EMPTY = new RateLimitsPolicy(List.of());
 
   /** Copies the list. */
-  public RateLimitPolicy {
+  public RateLimitsPolicy {
     limits = limits == null ? List.of() : List.copyOf(limits);
   }
 
