@@ -50,133 +50,13 @@ import org.slf4j.LoggerFactory;
  * The API rules of issue 6, run in-process over real HTTP against one database; subclasses pick
  * the embedded H2 or PostgreSQL. One central per class; each test registers its own edges.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-abstract class CentralApiContract {
+abstract class CentralApiContract extends PolicyApiFixture {
 
-  static final String ADMIN_TOKEN = "test-admin-token-" + UUID.randomUUID();
   static final String SEED_EXAMPLE =
       "{\"overload\": {\"inbound\": {\"mode\": \"enforce\", \"adaptive\": {\"maxLimit\": 1536}}, \"outbound\": {\"mode\": \"shadow\"}}}";
 
-  private final TestDatabase.Kind kind;
-  private TestDatabase database;
-  private CentralServer central;
-  final MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
-  ApiClient api;
-  private ListAppender<ILoggingEvent> policyLog;
-  private Database sideDoor;
-
   CentralApiContract(TestDatabase.Kind kind) {
-    this.kind = kind;
-  }
-
-  @BeforeAll
-  void startCentral() throws Exception {
-    database = TestDatabase.create(kind);
-    CentralConfig config = CentralConfig.defaults(database.dataDir(), database.url(), database.user(), ADMIN_TOKEN);
-    central = CentralServer.start(config, clock, new SecureRandom(), System.out);
-    api = new ApiClient(central.httpPort());
-  }
-
-  @AfterAll
-  void stopCentral() throws Exception {
-    if (sideDoor != null) {
-      sideDoor.close();
-    }
-    if (central != null) {
-      central.close();
-    }
-    if (database != null) {
-      database.close();
-    }
-  }
-
-  @BeforeEach
-  void captureLog() {
-    policyLog = new ListAppender<>();
-    policyLog.start();
-    ((Logger) LoggerFactory.getLogger(PoliciesApi.class)).addAppender(policyLog);
-  }
-
-  @AfterEach
-  void releaseLog() {
-    ((Logger) LoggerFactory.getLogger(PoliciesApi.class)).detachAppender(policyLog);
-  }
-
-  // ---- helpers ----
-
-  /** Records deployment defaults as the xDS server will when an edge reports them (no API sets them). */
-  void reportDefaults(String edge, Map<String, String> variables) {
-    if (sideDoor == null) {
-      String url = database.url() != null ? database.url() : Database.embeddedUrl(database.dataDir());
-      sideDoor = Database.open(url, database.user(), null);
-    }
-    assertThat(new EdgeStore(sideDoor, new Json(), clock).reportDefaults(edge, DeploymentDefaults.fromEnvironment(variables))).isTrue();
-  }
-
-  String newEdge(String labelsJson) {
-    String id = "edge-" + UUID.randomUUID().toString().substring(0, 8);
-    HttpResponse<String> response = api.json("POST", "/configuration/edges", ADMIN_TOKEN,
-        "{\"id\": \"" + id + "\", \"labels\": " + labelsJson + "}");
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
-    return id;
-  }
-
-  String newEdge() {
-    return newEdge("{}");
-  }
-
-  HttpResponse<String> patch(String edge, String body) {
-    return api.json("PATCH", "/configuration/edges/policies?edgeId=" + edge, ADMIN_TOKEN, body);
-  }
-
-  JsonNode policies(String edge) {
-    HttpResponse<String> response = api.get("/configuration/edges/policies?edgeId=" + edge, ADMIN_TOKEN);
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-    return ApiClient.parse(response);
-  }
-
-  JsonNode audit(String query) {
-    HttpResponse<String> response = api.get("/configuration/audit?" + query, ADMIN_TOKEN);
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-    return ApiClient.parse(response).get("entries");
-  }
-
-  String tokenFor(String operator, String permissionsJson) {
-    HttpResponse<String> created = api.json("POST", "/configuration/operators", ADMIN_TOKEN,
-        "{\"name\": \"" + operator + "\", \"permissions\": " + permissionsJson + "}");
-    assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
-    HttpResponse<String> token = api.json("POST", "/configuration/tokens", ADMIN_TOKEN, "{\"operator\": \"" + operator + "\"}");
-    assertThat(token.statusCode()).as(token.body()).isEqualTo(201);
-    return ApiClient.parse(token).get("token").asText();
-  }
-
-  static String unique(String prefix) {
-    return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-  }
-
-  List<String> warnings() {
-    return policyLog.list.stream().filter(e -> e.getLevel().toString().equals("WARN")).map(ILoggingEvent::getFormattedMessage).toList();
-  }
-
-  void assertRejected(HttpResponse<String> response, String edge, String field, String message) {
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
-    assertThat(response.body()).isEmpty();
-    assertThat(response.headers().firstValue("Content-Type")).as("no body, no media type").isEmpty();
-    assertThat(warnings()).as("the first problem is logged at WARN").hasSize(1);
-    String line = warnings().get(0);
-    assertThat(line).contains(edge).contains("field " + field);
-    if (message != null) {
-      assertThat(line).endsWith(message);
-    }
-  }
-
-  void assertNothingStored(String edge) {
-    JsonNode state = policies(edge);
-    for (String section : List.of("overload", "accessLog", "rateLimits")) {
-      assertThat(state.get(section).isNull()).as(section).isTrue();
-      assertThat(state.get("revisions").get(section).asLong()).as(section).isZero();
-    }
-    assertThat(audit("edgeId=" + edge)).isEmpty();
+    super(kind);
   }
 
   // ---- the policy API ----
@@ -207,7 +87,7 @@ abstract class CentralApiContract {
   void nullDeletesOverloadAndLeavesOtherSectionsAsTheyAre() {
     String edge = newEdge();
     String accessLog = "{\"format\": \"json\", \"sample\": 0.5}";
-    String rateLimits = "{\"perClient\": {\"rps\": 10}}";
+    String rateLimits = "{\"limits\": [{\"name\": \"per-client\", \"key\": \"clientAddress\", \"rate\": 10, \"burst\": 20}]}";
     assertThat(patch(edge, "{\"accessLog\": " + accessLog + ", \"rateLimits\": " + rateLimits + ", "
         + SEED_EXAMPLE.substring(1)).statusCode()).isEqualTo(200);
     HttpResponse<String> deleted = patch(edge, "{\"overload\": null}");
@@ -225,7 +105,7 @@ abstract class CentralApiContract {
   void absentSectionsStayUntouched() {
     String edge = newEdge();
     assertThat(patch(edge, SEED_EXAMPLE).statusCode()).isEqualTo(200);
-    assertThat(patch(edge, "{\"rateLimits\": {\"a\": 1}}").statusCode()).isEqualTo(200);
+    assertThat(patch(edge, "{\"rateLimits\": {\"limits\": []}}").statusCode()).isEqualTo(200);
     JsonNode state = policies(edge);
     assertThat(state.get("overload")).isEqualTo(ApiClient.parse(SEED_EXAMPLE).get("overload"));
     assertThat(state.get("revisions").get("overload").asLong()).isEqualTo(1);

@@ -9,7 +9,11 @@ public enum FieldType {
   /** Any finite number; Java type {@link Double}. */
   NUMBER("number", "number", Double.class),
   /** {@code true} or {@code false}; Java type {@link Boolean}. */
-  BOOLEAN("boolean", "boolean", Boolean.class);
+  BOOLEAN("boolean", "boolean", Boolean.class),
+  /** A JSON string; Java type {@link String}. */
+  STRING("string", "string", String.class),
+  /** A JSON array of strings; Java type {@link java.util.List}. */
+  STRING_LIST("stringList", "array", java.util.List.class);
 
   private final String schemaName;
   private final String jsonSchemaType;

@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
  * drift apart. The order of the constants is the order problems are reported in and fields are
  * shown in.
  */
-public enum PolicyField {
+public enum PolicyField implements TypedField {
   INBOUND_MODE("inbound.mode", mode(Mode.SHADOW), "HTTP_ADMISSION_MODE", Placement.MAIN,
       "Mode", "Off counts nothing; shadow counts what enforce would refuse and refuses nothing; enforce refuses above the limit.",
       p -> inbound(p, Inbound::mode)),
@@ -134,6 +134,7 @@ public enum PolicyField {
   }
 
   /** The kind of value. */
+  @Override
   public FieldType type() {
     return spec.type();
   }
@@ -196,17 +197,20 @@ public enum PolicyField {
     return switch (type()) {
       case INTEGER -> (Integer) value >= min().intValue() && (Integer) value <= max().intValue();
       case NUMBER -> (Double) value >= min().doubleValue() && (Double) value <= max().doubleValue();
-      case ENUM, BOOLEAN -> true;
+      case ENUM, BOOLEAN, STRING, STRING_LIST -> true;
     };
   }
 
   /** The message for a value of the wrong JSON type, e.g. "inbound.maxInFlight must be an integer". */
+  @Override
   public String typeMessage() {
     return path + switch (type()) {
       case ENUM -> " must be one of " + String.join(", ", allowedValues());
       case INTEGER -> " must be an integer";
       case NUMBER -> " must be a number";
       case BOOLEAN -> " must be true or false";
+      case STRING -> " must be a string";
+      case STRING_LIST -> " must be a list of strings";
     };
   }
 
@@ -214,6 +218,7 @@ public enum PolicyField {
    * The message for a value outside the range, e.g. "inbound.startShare must be between 0.01 and
    * 1"; null for enum and boolean fields, which have no range.
    */
+  @Override
   public String rangeMessage() {
     if (!type().isNumeric()) {
       return null;

@@ -238,7 +238,7 @@ public final class PolicyProto {
     node.put("mode", mode == null ? "mode " + number : mode.name().toLowerCase(java.util.Locale.ROOT));
   }
 
-  private static io.spillway.policy.v1.Mode mode(Mode mode) {
+  static io.spillway.policy.v1.Mode mode(Mode mode) {
     return switch (mode) {
       case OFF -> io.spillway.policy.v1.Mode.OFF;
       case SHADOW -> io.spillway.policy.v1.Mode.SHADOW;

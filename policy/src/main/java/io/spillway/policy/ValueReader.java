@@ -28,12 +28,28 @@ final class ValueReader {
   private ValueReader() {}
 
   /** Reads a JSON value that is present and not {@code null}. */
-  static Read fromJson(PolicyField field, JsonNode node) {
+  static Read fromJson(TypedField field, JsonNode node) {
     return switch (field.type()) {
       case ENUM -> node.isTextual() ? mode(field, node.textValue()) : Read.problem(field.typeMessage());
       case BOOLEAN -> node.isBoolean() ? Read.of(node.booleanValue()) : Read.problem(field.typeMessage());
       case INTEGER, NUMBER -> node.isNumber() ? number(field, decimal(node)) : Read.problem(field.typeMessage());
+      case STRING -> node.isTextual() ? Read.of(node.textValue()) : Read.problem(field.typeMessage());
+      case STRING_LIST -> stringList(field, node);
     };
+  }
+
+  private static Read stringList(TypedField field, JsonNode node) {
+    if (!node.isArray()) {
+      return Read.problem(field.typeMessage());
+    }
+    java.util.List<String> values = new java.util.ArrayList<>();
+    for (JsonNode element : node) {
+      if (!element.isTextual()) {
+        return Read.problem(field.typeMessage());
+      }
+      values.add(element.textValue());
+    }
+    return Read.of(java.util.List.copyOf(values));
   }
 
   /** Reads an environment variable's text, already trimmed and not empty; mode and boolean ignore case. */
@@ -54,10 +70,12 @@ final class ValueReader {
         }
         yield number(field, decimal);
       }
+      case STRING -> Read.of(text);
+      case STRING_LIST -> Read.problem(field.typeMessage());
     };
   }
 
-  private static Read mode(PolicyField field, String text) {
+  private static Read mode(TypedField field, String text) {
     for (Mode mode : Mode.values()) {
       if (mode.jsonName().equals(text)) {
         return Read.of(mode);
@@ -75,7 +93,7 @@ final class ValueReader {
     return node.decimalValue();
   }
 
-  private static Read number(PolicyField field, BigDecimal decimal) {
+  private static Read number(TypedField field, BigDecimal decimal) {
     if (field.type() == FieldType.NUMBER) {
       return Read.of(decimal == null ? Double.POSITIVE_INFINITY : decimal.doubleValue());
     }

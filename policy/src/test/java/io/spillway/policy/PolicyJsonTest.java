@@ -27,6 +27,7 @@ class PolicyJsonTest {
         case BOOLEAN -> true;
         case INTEGER -> field.max();
         case NUMBER -> field.max();
+        case STRING, STRING_LIST -> throw new AssertionError("no such overload field: " + field);
       });
     }
     return OverloadPolicy.of(values);
@@ -108,6 +109,7 @@ class PolicyJsonTest {
         case BOOLEAN -> List.of("\"true\"", "1", "{}");
         case INTEGER -> List.of("\"10\"", "1.5", "true", "[]");
         case NUMBER -> List.of("\"0.5\"", "false", "{}");
+        case STRING, STRING_LIST -> throw new AssertionError("no such overload field: " + field);
       };
       wrong.forEach(json -> cases.add(Arguments.of(field, json)));
     }

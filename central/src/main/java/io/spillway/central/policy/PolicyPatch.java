@@ -5,6 +5,7 @@ import io.spillway.policy.DeploymentDefaults;
 import io.spillway.policy.ParseResult;
 import io.spillway.policy.PolicyJson;
 import io.spillway.policy.Problem;
+import io.spillway.policy.RateLimitJson;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -20,7 +21,9 @@ import java.util.Optional;
  *       it; a section absent from the body stays as it is;
  *   <li>{@code overload} is read and validated by the shared policy module (unknown fields dropped,
  *       every problem with its field path), cross-field rules against the edge's deployment
- *       defaults; {@code accessLog} and {@code rateLimits} must be objects and are kept as they are;
+ *       defaults; {@code rateLimits} likewise, along the module's {@code RateLimitField} table (problem
+ *       paths such as {@code rateLimits.limits[1].rate}); {@code accessLog} must be an object and is
+ *       kept as it is;
  *   <li>{@code expectedRevisions} names sections whose revision must still be the given number,
  *       else the whole PATCH is a conflict;
  *   <li>{@code dryRun: true} asks for the would-be result without saving;
@@ -86,6 +89,8 @@ public record PolicyPatch(Map<Section, Optional<JsonNode>> changes, Map<Section,
         changes.put(section, Optional.empty());
       } else if (section == Section.OVERLOAD) {
         changes.put(section, Optional.of(overload(node, defaults)));
+      } else if (section == Section.RATE_LIMITS) {
+        changes.put(section, Optional.of(rateLimits(node)));
       } else if (node.isObject()) {
         changes.put(section, Optional.of(node.deepCopy()));
       } else {
@@ -130,6 +135,15 @@ public record PolicyPatch(Map<Section, Optional<JsonNode>> changes, Map<Section,
       throw new InvalidPatchException(new Problem(field, problem.message()));
     }
     return PolicyJson.toTree(result.policy());
+  }
+
+  private static JsonNode rateLimits(JsonNode node) throws InvalidPatchException {
+    RateLimitJson.Result result = RateLimitJson.parse(node);
+    Optional<Problem> first = result.firstProblem();
+    if (first.isPresent()) {
+      throw new InvalidPatchException(first.get()); // its path already starts with rateLimits
+    }
+    return RateLimitJson.toTree(result.policy());
   }
 
   /**

@@ -8,7 +8,7 @@ public enum Section {
   OVERLOAD("overload"),
   /** Access log settings; stored as an opaque JSON object until its schema exists. */
   ACCESS_LOG("accessLog"),
-  /** Rate limits; stored as an opaque JSON object until its schema exists. */
+  /** Rate limits; validated with the shared module's {@code RateLimitJson}, sent in the policy resource. */
   RATE_LIMITS("rateLimits");
 
   private final String jsonName;

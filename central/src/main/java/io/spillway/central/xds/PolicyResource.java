@@ -1,6 +1,5 @@
 package io.spillway.central.xds;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.spillway.central.policy.PolicyState;
 import io.spillway.central.policy.PolicyStore;
 import io.spillway.central.policy.Section;
@@ -8,6 +7,9 @@ import io.spillway.policy.DeploymentDefaults;
 import io.spillway.policy.ParseResult;
 import io.spillway.policy.PolicyJson;
 import io.spillway.policy.PolicyProto;
+import io.spillway.policy.Problem;
+import io.spillway.policy.RateLimitJson;
+import io.spillway.policy.RateLimitProto;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -17,10 +19,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The overload policy resource of an edge: its {@code overload} section converted with
- * {@link PolicyProto#toProto}, one resource named after the edge, version = the section's
- * revision. No section (never set, or deleted) is the empty set at that revision, and the edge
- * falls back to its deployment defaults.
+ * The policy resource of an edge: its {@code overload} section converted with
+ * {@link PolicyProto#toProto} and its {@code rateLimits} section in the same message
+ * ({@code rate_limits}, {@link RateLimitProto#toProto}), one resource named after the edge. The
+ * version is the sum of the two sections' revisions, which only grow, so it grows with every change
+ * to either. Neither section set (never set, or deleted) is the empty set at that version, and the
+ * edge falls back to its deployment defaults and has no rate limits.
  */
 final class PolicyResource {
 
@@ -50,18 +54,33 @@ final class PolicyResource {
     if (state.isEmpty()) {
       return new TypeResources("0", Map.of());
     }
-    PolicyState.Entry entry = state.get().get(Section.OVERLOAD);
-    String version = Long.toString(entry.revision());
-    JsonNode value = entry.value();
-    if (value == null) {
+    PolicyState.Entry overload = state.get().get(Section.OVERLOAD);
+    PolicyState.Entry rateLimits = state.get().get(Section.RATE_LIMITS);
+    String version = Long.toString(overload.revision() + rateLimits.revision());
+    if (overload.value() == null && rateLimits.value() == null) {
       return new TypeResources(version, Map.of());
     }
-    ParseResult parsed = PolicyJson.parse(value, DeploymentDefaults.builtIn());
-    if (!parsed.valid()) {
-      // Stored past the API's validation (written to the database directly): send what reads and let the edge judge.
-      log.warn("the overload policy of edge {} at revision {} does not validate ({}); sending it as stored", edgeId,
-          version, parsed.firstProblem().map(p -> p.field() + ": " + p.message()).orElse(""));
+    io.spillway.policy.v1.OverloadPolicy.Builder message = io.spillway.policy.v1.OverloadPolicy.newBuilder();
+    if (overload.value() != null) {
+      ParseResult parsed = PolicyJson.parse(overload.value(), DeploymentDefaults.builtIn());
+      if (!parsed.valid()) {
+        // Stored past the API's validation (written to the database directly): send what reads and let the edge judge.
+        warnInvalid(edgeId, "overload", version, parsed.firstProblem());
+      }
+      message.mergeFrom(PolicyProto.toProto(parsed.policy()));
     }
-    return new TypeResources(version, Map.of(edgeId, PolicyProto.toProto(parsed.policy())));
+    if (rateLimits.value() != null) {
+      RateLimitJson.Result parsed = RateLimitJson.parse(rateLimits.value());
+      if (!parsed.valid()) {
+        warnInvalid(edgeId, "rateLimits", version, parsed.firstProblem());
+      }
+      message.setRateLimits(RateLimitProto.toProto(parsed.policy()));
+    }
+    return new TypeResources(version, Map.of(edgeId, message.build()));
+  }
+
+  private static void warnInvalid(String edgeId, String section, String version, Optional<Problem> first) {
+    log.warn("the {} section of edge {} at version {} does not validate ({}); sending it as stored", section, edgeId,
+        version, first.map(p -> p.field() + ": " + p.message()).orElse(""));
   }
 }

@@ -35,6 +35,16 @@ class OpenApiSchemaTest {
   }
 
   @Test
+  void rateLimitPolicySchemaIsExactlyTheSharedModels() throws Exception {
+    ObjectNode expected = io.spillway.policy.RateLimitSchema.jsonSchema();
+    expected.remove("$schema");
+    assertThat(openApi().path("components").path("schemas").path("RateLimitPolicy"))
+        .as("regenerate components.schemas.RateLimitPolicy in openapi.yaml from RateLimitSchema.jsonSchema() (without $schema):%n%s",
+            YAML.writeValueAsString(expected))
+        .isEqualTo(expected);
+  }
+
+  @Test
   void everyFieldHasTheModelsTypeRangeDefaultAndValues() throws Exception {
     JsonNode schema = overloadPolicy();
     for (PolicyField field : PolicyField.values()) {

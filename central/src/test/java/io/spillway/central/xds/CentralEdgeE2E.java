@@ -149,6 +149,100 @@ class CentralEdgeE2E {
     }
   }
 
+  /** The limit {@code name} as the edge's /ratelimits shows it, or a missing node. */
+  private JsonNode rateLimit(EdgeProcess edge, String name) throws Exception {
+    for (JsonNode limit : JSON.readTree(call("GET", edge.adminUri("/ratelimits").toString(), null).body()).path("limits")) {
+      if (limit.path("name").asText().equals(name)) {
+        return limit;
+      }
+    }
+    return JSON.missingNode();
+  }
+
+  private void awaitRateLimitMode(EdgeProcess edge, String name, String mode) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!rateLimit(edge, name).path("mode").asText().equals(mode)) {
+      assertThat(System.nanoTime()).as("limit %s in %s on the edge within %s", name, mode, WAIT).isLessThan(deadline);
+      Thread.sleep(5);
+    }
+  }
+
+  /** Sends {@code count} requests with {@code x-api-key: key}; the statuses by code, and every 429 checked. */
+  private Map<Integer, Integer> burst(int listenerPort, String key, int count) throws Exception {
+    Map<Integer, Integer> statuses = new java.util.TreeMap<>();
+    for (int i = 0; i < count; i++) {
+      HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + listenerPort + "/limited"))
+          .timeout(Duration.ofSeconds(10)).header("x-api-key", key).build(), HttpResponse.BodyHandlers.ofString());
+      statuses.merge(response.statusCode(), 1, Integer::sum);
+      if (response.statusCode() == 429) {
+        assertThat(response.headers().firstValue("retry-after")).as("Retry-After").isPresent();
+        assertThat(Long.parseLong(response.headers().firstValue("retry-after").get())).isPositive();
+        assertThat(response.headers().firstValue("ratelimit-limit")).contains("5");
+        assertThat(response.headers().firstValue("ratelimit-remaining")).contains("0");
+        assertThat(response.headers().firstValue("ratelimit-reset")).isPresent();
+      }
+    }
+    return statuses;
+  }
+
+  @Test
+  void rateLimitsPatchedInCentralAreEnforcedPerKeyByTheRealEdge() throws Exception {
+    int[] ports = FreePorts.pick(3);
+    int listenerPort = ports[0];
+    int adminPort = ports[1];
+    int xdsPort = ports[2];
+    Path data = Files.createDirectories(dir.resolve("central-data"));
+    try (OriginServer origin = OriginServer.start("backend");
+        CentralProcess central = startCentral(xdsPort, List.of("--data-dir", data.toString()), Map.of("SPILLWAY_ADMIN_TOKEN", TOKEN))) {
+      String base = "http://127.0.0.1:" + central.port();
+      HttpResponse<String> registered = call("POST", base + "/configuration/edges", "{\"id\": \"edge-rl\", \"labels\": {}}");
+      assertThat(registered.statusCode()).as(registered.body()).isEqualTo(201);
+      String credential = JSON.readTree(registered.body()).path("credential").asText();
+      Path bootstrap = dir.resolve("edge-rl.yaml");
+      Files.writeString(bootstrap, bootstrap("edge-rl", adminPort, listenerPort, xdsPort, credential, origin.port()));
+      try (EdgeProcess edge = EdgeProcess.builder().bootstrap(bootstrap).adminPort(adminPort).start()) {
+        awaitEdgeStatus(central.port(), "edge-rl", s -> s.path("connected").asBoolean()
+            && s.path("ackedVersions").has(XdsType.OVERLOAD_POLICY.typeUrl()));
+        // Burst 5, and a refill far slower than the burst takes (one token per 100 s): the counts
+        // cannot depend on how fast this machine sends the 20 requests.
+        String limit = "{\"name\": \"per-key\", \"key\": \"header:x-api-key\", \"rate\": 0.01, \"burst\": 5, \"mode\": \"%s\"}";
+        HttpResponse<String> patched = call("PATCH", base + "/configuration/edges/policies?edgeId=edge-rl",
+            "{\"rateLimits\": {\"limits\": [" + limit.formatted("enforce") + "]}}");
+        assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
+        awaitRateLimitMode(edge, "per-key", "enforce");
+
+        assertThat(burst(listenerPort, "alice", 20)).isEqualTo(Map.of(200, 5, 429, 15));
+        assertThat(burst(listenerPort, "bob", 1)).as("another key is unaffected").isEqualTo(Map.of(200, 1));
+        JsonNode enforced = rateLimit(edge, "per-key");
+        assertThat(enforced.path("keys_tracked").asInt()).isEqualTo(2);
+        assertThat(enforced.path("checked").asLong()).isEqualTo(21);
+        assertThat(enforced.path("refused").path("enforce").asLong()).isEqualTo(15);
+
+        // Shadow: everything goes through, the would-be refusals are counted.
+        patched = call("PATCH", base + "/configuration/edges/policies?edgeId=edge-rl",
+            "{\"expectedRevisions\": {\"rateLimits\": 1}, \"rateLimits\": {\"limits\": [" + limit.formatted("shadow") + "]}}");
+        assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
+        awaitRateLimitMode(edge, "per-key", "shadow");
+        assertThat(burst(listenerPort, "carol", 20)).isEqualTo(Map.of(200, 20));
+        assertThat(rateLimit(edge, "per-key").path("refused").path("shadow").asLong()).isEqualTo(15);
+        String prometheus = call("GET", edge.adminUri("/stats/prometheus").toString(), null).body();
+        assertThat(prometheus).contains("http_ratelimit_refused_total{limit=\"per-key\",mode=\"shadow\"} 15")
+            .contains("http_ratelimit_refused_total{limit=\"per-key\",mode=\"enforce\"} 15")
+            .contains("http_ratelimit_checked_total{limit=\"per-key\"} 41");
+
+        // Deleted: no limits on the edge.
+        assertThat(call("PATCH", base + "/configuration/edges/policies?edgeId=edge-rl", "{\"rateLimits\": null}").statusCode())
+            .isEqualTo(200);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!rateLimit(edge, "per-key").isMissingNode()) {
+          assertThat(System.nanoTime()).as("limit removed within %s", WAIT).isLessThan(deadline);
+          Thread.sleep(5);
+        }
+        assertThat(burst(listenerPort, "alice", 3)).isEqualTo(Map.of(200, 3));
+      }
+    }
+  }
+
   @Test
   void policyPatchReachesTheRealEdgeWhichOutlivesCentral() throws Exception {
     int[] ports = FreePorts.pick(3);

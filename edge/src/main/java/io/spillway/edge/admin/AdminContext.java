@@ -71,6 +71,11 @@ public interface AdminContext {
   /** The runtime, for /runtime and /runtime_modify. */
   io.spillway.edge.runtime.Runtime runtime();
 
+  /** The policy's rate limits, for /ratelimits; null when none are wired. */
+  default io.spillway.edge.filters.policylimit.PolicyRateLimits policyRateLimits() {
+    return null;
+  }
+
   /** Inbound admission, for /overload; null when none is running. */
   default io.spillway.edge.admission.AdmissionController admission() {
     return null;

@@ -43,6 +43,7 @@ final class AdminEndpoints {
     m.put("/runtime", new RuntimeEndpoint(() -> context.runtime().snapshot()));
     m.put("/runtime_modify", new RuntimeModifyEndpoint(context.runtime()));
     m.put("/overload", new OverloadEndpoint(context));
+    m.put("/ratelimits", new RateLimitsEndpoint(context));
     m.put("/xds", new XdsEndpoint(context));
     Path profiles = Path.of(System.getProperty("java.io.tmpdir"));
     m.put("/cpuprofile", new ProfileEndpoint(ProfileEndpoint.Kind.CPU, profiles, context.clock()));

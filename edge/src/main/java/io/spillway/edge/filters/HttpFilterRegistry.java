@@ -14,6 +14,7 @@ import io.spillway.edge.filters.compressor.CompressorFactory;
 import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
 import io.spillway.edge.filters.fault.FaultFactory;
 import io.spillway.edge.filters.healthcheck.HealthCheckFilter;
+import io.spillway.edge.filters.policylimit.PolicyRateLimits;
 import io.spillway.edge.filters.ratelimit.LocalRateLimitFactory;
 import io.spillway.edge.filters.router.RouterFactory;
 import io.spillway.edge.http.filter.FilterContext;
@@ -81,11 +82,14 @@ public final class HttpFilterRegistry {
   }
 
   /**
-   * The factories of one connection manager's chain: inbound admission first, then
-   * {@code http_filters} in order (the router last).
+   * The factories of one connection manager's chain: the policy's rate limits first (when given),
+   * then inbound admission, then {@code http_filters} in order (the router last).
    */
-  public static List<HttpFilterFactory> chain(FilterContext context) {
+  public static List<HttpFilterFactory> chain(FilterContext context, PolicyRateLimits rateLimits) {
     List<HttpFilterFactory> chain = new ArrayList<>();
+    if (rateLimits != null) {
+      chain.add(rateLimits.factory(context.config().xffNumTrustedHops()));
+    }
     chain.add(AdmissionFilter.factory(context.admission()));
     for (HttpFilterConfig entry : context.config().httpFilters()) {
       var builder = FACTORIES.get(entry.extension());

@@ -50,7 +50,7 @@ final class DynamicConfiguration implements XdsConfigSink {
   private final Map<String, ClusterConfig> staticClusters;
   private final Set<String> staticListenerNames;
   private final Set<String> unguardedClusters;
-  private final Function<Message, OverloadPolicy> policyDecoder;
+  private final Function<Message, ControlPlanePolicy> policyDecoder;
 
   private Map<String, ClusterConfig> dynamicClusters = Map.of();
   /** Accepted CDS versions held back because their EDS endpoints have not arrived; old ones serve. */
@@ -65,11 +65,11 @@ final class DynamicConfiguration implements XdsConfigSink {
    * @param staticListenerNames the bootstrap's listeners (LDS may not replace them)
    * @param unguardedClusters clusters the outbound guard never limits (the xDS servers')
    * @param policyDecoder the {@code spillway.policy.v1.OverloadPolicy} resource → the validated
-   *     policy model; throws {@link IllegalArgumentException} with the validator's message
+   *     overload policy and rate limits; throws {@link IllegalArgumentException} with the validator's message
    */
   DynamicConfiguration(EdgeServer server, ScheduledExecutorService control, XdsResourceTranslator translator,
       Map<String, ClusterConfig> staticClusters, Set<String> staticListenerNames, Set<String> unguardedClusters,
-      Function<Message, OverloadPolicy> policyDecoder) {
+      Function<Message, ControlPlanePolicy> policyDecoder) {
     this.server = server;
     this.control = control;
     this.translator = translator;
@@ -320,7 +320,7 @@ final class DynamicConfiguration implements XdsConfigSink {
       throw new ConfigException("", "one OverloadPolicy resource per edge, got " + resources.size() + ": "
           + resources.keySet());
     }
-    Optional<OverloadPolicy> policy = Optional.empty();
+    Optional<ControlPlanePolicy> policy = Optional.empty();
     for (Map.Entry<String, ? extends Message> e : resources.entrySet()) {
       try {
         policy = Optional.of(policyDecoder.apply(e.getValue()));
@@ -328,7 +328,7 @@ final class DynamicConfiguration implements XdsConfigSink {
         throw new ConfigException("overload_policy \"" + e.getKey() + "\"", ex.getMessage());
       }
     }
-    Optional<OverloadPolicy> chosen = policy;
+    Optional<ControlPlanePolicy> chosen = policy;
     onMain(() -> {
       server.setControlPlanePolicy(chosen);
       return null;

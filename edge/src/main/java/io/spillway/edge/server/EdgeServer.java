@@ -85,6 +85,7 @@ public final class EdgeServer implements AdminContext {
   private ClusterManager clusters;
   private OverloadManager overload;
   private AdmissionController admission;
+  private io.spillway.edge.filters.policylimit.PolicyRateLimits rateLimits; // the control plane's; shared by every HCM
   private io.spillway.edge.guard.GuardRegistry guards;
   private AdminServer admin;
   private StatsSinks statsSinks;
@@ -173,6 +174,7 @@ public final class EdgeServer implements AdminContext {
     OverloadHooks httpOverload = OverloadHooks.of(overload);
     filePolicy = options.policy();
     admission = new AdmissionController(options.policy().inbound(), stats);
+    rateLimits = new io.spillway.edge.filters.policylimit.PolicyRateLimits(stats.customScope(), nanoClock);
     java.util.Set<String> guarded = new java.util.LinkedHashSet<>(config.clusters().keySet());
     guarded.removeAll(xdsClusterNames(bootstrap));
     guards = io.spillway.edge.guard.GuardRegistry.build(guarded, options.policy().outbound(), stats);
@@ -195,8 +197,8 @@ public final class EdgeServer implements AdminContext {
     this.workers = Map.copyOf(workers);
     this.allocator = allocator;
     listenerAssembler = new ListenerAssembler(new ListenerAssembler.Parts(stats.rootScope(), this.workers, clusters,
-        guards, admission, drain, httpOverload, listenerOverload, accessLogs, authorizationClients, runtime, nanoClock,
-        () -> healthCheckFailed || drain.isDraining()));
+        guards, admission, rateLimits, drain, httpOverload, listenerOverload, accessLogs, authorizationClients, runtime,
+        nanoClock, () -> healthCheckFailed || drain.isDraining()));
     for (ListenerConfig lc : config.listeners()) {
       Listener listener = listenerAssembler.listener(lc, lc.hasHttp() ? compileRoutes(lc.hcm().routeConfig()) : null);
       bind(listener);
@@ -310,14 +312,9 @@ public final class EdgeServer implements AdminContext {
         .collect(Collectors.toSet());
   }
 
-  /** The {@code spillway.policy.v1.OverloadPolicy} resource → the validated model, over the deployment defaults. */
-  private io.spillway.policy.OverloadPolicy decodePolicy(com.google.protobuf.Message message) {
-    io.spillway.policy.ParseResult parsed = io.spillway.policy.PolicyProto.parse(
-        (io.spillway.policy.v1.OverloadPolicy) message, options.deploymentDefaults());
-    if (!parsed.valid()) {
-      throw new IllegalArgumentException(parsed.firstProblem().orElseThrow().message());
-    }
-    return parsed.policy();
+  /** The policy resource → the validated overload policy (over the deployment defaults) and rate limits. */
+  private ControlPlanePolicy decodePolicy(com.google.protobuf.Message message) {
+    return ControlPlanePolicy.decode((io.spillway.policy.v1.OverloadPolicy) message, options.deploymentDefaults());
   }
 
   /**
@@ -342,8 +339,9 @@ public final class EdgeServer implements AdminContext {
   }
 
   /** The control plane's policy, or empty when it has none for this edge (main thread). */
-  void setControlPlanePolicy(java.util.Optional<io.spillway.policy.OverloadPolicy> policy) {
-    controlPlanePolicy = policy;
+  void setControlPlanePolicy(java.util.Optional<ControlPlanePolicy> policy) {
+    controlPlanePolicy = policy.flatMap(ControlPlanePolicy::overload);
+    rateLimits.apply(policy.map(ControlPlanePolicy::rateLimits).orElse(io.spillway.policy.RateLimitsPolicy.EMPTY));
     applyPolicy();
   }
 
@@ -647,6 +645,11 @@ public final class EdgeServer implements AdminContext {
   @Override
   public AdmissionController admission() {
     return admission;
+  }
+
+  @Override
+  public io.spillway.edge.filters.policylimit.PolicyRateLimits policyRateLimits() {
+    return rateLimits;
   }
 
   @Override

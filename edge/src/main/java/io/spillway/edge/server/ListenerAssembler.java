@@ -42,7 +42,7 @@ final class ListenerAssembler {
 
   /** What every listener's parts are built from; all made before the first listener. */
   record Parts(Scope root, Map<EventLoop, Worker> workers, ClusterManager clusters, GuardRegistry guards,
-      AdmissionController admission, DrainSignal drain, OverloadHooks httpOverload,
+      AdmissionController admission, io.spillway.edge.filters.policylimit.PolicyRateLimits rateLimits, DrainSignal drain, OverloadHooks httpOverload,
       ListenerOverload listenerOverload, AccessLogManager accessLogs, GrpcAuthorizationClients authorizationClients,
       Runtime runtime, LongSupplier nanoClock, java.util.function.BooleanSupplier healthCheckFailed) {}
 
@@ -80,7 +80,7 @@ final class ListenerAssembler {
         new Http2CodecStats(root.scope("http2")));
     var filters = HttpFilterRegistry.chain(new FilterContext(lc.hcm(), hcmStats.scope(), parts.clusters(),
         parts.guards(), parts.admission(), lc.perConnectionBufferLimitBytes(), lc.tls().isPresent(), root,
-        parts.nanoClock(), parts.runtime(), parts.authorizationClients(), parts.healthCheckFailed()));
+        parts.nanoClock(), parts.runtime(), parts.authorizationClients(), parts.healthCheckFailed()), parts.rateLimits());
     return new HttpConnectionManager(lc.hcm(), hcmStats, routes, parts.drain(), lc.tls().isPresent(),
         lc.perConnectionBufferLimitBytes(), parts.httpOverload(), filters,
         parts.accessLogs().compile(lc.hcm().accessLogs()), parts.runtime()::snapshot);

@@ -20,7 +20,7 @@ class AdminEndpointsTest {
   void registersEnvoysPathsInOrder() {
     assertThat(endpoints.keySet()).containsExactly("/", "/help", "/ready", "/server_info", "/stats",
         "/stats/prometheus", "/reset_counters", "/clusters", "/listeners", "/config_dump", "/memory", "/logging",
-        "/healthcheck/fail", "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/reopen_logs", "/runtime", "/runtime_modify", "/overload",
+        "/healthcheck/fail", "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/reopen_logs", "/runtime", "/runtime_modify", "/overload", "/ratelimits",
         "/xds",
         "/cpuprofile", "/memoryprofile");
   }
