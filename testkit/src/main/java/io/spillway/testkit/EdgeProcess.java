@@ -229,8 +229,19 @@ public final class EdgeProcess implements AutoCloseable {
         private Path java;
         private Duration readyTimeout = Duration.ofSeconds(60);
         private Path logDirectory = Path.of("target", "edge-logs");
+        private boolean hotRestart;
 
         private Builder() {}
+
+        /**
+         * Lets the edge open its hot restart socket (the caller passes {@code --base-id} and
+         * {@code --restart-epoch}). Without it {@link #start()} adds {@code --disable-hot-restart},
+         * so that edges of tests running side by side on one host do not claim the same socket.
+         */
+        public Builder hotRestart() {
+            this.hotRestart = true;
+            return this;
+        }
 
         /** The bootstrap file, passed as {@code -c <file>}. */
         public Builder bootstrap(Path bootstrap) {
@@ -301,6 +312,9 @@ public final class EdgeProcess implements AutoCloseable {
             }
             Path logFile = newFile("edge-" + stem(bootstrap) + "-", ".log");
             ProcessBuilder builder = processBuilder().redirectErrorStream(true).redirectOutput(logFile.toFile());
+            if (!hotRestart) {
+                builder.command().add("--disable-hot-restart");
+            }
             EdgeProcess edge = new EdgeProcess(launch(builder, logFile), logFile, adminPort);
             awaitReady(edge);
             return edge;

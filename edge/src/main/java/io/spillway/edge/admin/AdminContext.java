@@ -94,4 +94,14 @@ public interface AdminContext {
 
   /** Drains for up to {@code drainTime}, stops and exits the process with status 0. Returns at once. */
   void exitAfterDrain(Duration drainTime);
+
+  /** The hot restart protocol version ({@code GET /hot_restart_version}), or {@code disabled}. */
+  default String hotRestartVersion() {
+    return "disabled";
+  }
+
+  /** {@code --restart-epoch}: 0 for the first process of a hot restart chain. */
+  default int restartEpoch() {
+    return 0;
+  }
 }

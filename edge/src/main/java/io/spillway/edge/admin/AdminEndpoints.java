@@ -22,6 +22,7 @@ final class AdminEndpoints {
     m.put("/help", help);
     m.put("/ready", new ReadyEndpoint(context));
     m.put("/server_info", new ServerInfoEndpoint(context, ServerInfoEndpoint.implementationVersion()));
+    m.put("/hot_restart_version", new HotRestartVersionEndpoint(context::hotRestartVersion));
     PrometheusStatsEndpoint prometheus = new PrometheusStatsEndpoint(context.stats(), context::statsRead);
     m.put("/stats", new StatsEndpoint(context.stats(), prometheus, context::statsRead));
     m.put("/stats/prometheus", prometheus);

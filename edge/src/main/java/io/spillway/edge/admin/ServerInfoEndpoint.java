@@ -15,8 +15,8 @@ import java.util.Set;
  * the command-line options we know of and the node (the bootstrap's, with the effective id and
  * cluster after {@code --service-node}/{@code --service-cluster}).
  *
- * <p>Hot restart does not exist yet, so {@code hot_restart_version} is {@code disabled} and both
- * uptimes are the same. Command-line options Spillway does not track are left out rather than
+ * <p>{@code hot_restart_version} and {@code restart_epoch} are the hot restart's; the parent's
+ * uptime is not handed over, so both uptimes are this process's. Command-line options Spillway does not track are left out rather than
  * reported with made-up values.
  */
 final class ServerInfoEndpoint implements AdminEndpoint {
@@ -63,12 +63,12 @@ final class ServerInfoEndpoint implements AdminEndpoint {
         .setState(ServerState.of(context).proto())
         .setUptimeCurrentEpoch(Durations.fromSeconds(uptimeSeconds))
         .setUptimeAllEpochs(Durations.fromSeconds(uptimeSeconds))
-        .setHotRestartVersion("disabled")
+        .setHotRestartVersion(context.hotRestartVersion())
         .setCommandLineOptions(CommandLineOptions.newBuilder()
             .setConcurrency(context.concurrency())
             .setMode(CommandLineOptions.Mode.Serve)
-            .setDisableHotRestart(true)
-            .setRestartEpoch(0))
+            .setDisableHotRestart("disabled".equals(context.hotRestartVersion()))
+            .setRestartEpoch(context.restartEpoch()))
         .setNode(node())
         .build();
     try {

@@ -153,8 +153,31 @@ public final class Listener {
   public void bind(EventLoopGroup acceptor, EventLoopGroup workerGroup,
       Supplier<? extends ServerChannel> channelFactory, ByteBufAllocator allocator) throws InterruptedException {
     ListenerConfig config = current.config();
-    int limit = Math.max(config.perConnectionBufferLimitBytes(), 1024);
-    ServerBootstrap b = new ServerBootstrap()
+    serverChannel = bootstrap(acceptor, workerGroup, channelFactory, allocator)
+        .bind(config.address().host(), config.address().port()).sync().channel();
+  }
+
+  /**
+   * Accepts on a socket that is already bound and listening (taken over from the previous edge in
+   * a hot restart) instead of binding one; blocking, on the main thread at start-up.
+   */
+  public void adopt(EventLoopGroup acceptor, EventLoopGroup workerGroup, ServerChannel listening,
+      ByteBufAllocator allocator) throws InterruptedException {
+    serverChannel = bootstrap(acceptor, workerGroup, () -> listening, allocator).register().sync().channel();
+  }
+
+  /**
+   * The listening socket's channel, for handing it to the next edge in a hot restart; null before
+   * {@link #bind}.
+   */
+  public Channel serverChannel() {
+    return serverChannel;
+  }
+
+  private ServerBootstrap bootstrap(EventLoopGroup acceptor, EventLoopGroup workerGroup,
+      Supplier<? extends ServerChannel> channelFactory, ByteBufAllocator allocator) {
+    int limit = Math.max(current.config().perConnectionBufferLimitBytes(), 1024);
+    return new ServerBootstrap()
         .group(acceptor, workerGroup)
         .channelFactory(channelFactory::get)
         .option(ChannelOption.SO_BACKLOG, 1024)
@@ -169,7 +192,6 @@ public final class Listener {
             initConnection(ch);
           }
         });
-    serverChannel = b.bind(config.address().host(), config.address().port()).sync().channel();
   }
 
   private void initConnection(Channel ch) {

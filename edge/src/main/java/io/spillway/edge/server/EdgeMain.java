@@ -45,6 +45,24 @@ public final class EdgeMain implements Callable<Integer> {
   @Option(names = "--drain-time-s", paramLabel = "S", defaultValue = "600", description = "How long a drain waits for in-flight requests (default 600).")
   int drainTimeSeconds;
 
+  @Option(names = "--restart-epoch", paramLabel = "N", defaultValue = "0",
+      description = "Hot restart generation: 0 for the first process; N takes the listening sockets over from N-1 and makes it drain.")
+  int restartEpoch;
+
+  @Option(names = "--base-id", paramLabel = "N", defaultValue = "0",
+      description = "Names the hot restart socket; independent edges on one host need different values (default 0).")
+  int baseId;
+
+  @Option(names = "--parent-shutdown-time-s", paramLabel = "S", defaultValue = "900",
+      description = "After a hot restart the parent exits this long after the child took over, at the latest (default 900).")
+  int parentShutdownTimeSeconds;
+
+  @Option(names = "--disable-hot-restart", description = "No hot restart socket: this edge can neither hand over nor take over listeners.")
+  boolean disableHotRestart;
+
+  @Option(names = "--hot-restart-version", description = "Print the hot restart compatibility version and exit.")
+  boolean hotRestartVersion;
+
   @Option(names = "--file-flush-interval-msec", paramLabel = "MS", defaultValue = "10000",
       description = "How often access log files are flushed, in milliseconds (default 10000, as Envoy).")
   long fileFlushIntervalMillis;
@@ -109,6 +127,11 @@ public final class EdgeMain implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter err = new PrintWriter(System.err, true);
+    if (hotRestartVersion) {
+      System.out.println(disableHotRestart ? "disabled" : HotRestartOptions.VERSION);
+      mode = "version";
+      return 0;
+    }
     if (!setLogLevel(logLevel)) {
       err.println("error: --log-level: unknown level '" + logLevel + "'");
       return 2;
@@ -138,6 +161,11 @@ public final class EdgeMain implements Callable<Integer> {
     };
     if (policySubscription == null) {
       err.println("error: --xds-overload-policy: must be auto, true or false, not '" + xdsOverloadPolicy + "'");
+      return 2;
+    }
+    String hotRestartProblem = hotRestartOptions().usageProblem(Transport.choose(transport, new StringBuilder()));
+    if (hotRestartProblem != null) {
+      err.println("error: " + hotRestartProblem);
       return 2;
     }
     if (concurrency != null && concurrency < 1) {
@@ -228,7 +256,8 @@ public final class EdgeMain implements Callable<Integer> {
     options = new ServerOptions(options.concurrency(), options.drainTime(), transport, options.seed(),
         serviceNode, serviceCluster, policy, deploymentDefaults, java.util.Optional.ofNullable(xdsStateDir),
         java.util.Optional.ofNullable(overloadPolicy));
-    options = options.withFileFlushInterval(Duration.ofMillis(Math.max(1, fileFlushIntervalMillis)));
+    options = options.withFileFlushInterval(Duration.ofMillis(Math.max(1, fileFlushIntervalMillis)))
+        .withHotRestart(hotRestartOptions());
     EdgeServer server = new EdgeServer(config, bootstrap, options, new StatsStore(statsOptions(config.statsConfig())),
         Clock.systemUTC());
     try {
@@ -246,6 +275,10 @@ public final class EdgeMain implements Callable<Integer> {
     }
     server.awaitTermination();
     return 0;
+  }
+
+  private HotRestartOptions hotRestartOptions() {
+    return new HotRestartOptions(!disableHotRestart, baseId, restartEpoch, Duration.ofSeconds(parentShutdownTimeSeconds));
   }
 
   /**

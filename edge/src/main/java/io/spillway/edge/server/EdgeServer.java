@@ -88,6 +88,8 @@ public final class EdgeServer implements AdminContext {
   private io.spillway.edge.filters.policylimit.PolicyRateLimits rateLimits; // the control plane's; shared by every HCM
   private io.spillway.edge.guard.GuardRegistry guards;
   private AdminServer admin;
+  /** The hot restart socket and the parent's, when hot restart runs (epoll, not disabled). */
+  private HotRestart hotRestart;
   private StatsSinks statsSinks;
   private io.spillway.edge.accesslog.AccessLogManager accessLogs;
   private io.spillway.edge.accesslog.AccessLogs adminAccessLogs = io.spillway.edge.accesslog.AccessLogs.NONE;
@@ -141,6 +143,10 @@ public final class EdgeServer implements AdminContext {
       controlThread = t;
       return t;
     });
+    if (options.hotRestart().enabled() && transport == Transport.EPOLL) {
+      hotRestart = HotRestart.start(options.hotRestart(), HotRestart.parentOf(this));
+      hotRestart.checkParent();
+    }
     acceptors = transport.newGroup(1, "spillway-accept");
     workerGroup = transport.newGroup(options.concurrency(), "spillway-worker");
     Map<EventLoop, Worker> workers = new HashMap<>();
@@ -203,6 +209,9 @@ public final class EdgeServer implements AdminContext {
       Listener listener = listenerAssembler.listener(lc, lc.hasHttp() ? compileRoutes(lc.hcm().routeConfig()) : null);
       bind(listener);
       addListener(listener);
+    }
+    if (hotRestart != null) {
+      hotRestart.drainParent(); // our listeners accept: the parent may stop
     }
     startAdmin();
     startPolicyFileWatcher(root);
@@ -378,7 +387,14 @@ public final class EdgeServer implements AdminContext {
 
   /** Binds a listener's socket; blocking, on the main thread. */
   void bind(Listener listener) throws InterruptedException {
-    listener.bind(acceptors, workerGroup, transport.serverChannels(), allocator);
+    var address = listener.config().address();
+    var taken = hotRestart == null ? java.util.Optional.<io.netty.channel.epoll.EpollServerSocketChannel>empty()
+        : hotRestart.takeListenSocket(HotRestartMessage.address(address.host(), address.port()));
+    if (taken.isPresent()) {
+      listener.adopt(acceptors, workerGroup, taken.get(), allocator);
+    } else {
+      listener.bind(acceptors, workerGroup, transport.serverChannels(), allocator);
+    }
     if (stopAccepting != null && overload.state().isSaturated(stopAccepting)) {
       listener.pauseAccepting(true);
     }
@@ -418,10 +434,10 @@ public final class EdgeServer implements AdminContext {
     adminGroup = Transport.NIO.newGroup(1, "spillway-admin");
     admin = new AdminServer(this);
     if (config.admin().isPresent()) {
-      admin.bind(adminGroup, config.admin().get().address());
+      bindAdmin(config.admin().get().address());
     } else {
       try {
-        admin.bind(adminGroup, DEFAULT_ADMIN);
+        bindAdmin(DEFAULT_ADMIN);
       } catch (Exception e) {
         log.warn("no admin listener: the default {} cannot be bound ({}); set admin.address", DEFAULT_ADMIN, e.toString());
         admin = null;
@@ -429,6 +445,36 @@ public final class EdgeServer implements AdminContext {
       }
     }
     log.info("admin listener on {}", admin.localAddress());
+  }
+
+  /** Binds the admin listener; after a hot restart, once the parent has let go of the address. */
+  private void bindAdmin(io.spillway.edge.config.SocketAddress address) throws InterruptedException {
+    if (hotRestart == null) {
+      admin.bind(adminGroup, address);
+    } else {
+      hotRestart.bindAfterParent(() -> admin.bind(adminGroup, address));
+    }
+  }
+
+  /** Closes the admin listener (a hot restart's child binds its own). */
+  void closeAdmin() {
+    if (admin != null) {
+      admin.close();
+    }
+  }
+
+  Duration drainTime() {
+    return options.drainTime();
+  }
+
+  @Override
+  public String hotRestartVersion() {
+    return hotRestart == null ? "disabled" : HotRestartOptions.VERSION;
+  }
+
+  @Override
+  public int restartEpoch() {
+    return options.hotRestart().epoch();
   }
 
   /**
@@ -452,6 +498,7 @@ public final class EdgeServer implements AdminContext {
     server.gauge("state", () -> drain.isDraining() || healthCheckFailed ? 1 : ready ? 0 : 2);
     server.gauge("uptime", () -> Duration.between(startedAt, clock.instant()).toSeconds());
     server.gauge("concurrency", options::concurrency);
+    server.gauge("hot_restart_epoch", () -> options.hotRestart().epoch());
     server.gauge("memory_heap_size", rt::totalMemory);
     server.gauge("memory_allocated", () -> rt.totalMemory() - rt.freeMemory());
     server.gauge("total_connections", () -> {
@@ -496,6 +543,9 @@ public final class EdgeServer implements AdminContext {
     }
     if (admin != null) {
       admin.close();
+    }
+    if (hotRestart != null) {
+      hotRestart.close();
     }
     if (overload != null) {
       overload.stop();

@@ -20,6 +20,8 @@ import java.util.Optional;
  * @param xdsStateDir where the last-known-good xDS state is kept, when set
  * @param policyFile the {@code --overload-policy} file, watched for changes, when set
  * @param fileFlushInterval how often access log files are flushed (Envoy's {@code --file-flush-interval-msec})
+ * @param hotRestart {@code --restart-epoch}, {@code --base-id}, {@code --parent-shutdown-time-s},
+ *     {@code --disable-hot-restart}
  */
 public record ServerOptions(
     int concurrency,
@@ -32,10 +34,20 @@ public record ServerOptions(
     io.spillway.policy.DeploymentDefaults deploymentDefaults,
     Optional<Path> xdsStateDir,
     Optional<Path> policyFile,
-    Duration fileFlushInterval) {
+    Duration fileFlushInterval,
+    HotRestartOptions hotRestart) {
 
   /** Envoy's default {@code --file-flush-interval-msec}: 10 s. */
   public static final Duration DEFAULT_FILE_FLUSH_INTERVAL = Duration.ofSeconds(10);
+
+  /** Without hot restart. */
+  public ServerOptions(int concurrency, Duration drainTime, String transport, long seed, String serviceNode,
+      String serviceCluster, io.spillway.policy.EffectivePolicy policy,
+      io.spillway.policy.DeploymentDefaults deploymentDefaults, Optional<Path> xdsStateDir, Optional<Path> policyFile,
+      Duration fileFlushInterval) {
+    this(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults, xdsStateDir,
+        policyFile, fileFlushInterval, HotRestartOptions.disabled());
+  }
 
   /** With Envoy's file flush interval. */
   public ServerOptions(int concurrency, Duration drainTime, String transport, long seed, String serviceNode,
@@ -68,16 +80,21 @@ public record ServerOptions(
 
   public ServerOptions withConcurrency(int n) {
     return new ServerOptions(n, drainTime, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults,
-        xdsStateDir, policyFile, fileFlushInterval);
+        xdsStateDir, policyFile, fileFlushInterval, hotRestart);
   }
 
   public ServerOptions withDrainTime(Duration d) {
     return new ServerOptions(concurrency, d, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults,
-        xdsStateDir, policyFile, fileFlushInterval);
+        xdsStateDir, policyFile, fileFlushInterval, hotRestart);
   }
 
   public ServerOptions withFileFlushInterval(Duration d) {
     return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
-        deploymentDefaults, xdsStateDir, policyFile, d);
+        deploymentDefaults, xdsStateDir, policyFile, d, hotRestart);
+  }
+
+  public ServerOptions withHotRestart(HotRestartOptions h) {
+    return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
+        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, h);
   }
 }

@@ -18,11 +18,21 @@ class AdminEndpointsTest {
 
   @Test
   void registersEnvoysPathsInOrder() {
-    assertThat(endpoints.keySet()).containsExactly("/", "/help", "/ready", "/server_info", "/stats",
+    assertThat(endpoints.keySet()).containsExactly("/", "/help", "/ready", "/server_info", "/hot_restart_version", "/stats",
         "/stats/prometheus", "/reset_counters", "/clusters", "/listeners", "/config_dump", "/memory", "/logging",
         "/healthcheck/fail", "/healthcheck/ok", "/drain_listeners", "/quitquitquit", "/reopen_logs", "/runtime", "/runtime_modify", "/overload", "/ratelimits",
         "/xds",
         "/cpuprofile", "/memoryprofile");
+  }
+
+  @Test
+  void hotRestartVersionIsTheContextsOrDisabled() {
+    AdminResponse r = endpoints.get("/hot_restart_version").handle(Requests.get("/hot_restart_version"));
+    assertThat(r.status()).isEqualTo(200);
+    assertThat(new String(r.body(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("disabled\n");
+    AdminResponse enabled = new HotRestartVersionEndpoint(() -> "spillway.hot_restart.1")
+        .handle(Requests.get("/hot_restart_version"));
+    assertThat(new String(enabled.body(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("spillway.hot_restart.1\n");
   }
 
   @Test
