@@ -364,6 +364,21 @@ class LauncherTest {
         assertThat(mvnCalls()).containsExactly("-B verify");
     }
 
+    @Test
+    void aDemoOrEdgeRightAfterTheFullTestsDoesNotBuildAgain() throws IOException {
+        pretendUserId(0);
+        for (String client : List.of("curl", "h2load", "openssl", "chromium", "chromedriver")) {
+            writeExecutable(fakes.resolve("bin/" + client), "#!/bin/sh\n");
+        }
+        launch("test");
+
+        Run run = launch("edge", "--help");
+
+        assertThat(run.exitCode()).as(run.stderr()).isZero();
+        assertThat(mvnCalls()).containsExactly("-B verify");
+        assertThat(run.stderr()).isEmpty();
+    }
+
     private void keepAs(Layout layout) {
         if (layout == Layout.PLAIN_DIRECTORY) {
             return;

@@ -75,7 +75,7 @@ public final class EdgeMain implements Callable<Integer> {
   Path logPath;
 
   @Option(names = "--log-format", paramLabel = "FORMAT",
-      description = "The log line in Envoy's format flags, e.g. '[%Y-%m-%d %T.%e][%t][%l][%n] %v'.")
+      description = "The log line in Envoy's format flags, e.g. '[%%Y-%%m-%%d %%T.%%e][%%t][%%l][%%n] %%v'.")
   String logFormat;
 
   @Option(names = "--log-format-escaped", description = "Escape control characters (and stack traces) so every log entry is one line.")
