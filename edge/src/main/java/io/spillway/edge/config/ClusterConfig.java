@@ -11,7 +11,8 @@ import java.util.List;
  *     address a host), LOGICAL_DNS (one endpoint, one host at the first address of the latest
  *     resolution) or EDS (endpoints delivered over ADS)
  * @param lbPolicy how a host is picked
- * @param leastRequestChoiceCount LEAST_REQUEST's choice count (Envoy default 2)
+ * @param leastRequestChoiceCount LEAST_REQUEST's choice count (Envoy default 2), or
+ *     {@link #LEAST_REQUEST_FULL_SCAN} for Envoy's {@code selection_method: FULL_SCAN}
  * @param connectTimeout upstream connect timeout (Envoy default 5 s)
  * @param dnsRefreshRate STRICT_DNS / LOGICAL_DNS re-resolution interval (Envoy default 5 s)
  * @param endpoints the load assignment, flattened over localities
@@ -52,6 +53,9 @@ public record ClusterConfig(
     HostHealthConfig hostHealth,
     DnsRefresh dnsRefresh,
     java.util.Optional<UpstreamTlsConfig> tls) {
+
+  /** {@link #leastRequestChoiceCount} of a LEAST_REQUEST cluster that scans every host. */
+  public static final int LEAST_REQUEST_FULL_SCAN = 0;
 
   public ClusterConfig {
     java.util.Objects.requireNonNull(tls, "tls");

@@ -52,8 +52,8 @@ final class LoadBalancingTranslator {
       "slow_start_config")
       .later("locality_lb_config");
   private static final SupportedFields LEAST_REQUEST = SupportedFields.of(LeastRequest.getDescriptor(),
-      "choice_count", "active_request_bias", "slow_start_config")
-      .later("locality_lb_config", "enable_full_scan", "selection_method");
+      "choice_count", "active_request_bias", "slow_start_config", "enable_full_scan", "selection_method")
+      .later("locality_lb_config");
   private static final SupportedFields RANDOM = SupportedFields.of(Random.getDescriptor())
       .later("locality_lb_config");
   private static final SupportedFields CSWRR = SupportedFields.of(ClientSideWeightedRoundRobin.getDescriptor(),
@@ -267,6 +267,9 @@ final class LoadBalancingTranslator {
     LEAST_REQUEST.check(lr, path);
     int choiceCount = ProtoValues.uint32(lr.hasChoiceCount(), lr.getChoiceCount(), path.field("choice_count"), 2,
         DEFAULT_CHOICE_COUNT);
+    if (fullScan(lr, path)) {
+      choiceCount = ClusterConfig.LEAST_REQUEST_FULL_SCAN;
+    }
     double bias = lr.hasActiveRequestBias()
         ? bias(lr.getActiveRequestBias(), path.field("active_request_bias"))
         : DEFAULT_ACTIVE_REQUEST_BIAS;
@@ -274,6 +277,20 @@ final class LoadBalancingTranslator {
         ? slowStart(lr.getSlowStartConfig(), path.field("slow_start_config"))
         : null;
     return new Balancing(LbPolicy.LEAST_REQUEST, choiceCount, new LbSettings(bias, slowStart, null));
+  }
+
+  /**
+   * Whether every host is compared: {@code selection_method: FULL_SCAN}, or the deprecated
+   * {@code enable_full_scan: true} when no selection method is set (Envoy reads the old field only
+   * then). A choice count beside a full scan is ignored, as Envoy ignores it.
+   */
+  private static boolean fullScan(LeastRequest lr, FieldPath path) throws ConfigException {
+    return switch (lr.getSelectionMethod()) {
+      case N_CHOICES -> lr.hasEnableFullScan() && lr.getEnableFullScan().getValue();
+      case FULL_SCAN -> true;
+      default -> throw new ConfigException(path.field("selection_method"),
+          "unknown selection method " + lr.getSelectionMethodValue() + "; N_CHOICES or FULL_SCAN");
+    };
   }
 
   private static ClusterConfig.SlowStart slowStart(Cluster.SlowStartConfig s, FieldPath path) throws ConfigException {

@@ -107,25 +107,38 @@ public abstract sealed class LoadBalancer {
       PressureWeights.Schedule s = weights.schedule();
       if (s == null || s.hosts() != set) {
         List<Host> hosts = set.hosts();
-        return hosts.isEmpty() ? null : twoChoices(hosts.get(random.nextInt(hosts.size())),
-            hosts.get(random.nextInt(hosts.size())));
+        return hosts.isEmpty() ? null : distinctPair(hosts, random);
       }
       Host[] members = s.members();
       if (members.length <= 1) {
         return members.length == 0 ? null : members[0];
       }
       if (s.scheduler() == null) {
-        return twoChoices(members[random.nextInt(members.length)], members[random.nextInt(members.length)]);
+        int first = random.nextInt(members.length);
+        int second = random.nextInt(members.length - 1);
+        return fewerActive(members[first], members[second >= first ? second + 1 : second]);
       }
       long first = s.scheduler().next(sequence);
       sequence = first + 1 < 0 ? 0 : first + 1;
       long second = s.scheduler().next(random.nextLong() >>> 2);
-      return twoChoices(members[s.scheduler().endpoint(first)], members[s.scheduler().endpoint(second)]);
+      return fewerActive(members[s.scheduler().endpoint(first)], members[s.scheduler().endpoint(second)]);
     }
+  }
 
-    private static Host twoChoices(Host a, Host b) {
-      return b.activeRequests() < a.activeRequests() ? b : a;
+  /** Of two distinct hosts drawn at random (the only one when there is one), the less loaded. */
+  static Host distinctPair(List<Host> hosts, RandomGenerator random) {
+    int n = hosts.size();
+    if (n == 1) {
+      return hosts.get(0);
     }
+    int first = random.nextInt(n);
+    int second = random.nextInt(n - 1);
+    return fewerActive(hosts.get(first), hosts.get(second >= first ? second + 1 : second));
+  }
+
+  /** The host with fewer active requests; {@code a} on a tie. */
+  static Host fewerActive(Host a, Host b) {
+    return b.activeRequests() < a.activeRequests() ? b : a;
   }
 
   /**
@@ -184,11 +197,16 @@ public abstract sealed class LoadBalancer {
   }
 
   /**
-   * Envoy's LEAST_REQUEST. With equal weights, power-of-N choices: draws {@code choiceCount} hosts
-   * at random and takes the one with the fewest active requests. With unequal weights, weighted
-   * round robin (smooth, as {@link RoundRobin}) over each host's weight divided by {@code (active
-   * requests + 1)^active_request_bias}, recomputed on every pick; a bias of 0 is plain weighted
-   * round robin.
+   * Envoy's LEAST_REQUEST. With equal weights, power-of-N choices: draws {@code choiceCount}
+   * <em>distinct</em> hosts at random and takes the one with the fewest active requests (ties go to
+   * the first drawn, so at random); {@link ClusterConfig#LEAST_REQUEST_FULL_SCAN}, or a choice count
+   * not below the host count, compares every host from a random start. Envoy draws with
+   * replacement, so its worst host still gets 1/n² of the picks however loaded it is: one host of
+   * five slowed tenfold then receives 4 % of the traffic against its 2 % share of the capacity, and
+   * its queue grows without bound. Distinct draws never pick the most loaded host while another is
+   * less loaded. With unequal weights, weighted round robin (smooth, as {@link RoundRobin}) over each
+   * host's weight divided by {@code (active requests + 1)^active_request_bias}, recomputed on every
+   * pick; a bias of 0 is plain weighted round robin.
    */
   static final class LeastRequest extends LoadBalancer {
     private final RandomGenerator random;
@@ -196,10 +214,13 @@ public abstract sealed class LoadBalancer {
     private final double bias;
     private final SlowStart slowStart;
     private final SmoothWeighted weighted = new SmoothWeighted();
+    /** A permutation of the host indexes, partly reshuffled by each pick of more than two choices. */
+    private int[] order = new int[0];
 
     LeastRequest(RandomGenerator random, int choiceCount, double activeRequestBias, SlowStart slowStart) {
       this.random = random;
-      this.choiceCount = Math.max(2, choiceCount);
+      this.choiceCount = choiceCount == ClusterConfig.LEAST_REQUEST_FULL_SCAN ? Integer.MAX_VALUE
+          : Math.max(2, choiceCount);
       this.bias = activeRequestBias;
       this.slowStart = slowStart;
     }
@@ -239,10 +260,48 @@ public abstract sealed class LoadBalancer {
       if (!set.equalWeights() || now != Long.MIN_VALUE) {
         return weighted(set, now); // Envoy too leaves power-of-N choices while a host ramps
       }
+      if (choiceCount >= n) {
+        return fewestActive(hosts, random.nextInt(n));
+      }
+      if (choiceCount == 2) {
+        return distinctPair(hosts, random);
+      }
+      return fewestOfDistinct(hosts);
+    }
+
+    /** Every host from {@code start} on, wrapping: the first with the fewest active requests. */
+    private static Host fewestActive(List<Host> hosts, int start) {
+      int n = hosts.size();
+      Host best = hosts.get(start);
+      int bestLoad = best.activeRequests();
+      for (int k = 1; k < n && bestLoad > 0; k++) {
+        Host h = hosts.get((start + k) % n);
+        int load = h.activeRequests();
+        if (load < bestLoad) {
+          best = h;
+          bestLoad = load;
+        }
+      }
+      return best;
+    }
+
+    /** {@code choiceCount} distinct hosts by a partial Fisher-Yates shuffle of {@link #order}. */
+    private Host fewestOfDistinct(List<Host> hosts) {
+      int n = hosts.size();
+      if (order.length != n) {
+        order = new int[n];
+        for (int i = 0; i < n; i++) {
+          order[i] = i;
+        }
+      }
       Host best = null;
       int bestLoad = Integer.MAX_VALUE;
       for (int c = 0; c < choiceCount; c++) {
-        Host h = hosts.get(random.nextInt(n));
+        int j = c + random.nextInt(n - c);
+        int index = order[j];
+        order[j] = order[c];
+        order[c] = index;
+        Host h = hosts.get(index);
         int load = h.activeRequests();
         if (load < bestLoad) {
           best = h;

@@ -65,6 +65,22 @@ class LoadBalancingTranslationTest {
   }
 
   @Test
+  void fullScanFromTheSelectionMethodOrTheDeprecatedFlag() throws ConfigException {
+    String lr = "least_request.v3.LeastRequest";
+    assertThat(cluster(policy(lr, "selection_method: FULL_SCAN")).leastRequestChoiceCount())
+        .isEqualTo(ClusterConfig.LEAST_REQUEST_FULL_SCAN);
+    assertThat(cluster(policy(lr, "enable_full_scan: true")).leastRequestChoiceCount())
+        .isEqualTo(ClusterConfig.LEAST_REQUEST_FULL_SCAN);
+    // Envoy reads the deprecated flag only while no selection method is set, and ignores the
+    // choice count under a full scan.
+    assertThat(cluster(policy(lr, "selection_method: N_CHOICES\n          choice_count: 3")).leastRequestChoiceCount())
+        .isEqualTo(3);
+    assertThat(cluster(policy(lr, "enable_full_scan: false")).leastRequestChoiceCount()).isEqualTo(2);
+    assertThat(cluster(policy(lr, "selection_method: FULL_SCAN\n          choice_count: 3")).leastRequestChoiceCount())
+        .isEqualTo(ClusterConfig.LEAST_REQUEST_FULL_SCAN);
+  }
+
+  @Test
   void theFirstPolicyIsTakenAsEnvoyDoes() throws ConfigException {
     ClusterConfig c = cluster("""
         - name: backend
@@ -140,8 +156,6 @@ class LoadBalancingTranslationTest {
           lb_policy: RANDOM
           round_robin_lb_config: {slow_start_config: {slow_start_window: 5s}}
         """).rejects(CLUSTER_0 + ".round_robin_lb_config: is only for lb_policy ROUND_ROBIN");
-    BootstrapYaml.minimal().clusters(policy("least_request.v3.LeastRequest", "enable_full_scan: true"))
-        .rejects(typed + ".enable_full_scan: enable_full_scan is not supported yet");
     BootstrapYaml.minimal().clusters(policy("least_request.v3.LeastRequest",
             "active_request_bias: {default_value: 1, runtime_key: lb.bias}"))
         .rejects(typed + ".active_request_bias.runtime_key: runtime overrides are not supported; set default_value"

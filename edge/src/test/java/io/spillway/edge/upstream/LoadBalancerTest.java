@@ -27,7 +27,11 @@ class LoadBalancerTest {
   }
 
   static ClusterConfig config(ClusterConfig.LbPolicy policy, ClusterConfig.LbSettings lb) {
-    return new ClusterConfig("c", ClusterConfig.DiscoveryType.STATIC, policy, 2, Duration.ofSeconds(1),
+    return config(policy, 2, lb);
+  }
+
+  static ClusterConfig config(ClusterConfig.LbPolicy policy, int choiceCount, ClusterConfig.LbSettings lb) {
+    return new ClusterConfig("c", ClusterConfig.DiscoveryType.STATIC, policy, choiceCount, Duration.ofSeconds(1),
         Duration.ofSeconds(5), List.of(new ClusterConfig.Endpoint(new SocketAddress("127.0.0.1", 1), 1)),
         ClusterConfig.Thresholds.DEFAULTS, ClusterConfig.UpstreamProtocol.HTTP1, 1 << 20, 0, Duration.ofHours(1),
         ClusterConfig.DnsLookupFamily.AUTO, "", io.spillway.edge.config.Http2Options.UPSTREAM_DEFAULTS, lb);
@@ -77,17 +81,69 @@ class LoadBalancerTest {
     assertThat(longest).isLessThanOrEqualTo(4);
   }
 
-  @Test
-  void leastRequestPrefersIdleHosts() {
-    HostSet set = hosts(1, 1);
-    Host busy = set.hosts().get(0);
-    for (int i = 0; i < 10; i++) {
-      busy.requestStarted();
+  static void start(Host host, int requests) {
+    for (int i = 0; i < requests; i++) {
+      host.requestStarted();
     }
-    LoadBalancer lb = LoadBalancer.create(config(ClusterConfig.LbPolicy.LEAST_REQUEST), new SplittableRandom(3));
-    Map<Host, Integer> counts = picks(lb, set, 1000);
-    // With two choices among two hosts the busy one wins only when both draws hit it (~25 %).
-    assertThat(counts.getOrDefault(busy, 0)).isBetween(180, 320);
+  }
+
+  static LoadBalancer leastRequest(int choiceCount, long seed) {
+    return LoadBalancer.create(config(ClusterConfig.LbPolicy.LEAST_REQUEST, choiceCount,
+        ClusterConfig.LbSettings.DEFAULTS), new SplittableRandom(seed));
+  }
+
+  @Test
+  void leastRequestNeverPicksTheBusiestHostWhileAnotherIsLessLoaded() {
+    // One of five hosts is slow and has piled up requests; drawing with replacement (as Envoy's
+    // N_CHOICES does) would still send it 1/25 of the picks.
+    HostSet set = hosts(1, 1, 1, 1, 1);
+    Host slow = set.hosts().get(4);
+    start(slow, 40);
+    for (int i = 0; i < 4; i++) {
+      start(set.hosts().get(i), 3);
+    }
+    Map<Host, Integer> counts = picks(leastRequest(2, 3), set, 10_000);
+    assertThat(counts.getOrDefault(slow, 0)).isZero();
+    for (int i = 0; i < 4; i++) {
+      assertThat(counts.get(set.hosts().get(i))).isBetween(2_300, 2_700);
+    }
+  }
+
+  @Test
+  void twoDistinctChoicesSpreadIdleHostsEvenly() {
+    HostSet set = hosts(1, 1, 1, 1, 1);
+    Map<Host, Integer> counts = picks(leastRequest(2, 7), set, 10_000);
+    assertThat(counts).hasSize(5);
+    counts.values().forEach(c -> assertThat(c).isBetween(1_800, 2_200));
+  }
+
+  @Test
+  void moreChoicesAreDistinctToo() {
+    // Host i has i requests in flight. With three distinct draws of six, the two busiest can never
+    // be the fewest drawn, and host 3 wins only when drawn with both of them: 1 in C(6,3) = 20.
+    HostSet set = hosts(1, 1, 1, 1, 1, 1);
+    for (int i = 0; i < 6; i++) {
+      start(set.hosts().get(i), i);
+    }
+    Map<Host, Integer> counts = picks(leastRequest(3, 11), set, 20_000);
+    assertThat(counts.getOrDefault(set.hosts().get(4), 0)).isZero();
+    assertThat(counts.getOrDefault(set.hosts().get(5), 0)).isZero();
+    assertThat(counts.get(set.hosts().get(3))).isBetween(800, 1_200);
+    assertThat(counts.get(set.hosts().get(0))).isBetween(9_600, 10_400); // C(5,2)/C(6,3) = 1/2
+  }
+
+  @Test
+  void fullScanTakesTheLeastLoadedAndBreaksTiesAtRandom() {
+    HostSet set = hosts(1, 1, 1, 1);
+    start(set.hosts().get(0), 2);
+    start(set.hosts().get(2), 1);
+    LoadBalancer lb = leastRequest(ClusterConfig.LEAST_REQUEST_FULL_SCAN, 5);
+    Map<Host, Integer> counts = picks(lb, set, 4_000);
+    assertThat(counts.keySet()).containsExactlyInAnyOrder(set.hosts().get(1), set.hosts().get(3));
+    assertThat(counts.get(set.hosts().get(1))).isBetween(1_000, 3_000);
+    // A choice count not below the host count scans every host as well.
+    assertThat(picks(leastRequest(4, 5), set, 1_000).keySet())
+        .containsExactlyInAnyOrder(set.hosts().get(1), set.hosts().get(3));
   }
 
   @Test
