@@ -9,16 +9,19 @@
 #   hot   backend 5 reports cpu_utilization >= 0.9 and has 2x the service time
 # For each scenario and policy an open-loop load (io.spillway.bench.overload.OpenLoopLoad: requests
 # at fixed times, latency from the scheduled time) runs at LOAD_PCT % of the scenario's total
-# capacity for DURATION seconds after WARM seconds of warm-up. Columns: the edge with ROUND_ROBIN,
-# LEAST_REQUEST, client-side weighted round robin (CSWRR) and the pressure policy; nginx
-# least_conn; HAProxy leastconn. Cells: p50 / p99 / p99.9 of the 2xx (ms) and the error rate.
+# capacity for DURATION seconds after WARM seconds of warm-up, which ramps the rate up in four equal
+# steps (25, 50, 75, 100 %) for every proxy alike: a JVM hit cold with the full rate compiles while
+# its backlog grows, and the timeouts and reconnections that follow measure the start, not the
+# policy. Columns: the edge with ROUND_ROBIN, LEAST_REQUEST (two distinct choices),
+# LEAST_REQUEST with selection_method FULL_SCAN, client-side weighted round robin (CSWRR) and the
+# pressure policy; nginx least_conn; HAProxy leastconn. Cells: p50 / p99 / p99.9 of the 2xx (ms) and the error rate.
 # Report to stdout and bench/results/pressure-lb-<timestamp>.md. Every process is stopped on exit.
 #
 # Environment (defaults in brackets):
 #   SCENARIOS  slow hot                                         [slow hot]
-#   POLICIES   round_robin least_request cswrr pressure nginx haproxy  [all six]
+#   POLICIES   round_robin least_request least_request_full cswrr pressure nginx haproxy  [all seven]
 #   DURATION   measured seconds per cell (1..300)               [30]
-#   WARM       warm-up seconds per cell at the same rate        [5]
+#   WARM       warm-up seconds per cell, ramping to the rate (0 or 4..60)  [8]
 #   LOAD_PCT   open-loop rate as % of total capacity (1..150)   [70]
 #   SLOTS      slots per backend                                [8]
 #   SERVICE_MS service time of a normal backend                 [10]
@@ -37,9 +40,9 @@ BENCH_NAME=pressure-lb
 source "$LIB/common.sh"
 
 SCENARIOS=${SCENARIOS:-"slow hot"}
-POLICIES=${POLICIES:-"round_robin least_request cswrr pressure nginx haproxy"}
+POLICIES=${POLICIES:-"round_robin least_request least_request_full cswrr pressure nginx haproxy"}
 DURATION=${DURATION:-30}
-WARM=${WARM:-5}
+WARM=${WARM:-8}
 LOAD_PCT=${LOAD_PCT:-70}
 SLOTS=${SLOTS:-8}
 SERVICE_MS=${SERVICE_MS:-10}
@@ -55,12 +58,12 @@ for v in DURATION WARM LOAD_PCT SLOTS SERVICE_MS TIMEOUT_MS KEEP_DIR INSTALL REB
   is_uint "${!v}" || die "$v must be a non-negative integer (got '${!v}')"
 done
 (( DURATION >= 1 && DURATION <= 300 )) || die "DURATION must be 1..300"
-(( WARM <= 60 )) || die "WARM must be at most 60"
+(( WARM == 0 || (WARM >= 4 && WARM <= 60) )) || die "WARM must be 0 or 4..60"
 (( LOAD_PCT >= 1 && LOAD_PCT <= 150 )) || die "LOAD_PCT must be 1..150"
 (( SLOTS >= 1 && SERVICE_MS >= 1 )) || die "SLOTS and SERVICE_MS must be positive"
 for s in $SCENARIOS; do case $s in slow|hot) ;; *) die "unknown scenario '$s' (slow, hot)";; esac; done
 for p in $POLICIES; do
-  case $p in round_robin|least_request|cswrr|pressure|nginx|haproxy) ;; *) die "unknown policy '$p'";; esac
+  case $p in round_robin|least_request|least_request_full|cswrr|pressure|nginx|haproxy) ;; *) die "unknown policy '$p'";; esac
 done
 
 need=()
@@ -98,6 +101,16 @@ edge_policy() {  # POLICY: the cluster's balancing fields
   case $1 in
     round_robin) echo "lb_policy: ROUND_ROBIN" ;;
     least_request) echo "lb_policy: LEAST_REQUEST" ;;
+    least_request_full) cat <<EOF
+load_balancing_policy:
+        policies:
+        - typed_extension_config:
+            name: envoy.load_balancing_policies.least_request
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.load_balancing_policies.least_request.v3.LeastRequest
+              selection_method: FULL_SCAN
+EOF
+    ;;
     cswrr) cat <<EOF
 load_balancing_policy:
         policies:
@@ -264,7 +277,12 @@ run_cell() {  # SCENARIO POLICY RATE
   url="http://127.0.0.1:$port"
   for _ in $(seq 1 80); do curl -s -o /dev/null --max-time 1 "$url/" && break; sleep 0.25; done
   local out="$DIR/$scenario-$policy.json" total=$((WARM + DURATION)) streams=()
-  (( WARM > 0 )) && streams+=(--stream "warm,/w,$rate,0,$WARM")
+  local step
+  if (( WARM > 0 )); then
+    for step in 1 2 3 4; do
+      streams+=(--stream "warm$step,/w,$((rate * step / 4)),$(awk -v w="$WARM" -v s="$step" 'BEGIN { print w * (s - 1) / 4 }'),$(awk -v w="$WARM" -v s="$step" 'BEGIN { print w * s / 4 }')")
+    done
+  fi
   streams+=(--stream "measured,/m,$rate,$WARM,$total")
   timeout --kill-after=5 "$((total + 30))" "$JAVA" "${TOOL_JVM[@]}" -cp "$BENCH_JAR" \
     io.spillway.bench.overload.OpenLoopLoad --target "$url" "${streams[@]}" \
@@ -309,7 +327,8 @@ rows = {}
 for line in open(path):
     sc, po, p50, p99, p999, err = line.rstrip("\n").split("\t")
     rows[(sc, po)] = f"{p50} / {p99} / {p999} ms, {err}"
-names = {"round_robin": "ROUND_ROBIN", "least_request": "LEAST_REQUEST", "cswrr": "CSWRR",
+names = {"round_robin": "ROUND_ROBIN", "least_request": "LEAST_REQUEST",
+         "least_request_full": "LEAST_REQUEST FULL_SCAN", "cswrr": "CSWRR",
          "pressure": "pressure", "nginx": "nginx least_conn", "haproxy": "HAProxy leastconn"}
 pols = policies.split()
 print(f"# pressure-lb: {duration} s per cell at {pct} % of capacity; backends {slots} slots x {ms} ms\n")
