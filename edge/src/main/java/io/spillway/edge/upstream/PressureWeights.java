@@ -86,6 +86,8 @@ final class PressureWeights {
     long lastDecrementNanos;
     long returnedNanos = NEVER;
     boolean stale;
+    /** A load report or a finished request arrived since the previous update. */
+    boolean newData;
 
     HostState(Host h) {
       score = new Ewma(settings.smoothingTimeConstant().toNanos(), settings.peakSensitive());
@@ -153,6 +155,16 @@ final class PressureWeights {
     int scoredCount = 0;
     for (int i = 0; i < n; i++) {
       HostState s = st[i];
+      if (s.ejected && !s.newData) {
+        // Out of rotation and silent: nothing new is known. Its idle connections and ageing report
+        // are not a recovery, so the score it left with stands, however long it stays out.
+        if (s.firstDataNanos != NEVER && now - s.firstDataNanos >= settings.blackoutPeriod().toNanos()
+            && !Double.isNaN(s.score.value())) {
+          scored[i] = true;
+          scoredCount++;
+        }
+        continue;
+      }
       boolean reportFresh = s.reportNanos != NEVER && now - s.reportNanos < expiration;
       boolean fresh = s.lastDataNanos() != NEVER && now - s.lastDataNanos() < expiration
           && (!readsReports || !anyFreshReport || reportFresh);
@@ -232,11 +244,13 @@ final class PressureWeights {
 
   /** Takes the host's new report and request counters since the last update. */
   private void collect(Host h, HostState s, long now) {
+    s.newData = false;
     if (readsReports) {
       OrcaLoadReport r = takeReport(h);
       if (r != null) {
         s.report = r;
         s.reportNanos = now;
+        s.newData = true;
         if (s.firstDataNanos == NEVER) {
           s.firstDataNanos = now;
         }
@@ -250,6 +264,7 @@ final class PressureWeights {
     if (dCompleted > 0) {
       s.errorRate = (double) (errors - s.seenErrors) / dCompleted;
       s.localNanos = now;
+      s.newData = true;
       if (s.firstDataNanos == NEVER) {
         s.firstDataNanos = now;
       }
@@ -269,7 +284,8 @@ final class PressureWeights {
    * updates in a row is ejected for {@code min(base × count, max)}, while fewer than {@code
    * max(1, n × max_ejection_percent / 100)} hosts are out and at least one host stays. An ejected
    * host returns once its time is up and its score is below the return threshold — or, when no
-   * new data came since it left (it got no traffic), unscored: it starts again like a new host.
+   * new data came since it left (it got no traffic, so it could not show a recovery), with the
+   * score it left with: a light weight that its new data and slow start then raise.
    * A host in rotation with a score at or below the eject threshold loses one ejection count per
    * base ejection time.
    */
@@ -296,11 +312,6 @@ final class PressureWeights {
       s.above = 0;
       s.returnedNanos = now;
       s.lastDecrementNanos = now;
-      if (!freshSinceEjection) {
-        s.firstDataNanos = NEVER;
-        s.score.reset();
-        scored[i] = false;
-      }
       stats.returnsTotal.inc();
     }
     int allowed = settings.maxEjectionPercent() == 0 ? 0
@@ -310,9 +321,12 @@ final class PressureWeights {
       if (s.ejected) {
         continue;
       }
-      if (!scored[i] || s.score.value() <= settings.ejectThreshold()) {
+      boolean silentSinceReturn = s.returnedNanos != NEVER && s.lastDataNanos() <= s.returnedNanos;
+      if (!scored[i] || s.score.value() <= settings.ejectThreshold() || silentSinceReturn) {
+        // (A returned host is judged again on data it sends after its return, not on the score it
+        // came back with.)
         s.above = 0;
-        if (scored[i] && s.ejections > 0 && now - s.lastDecrementNanos >= base) {
+        if (scored[i] && !silentSinceReturn && s.ejections > 0 && now - s.lastDecrementNanos >= base) {
           s.ejections--;
           s.lastDecrementNanos = now;
         }

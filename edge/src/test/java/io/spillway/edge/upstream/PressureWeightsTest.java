@@ -210,7 +210,7 @@ class PressureWeightsTest {
   }
 
   @Test
-  void aHostReturningWithoutNewDataStartsOverAndRampsUp() {
+  void aHostReturningWithoutNewDataKeepsTheScoreItLeftWithAndRampsUp() {
     start(settings().slowStart(new ClusterConfig.SlowStart(Duration.ofSeconds(10), 1.0, 10)).build(), 3);
     update(0.1, 0.1, 0.95);
     update(0.1, 0.1, 0.95);
@@ -218,12 +218,32 @@ class PressureWeightsTest {
     now.addAndGet(11 * S);
     update(0.1, 0.1, Double.NaN); // no report from host 2 since it left
     assertThat(view(2).ejected()).isFalse();
-    assertThat(view(2).scored()).isFalse();
-    // the median weight (0.9) times slow start's floor (10 %) at the start of its ramp
-    assertThat(view(2).weight()).isCloseTo(0.09, within(1e-9));
+    assertThat(view(2).scored()).isTrue();
+    assertThat(view(2).score()).isCloseTo(0.95, within(1e-9));
+    // Its own weight (1 - 0.95), not the median (0.9), times slow start's floor (10 %).
+    assertThat(view(2).weight()).isCloseTo(0.005, within(1e-9));
     now.addAndGet(5 * S);
-    update(0.1, 0.1, Double.NaN); // 6 s of 10
-    assertThat(view(2).weight()).isCloseTo(0.54, within(1e-9));
+    update(0.1, 0.1, Double.NaN); // 6 s of 10, still nothing new
+    assertThat(view(2).weight()).isCloseTo(0.03, within(1e-9));
+    update(0.1, 0.1, 0.1); // its first report since it came back: recovered
+    assertThat(view(2).weight()).isCloseTo(0.9 * 0.7, within(1e-9));
+  }
+
+  @Test
+  void anEjectedHostsScoreDoesNotDecayWhileItIsSilent() {
+    // Out of rotation it has no requests in flight and its report ages out: neither is a recovery.
+    start(settings().expirationPeriod(Duration.ofSeconds(5)).build(), 3);
+    update(0.1, 0.1, 0.95);
+    update(0.1, 0.1, 0.95);
+    assertThat(view(2).ejected()).isTrue();
+    for (int i = 0; i < 9; i++) {
+      update(0.1, 0.1, Double.NaN); // 9 s: past its ejection time's end and the 5 s expiration
+    }
+    assertThat(view(2).score()).isCloseTo(0.95, within(1e-9));
+    assertThat(stat("lb_pressure_stale")).isZero();
+    update(0.1, 0.1, Double.NaN);
+    assertThat(view(2).ejected()).isFalse();
+    assertThat(view(2).weight()).isCloseTo(0.05, within(1e-9));
   }
 
   @Test
