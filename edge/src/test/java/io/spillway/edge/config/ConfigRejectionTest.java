@@ -124,13 +124,12 @@ class ConfigRejectionTest {
   @Test
   void rejectsConnectionManagerSettingsOutsideTheSubset() {
     BootstrapYaml.minimal().hcm("codec_type: HTTP3").rejects(HCM + ".codec_type: HTTP3 is not supported");
-    BootstrapYaml.minimal().hcm("normalize_path: true")
-        .rejects(HCM + ".normalize_path: normalize_path: true is not supported yet");
-    BootstrapYaml.minimal().hcm("merge_slashes: true")
-        .rejects(HCM + ".merge_slashes: merge_slashes: true is not supported yet");
-    BootstrapYaml.minimal().hcm("common_http_protocol_options: {headers_with_underscores_action: DROP_HEADER}")
-        .rejects(HCM + ".common_http_protocol_options.headers_with_underscores_action: DROP_HEADER is not supported"
-            + " (only ALLOW)");
+    BootstrapYaml.minimal().hcm("path_with_escaped_slashes_action: 9")
+        .rejects(HCM + ".path_with_escaped_slashes_action: unknown value 9 (IMPLEMENTATION_SPECIFIC_DEFAULT,"
+            + " KEEP_UNCHANGED, REJECT_REQUEST, UNESCAPE_AND_REDIRECT or UNESCAPE_AND_FORWARD)");
+    BootstrapYaml.minimal().hcm("common_http_protocol_options: {headers_with_underscores_action: 7}")
+        .rejects(HCM + ".common_http_protocol_options.headers_with_underscores_action: unknown value 7"
+            + " (ALLOW, REJECT_REQUEST or DROP_HEADER)");
     BootstrapYaml.minimal().hcm("tracing: {}").rejects(HCM + ".tracing: tracing is not supported");
     BootstrapYaml.minimal().hcm("http_protocol_options: {allow_absolute_url: true}")
         .rejects(HCM + ".http_protocol_options.allow_absolute_url: allow_absolute_url is not supported");

@@ -172,7 +172,9 @@ class ConfigTranslatorTest {
         true, "edge", List.of(new HttpFilterConfig("envoy.filters.http.buffer", "envoy.filters.http.buffer",
             new HttpFilterConfig.Buffer(65536)), HttpFilterConfig.router()), Optional.empty(),
         HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS, Http2Options.DOWNSTREAM_DEFAULTS, List.of(),
-        java.util.Map.of()));
+        java.util.Map.of(), new HttpConnectionManagerConfig.PathNormalization(Optional.of(false), false,
+            HttpConnectionManagerConfig.EscapedSlashesAction.IMPLEMENTATION_SPECIFIC_DEFAULT),
+        HttpConnectionManagerConfig.HeadersWithUnderscoresAction.ALLOW));
     assertThat(hcm.accessLogs()).singleElement().satisfies(log -> {
       assertThat(log.sink()).isEqualTo(AccessLogConfig.Sink.FILE);
       assertThat(log.path()).isEqualTo("/dev/stdout");
@@ -193,7 +195,9 @@ class ConfigTranslatorTest {
         false, hcm.xffNumTrustedHops(), hcm.generateRequestId(),
         hcm.preserveExternalRequestId(), hcm.appendLocalOverload(), hcm.serverName(), hcm.httpFilters(),
         Optional.empty(), HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS,
-        Http2Options.DOWNSTREAM_DEFAULTS, List.of(), java.util.Map.of()));
+        Http2Options.DOWNSTREAM_DEFAULTS, List.of(), java.util.Map.of(),
+        HttpConnectionManagerConfig.PathNormalization.ENVOY_DEFAULTS,
+        HttpConnectionManagerConfig.HeadersWithUnderscoresAction.ALLOW));
     HttpConnectionManagerConfig defaults =
         HttpConnectionManagerConfig.defaults("ingress_http", CodecType.AUTO, hcm.routeConfig());
     assertThat(BootstrapYaml.minimal().translate().listeners().get(0).hcm()).isEqualTo(defaults);

@@ -205,11 +205,11 @@ class HttpStreamTest {
         d.maxConnectionDuration(), d.drainTimeout(), d.maxRequestHeadersBytes(), d.maxRequestHeadersCount(),
         d.useRemoteAddress(), d.xffNumTrustedHops(), d.generateRequestId(), d.preserveExternalRequestId(),
         d.appendLocalOverload(), d.serverName(), d.httpFilters(), d.rdsRouteConfigName(), d.http1(), d.http2(),
-        d.accessLogs(), upgradeConfigs);
+        d.accessLogs(), upgradeConfigs, d.pathNormalization(), d.headersWithUnderscores());
     StatsStore stats = new StatsStore();
     OverloadManager overload = OverloadManager.builder(OverloadConfig.disabled()).stats(stats.rootScope()).nanoClock(() -> 0L)
         .monitors(m -> callbacks -> {}).build();
-    hcmStats = new HcmStats(stats.rootScope().scope("http.test"),
+    hcmStats = new HcmStats(stats.rootScope().scope("http.test"), new Http1CodecStats(stats.rootScope().scope("http1")),
         new io.spillway.edge.http2.Http2CodecStats(stats.rootScope().scope("http2")));
     HttpConnectionManager hcm = new HttpConnectionManager(config, hcmStats,
         RouteTable.compile(routes), new DrainSignal(), false, 16, OverloadHooks.of(overload), factories, accessLogs,
