@@ -183,6 +183,43 @@ class ConfigTranslatorTest {
   }
 
   @Test
+  void translatesThePathAndHeaderNameSettingsOfEnvoysEdgeGuide() throws ConfigException {
+    HttpConnectionManagerConfig hcm = BootstrapYaml.minimal()
+        .hcm("""
+            normalize_path: true
+            merge_slashes: true
+            path_with_escaped_slashes_action: UNESCAPE_AND_REDIRECT
+            common_http_protocol_options:
+              headers_with_underscores_action: REJECT_REQUEST
+            """)
+        .translate().listeners().get(0).hcm();
+
+    assertThat(hcm.pathNormalization()).isEqualTo(new HttpConnectionManagerConfig.PathNormalization(
+        Optional.of(true), true, HttpConnectionManagerConfig.EscapedSlashesAction.UNESCAPE_AND_REDIRECT));
+    assertThat(hcm.headersWithUnderscores())
+        .isEqualTo(HttpConnectionManagerConfig.HeadersWithUnderscoresAction.REJECT_REQUEST);
+  }
+
+  @Test
+  void translatesEveryEscapedSlashesAndUnderscoresAction() throws ConfigException {
+    for (var action : HttpConnectionManagerConfig.EscapedSlashesAction.values()) {
+      HttpConnectionManagerConfig hcm = BootstrapYaml.minimal()
+          .hcm("path_with_escaped_slashes_action: " + action.name())
+          .translate().listeners().get(0).hcm();
+      assertThat(hcm.pathNormalization().escapedSlashes()).isEqualTo(action);
+    }
+    for (var action : HttpConnectionManagerConfig.HeadersWithUnderscoresAction.values()) {
+      HttpConnectionManagerConfig hcm = BootstrapYaml.minimal()
+          .hcm("common_http_protocol_options: {headers_with_underscores_action: " + action.name() + "}")
+          .translate().listeners().get(0).hcm();
+      assertThat(hcm.headersWithUnderscores()).isEqualTo(action);
+    }
+    HttpConnectionManagerConfig unset = BootstrapYaml.minimal().translate().listeners().get(0).hcm();
+    assertThat(unset.pathNormalization()).isEqualTo(HttpConnectionManagerConfig.PathNormalization.ENVOY_DEFAULTS);
+    assertThat(unset.pathNormalization().normalizePath()).isEmpty(); // the runtime decides
+  }
+
+  @Test
   void usesTheRecordsDefaultsAndLetsEveryOneBeOverridden() throws ConfigException {
     HttpConnectionManagerConfig hcm = BootstrapYaml.minimal()
         .hcm("use_remote_address: false")
