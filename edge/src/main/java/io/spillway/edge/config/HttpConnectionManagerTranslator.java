@@ -22,7 +22,10 @@ import java.util.Optional;
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
  * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault and health_check filters (the compressor
- * more than once, one per encoding) and must end with the router.
+ * more than once, one per encoding) and must end with the router. {@code normalize_path},
+ * {@code merge_slashes}, {@code path_with_escaped_slashes_action} and
+ * {@code headers_with_underscores_action} are taken as they are (the runtime settles their unset
+ * values when the connection manager is built); an unknown enum value is refused with its path.
  */
 final class HttpConnectionManagerTranslator {
 
