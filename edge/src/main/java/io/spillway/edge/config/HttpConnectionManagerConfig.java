@@ -36,6 +36,11 @@ import java.util.Optional;
  * @param accessLogs {@code access_log}: one line per request for each entry whose filter passes
  * @param upgradeConfigs {@code upgrade_configs}: upgrade type (lower case) → enabled; see
  *     {@link #upgradeAllowed}
+ * @param pathNormalization {@code normalize_path}, {@code merge_slashes} and
+ *     {@code path_with_escaped_slashes_action}: what the connection manager does to {@code :path}
+ *     before routing
+ * @param headersWithUnderscores {@code common_http_protocol_options.headers_with_underscores_action}:
+ *     what happens to a request header whose name contains {@code _}
  */
 public record HttpConnectionManagerConfig(
     String statPrefix,
@@ -60,9 +65,13 @@ public record HttpConnectionManagerConfig(
     Http1Options http1,
     Http2Options http2,
     List<AccessLogConfig> accessLogs,
-    Map<String, Boolean> upgradeConfigs) {
+    Map<String, Boolean> upgradeConfigs,
+    PathNormalization pathNormalization,
+    HeadersWithUnderscoresAction headersWithUnderscores) {
 
   public HttpConnectionManagerConfig {
+    java.util.Objects.requireNonNull(pathNormalization, "pathNormalization");
+    java.util.Objects.requireNonNull(headersWithUnderscores, "headersWithUnderscores");
     httpFilters = List.copyOf(httpFilters);
     accessLogs = List.copyOf(accessLogs);
     upgradeConfigs = Map.copyOf(upgradeConfigs);
@@ -106,6 +115,53 @@ public record HttpConnectionManagerConfig(
     public static final Http1Options ENVOY_DEFAULTS = new Http1Options(false, "");
   }
 
+  /**
+   * How {@code :path} is normalized before routing, in Envoy's order: escaped slashes first, then
+   * RFC 3986 normalization, then slash merging.
+   *
+   * @param normalizePath {@code normalize_path}; empty when unset (Envoy then reads the runtime key
+   *     {@code http_connection_manager.normalize_path}, default off)
+   * @param mergeSlashes {@code merge_slashes}
+   * @param escapedSlashes {@code path_with_escaped_slashes_action}
+   */
+  public record PathNormalization(Optional<Boolean> normalizePath, boolean mergeSlashes,
+      EscapedSlashesAction escapedSlashes) {
+    /** Envoy's defaults: nothing changes the path (unless the runtime says so). */
+    public static final PathNormalization ENVOY_DEFAULTS =
+        new PathNormalization(Optional.empty(), false, EscapedSlashesAction.IMPLEMENTATION_SPECIFIC_DEFAULT);
+
+    public PathNormalization {
+      java.util.Objects.requireNonNull(normalizePath, "normalizePath");
+      java.util.Objects.requireNonNull(escapedSlashes, "escapedSlashes");
+    }
+  }
+
+  /**
+   * Envoy's {@code HttpConnectionManager.PathWithEscapedSlashesAction}, in its numbering (the
+   * ordinal is the proto number, which the runtime key
+   * {@code http_connection_manager.path_with_escaped_slashes_action} uses).
+   */
+  public enum EscapedSlashesAction {
+    /** Unset: the runtime key decides, {@link #KEEP_UNCHANGED} without one. */
+    IMPLEMENTATION_SPECIFIC_DEFAULT,
+    KEEP_UNCHANGED,
+    /** 400 when the path holds {@code %2F}, {@code %2f}, {@code %5C} or {@code %5c}. */
+    REJECT_REQUEST,
+    /** Unescape them and answer 307 with the new path as Location (gRPC: 400). */
+    UNESCAPE_AND_REDIRECT,
+    /** Unescape them and go on with the new path. */
+    UNESCAPE_AND_FORWARD
+  }
+
+  /** Envoy's {@code HttpProtocolOptions.HeadersWithUnderscoresAction}. */
+  public enum HeadersWithUnderscoresAction {
+    ALLOW,
+    /** HTTP/1: 400 and the connection closes; HTTP/2: the stream is reset. */
+    REJECT_REQUEST,
+    /** The header is removed before anything else sees the request. */
+    DROP_HEADER
+  }
+
   /** Envoy's HttpConnectionManager.CodecType. */
   public enum CodecType { AUTO, HTTP1, HTTP2 }
 
@@ -115,6 +171,7 @@ public record HttpConnectionManagerConfig(
         Duration.ofHours(1), Duration.ofMinutes(5), Duration.ZERO, Duration.ZERO, Duration.ZERO,
         Duration.ofSeconds(5), 60 * 1024, 100, false, 0, true, false, false,
         "spillway", List.of(HttpFilterConfig.router()), Optional.empty(),
-        Http1Options.ENVOY_DEFAULTS, Http2Options.DOWNSTREAM_DEFAULTS, List.of(), Map.of());
+        Http1Options.ENVOY_DEFAULTS, Http2Options.DOWNSTREAM_DEFAULTS, List.of(), Map.of(),
+        PathNormalization.ENVOY_DEFAULTS, HeadersWithUnderscoresAction.ALLOW);
   }
 }

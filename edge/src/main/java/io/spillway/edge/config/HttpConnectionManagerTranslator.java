@@ -22,7 +22,10 @@ import java.util.Optional;
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
  * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault and health_check filters (the compressor
- * more than once, one per encoding) and must end with the router.
+ * more than once, one per encoding) and must end with the router. {@code normalize_path},
+ * {@code merge_slashes}, {@code path_with_escaped_slashes_action} and
+ * {@code headers_with_underscores_action} are taken as they are (the runtime settles their unset
+ * values when the connection manager is built); an unknown enum value is refused with its path.
  */
 final class HttpConnectionManagerTranslator {
 
@@ -35,7 +38,7 @@ final class HttpConnectionManagerTranslator {
           "drain_timeout", "access_log", "use_remote_address", "xff_num_trusted_hops", "generate_request_id",
           "preserve_external_request_id", "append_local_overload", "normalize_path", "merge_slashes", "rds",
           "http_protocol_options", "http2_protocol_options", "stream_error_on_invalid_http_message",
-          "upgrade_configs");
+          "upgrade_configs", "path_with_escaped_slashes_action");
   private static final SupportedFields HTTP1_OPTIONS = SupportedFields.of(Http1ProtocolOptions.getDescriptor(),
       "accept_http_10", "default_host_for_http_10");
   private static final SupportedFields RDS = SupportedFields.of(Rds.getDescriptor(),
@@ -104,6 +107,7 @@ final class HttpConnectionManagerTranslator {
     Duration idle = defaults.idleTimeout();
     Duration maxConnectionDuration = defaults.maxConnectionDuration();
     int maxHeadersCount = defaults.maxRequestHeadersCount();
+    HttpConnectionManagerConfig.HeadersWithUnderscoresAction underscores = defaults.headersWithUnderscores();
     if (hcm.hasCommonHttpProtocolOptions()) {
       FieldPath commonPath = path.field("common_http_protocol_options");
       HttpProtocolOptions common = hcm.getCommonHttpProtocolOptions();
@@ -115,10 +119,9 @@ final class HttpConnectionManagerTranslator {
           defaults.maxConnectionDuration());
       maxHeadersCount = ProtoValues.uint32(common.hasMaxHeadersCount(), common.getMaxHeadersCount(),
           commonPath.field("max_headers_count"), 1, defaults.maxRequestHeadersCount());
-      if (common.getHeadersWithUnderscoresAction() != HttpProtocolOptions.HeadersWithUnderscoresAction.ALLOW) {
-        throw new ConfigException(commonPath.field("headers_with_underscores_action"),
-            common.getHeadersWithUnderscoresAction() + " is not supported (only ALLOW)");
-      }
+      underscores = headersWithUnderscores(common.getHeadersWithUnderscoresAction(),
+          common.getHeadersWithUnderscoresActionValue(),
+          commonPath.field("headers_with_underscores_action"));
     }
     Duration streamIdle = ProtoValues.duration(hcm.hasStreamIdleTimeout(), hcm.getStreamIdleTimeout(),
         path.field("stream_idle_timeout"), defaults.streamIdleTimeout());
@@ -136,12 +139,10 @@ final class HttpConnectionManagerTranslator {
       }
       headersBytes = kb * 1024;
     }
-    if (hcm.hasNormalizePath() && hcm.getNormalizePath().getValue()) {
-      throw new ConfigException(path.field("normalize_path"), "normalize_path: true is not supported yet");
-    }
-    if (hcm.getMergeSlashes()) {
-      throw new ConfigException(path.field("merge_slashes"), "merge_slashes: true is not supported yet");
-    }
+    HttpConnectionManagerConfig.PathNormalization pathNormalization = new HttpConnectionManagerConfig.PathNormalization(
+        hcm.hasNormalizePath() ? Optional.of(hcm.getNormalizePath().getValue()) : Optional.empty(),
+        hcm.getMergeSlashes(),
+        escapedSlashes(hcm.getPathWithEscapedSlashesAction(), hcm.getPathWithEscapedSlashesActionValue(), path.field("path_with_escaped_slashes_action")));
     List<AccessLogConfig> accessLogs =
         AccessLogTranslator.translate(hcm.getAccessLogList(), path.field("access_log"), registry);
     List<HttpFilterConfig> filters = httpFilters(hcm.getHttpFiltersList(), path.field("http_filters"));
@@ -160,7 +161,31 @@ final class HttpConnectionManagerTranslator {
         useRemoteAddress, xffHops, generateRequestId,
         hcm.getPreserveExternalRequestId(), hcm.getAppendLocalOverload(), serverName, filters, rdsName,
         http1(hcm, path.field("http_protocol_options")), http2(hcm, path), accessLogs,
-        UpgradeConfigTranslator.connectionManager(hcm.getUpgradeConfigsList(), path.field("upgrade_configs")));
+        UpgradeConfigTranslator.connectionManager(hcm.getUpgradeConfigsList(), path.field("upgrade_configs")),
+        pathNormalization, underscores);
+  }
+
+  private static HttpConnectionManagerConfig.EscapedSlashesAction escapedSlashes(
+      HttpConnectionManager.PathWithEscapedSlashesAction action, int number, FieldPath path) throws ConfigException {
+    return switch (action) {
+      case IMPLEMENTATION_SPECIFIC_DEFAULT -> HttpConnectionManagerConfig.EscapedSlashesAction.IMPLEMENTATION_SPECIFIC_DEFAULT;
+      case KEEP_UNCHANGED -> HttpConnectionManagerConfig.EscapedSlashesAction.KEEP_UNCHANGED;
+      case REJECT_REQUEST -> HttpConnectionManagerConfig.EscapedSlashesAction.REJECT_REQUEST;
+      case UNESCAPE_AND_REDIRECT -> HttpConnectionManagerConfig.EscapedSlashesAction.UNESCAPE_AND_REDIRECT;
+      case UNESCAPE_AND_FORWARD -> HttpConnectionManagerConfig.EscapedSlashesAction.UNESCAPE_AND_FORWARD;
+      default -> throw new ConfigException(path, "unknown value " + number
+          + " (IMPLEMENTATION_SPECIFIC_DEFAULT, KEEP_UNCHANGED, REJECT_REQUEST, UNESCAPE_AND_REDIRECT or UNESCAPE_AND_FORWARD)");
+    };
+  }
+
+  private static HttpConnectionManagerConfig.HeadersWithUnderscoresAction headersWithUnderscores(
+      HttpProtocolOptions.HeadersWithUnderscoresAction action, int number, FieldPath path) throws ConfigException {
+    return switch (action) {
+      case ALLOW -> HttpConnectionManagerConfig.HeadersWithUnderscoresAction.ALLOW;
+      case REJECT_REQUEST -> HttpConnectionManagerConfig.HeadersWithUnderscoresAction.REJECT_REQUEST;
+      case DROP_HEADER -> HttpConnectionManagerConfig.HeadersWithUnderscoresAction.DROP_HEADER;
+      default -> throw new ConfigException(path, "unknown value " + number + " (ALLOW, REJECT_REQUEST or DROP_HEADER)");
+    };
   }
 
   /**

@@ -8,10 +8,12 @@ import io.spillway.edge.stats.Scope;
 
 /**
  * An HTTP connection manager's stats under {@code http.<stat_prefix>.*}, with Envoy's names, and
- * the HTTP/2 codec stats its connections count in ({@code http2.*}, shared as in Envoy).
+ * the HTTP/1 and HTTP/2 codec stats its connections count in ({@code http1.*}, {@code http2.*},
+ * shared as in Envoy).
  */
 public final class HcmStats {
   private final Scope scope;
+  public final Http1CodecStats http1;
   public final Http2CodecStats http2;
   public final Counter downstreamCxTotal;
   public final Gauge downstreamCxActive;
@@ -51,13 +53,19 @@ public final class HcmStats {
   public final Gauge downstreamCxUpgradesActive;
   /** Upgrade requests on a route (or connection manager) where that upgrade is not enabled: 403. */
   public final Counter downstreamRqWsOnNonWsRoute;
+  /** Requests refused with 400 by path normalization (or a redirect a gRPC request cannot follow). */
+  public final Counter downstreamRqFailedPathNormalization;
+  /** Requests answered 307 to their unescaped path (UNESCAPE_AND_REDIRECT). */
+  public final Counter downstreamRqRedirectedWithNormalizedPath;
 
   /**
    * @param scope {@code http.<stat_prefix>.}
+   * @param http1 the downstream HTTP/1 codec stats
    * @param http2 the downstream HTTP/2 codec stats
    */
-  public HcmStats(Scope scope, Http2CodecStats http2) {
+  public HcmStats(Scope scope, Http1CodecStats http1, Http2CodecStats http2) {
     this.scope = scope;
+    this.http1 = http1;
     this.http2 = http2;
     downstreamCxTotal = scope.counter("downstream_cx_total");
     downstreamCxActive = scope.gauge("downstream_cx_active");
@@ -98,6 +106,8 @@ public final class HcmStats {
     downstreamCxUpgradesTotal = scope.counter("downstream_cx_upgrades_total");
     downstreamCxUpgradesActive = scope.gauge("downstream_cx_upgrades_active");
     downstreamRqWsOnNonWsRoute = scope.counter("downstream_rq_ws_on_non_ws_route");
+    downstreamRqFailedPathNormalization = scope.counter("downstream_rq_failed_path_normalization");
+    downstreamRqRedirectedWithNormalizedPath = scope.counter("downstream_rq_redirected_with_normalized_path");
   }
 
   /** The scope {@code http.<stat_prefix>.}, for the stats of the connection manager's HTTP filters. */

@@ -22,6 +22,7 @@ public final class HttpConnectionManager {
   private volatile RouteTable routes;
   private final io.spillway.edge.accesslog.AccessLogs accessLogs;
   private final java.util.function.Supplier<io.spillway.edge.runtime.RuntimeSnapshot> runtime;
+  private final PathNormalizer pathNormalizer;
 
   /**
    * @param filters the chain's factories in decoder order, built once for this connection
@@ -54,6 +55,9 @@ public final class HttpConnectionManager {
     this.bufferLimitBytes = bufferLimitBytes;
     this.overload = overload;
     this.filters = java.util.List.copyOf(filters);
+    // Settled once with the runtime as it stands, as Envoy does when it loads the connection manager.
+    this.pathNormalizer = PathNormalizer.resolve(config.pathNormalization(), runtime.get(),
+        new java.util.SplittableRandom());
     this.http2Codecs = Http2CodecFactory.downstream(config.http2(), config.maxRequestHeadersBytes(), bufferLimitBytes,
         config.drainTimeout(), stats.http2);
   }
@@ -61,6 +65,11 @@ public final class HttpConnectionManager {
   /** The runtime's latest snapshot. */
   io.spillway.edge.runtime.RuntimeSnapshot runtime() {
     return runtime.get();
+  }
+
+  /** normalize_path, merge_slashes and path_with_escaped_slashes_action, with the runtime applied. */
+  PathNormalizer pathNormalizer() {
+    return pathNormalizer;
   }
 
   /** The HTTP/2 codec of this connection manager's connections ({@code http2_protocol_options}). */

@@ -37,6 +37,10 @@ import java.util.function.Consumer;
 final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
 
   private static final AsciiString X_LOCAL_OVERLOADED = AsciiString.cached("x-envoy-local-overloaded");
+  /** Envoy's response code details for every answer path normalization gives (the 307 too). */
+  static final String PATH_NORMALIZATION_FAILED = "path_normalization_failed";
+  static final String HTTP1_UNEXPECTED_UNDERSCORE = "http1.unexpected_underscore";
+  static final String HTTP2_UNEXPECTED_UNDERSCORE = "http2.unexpected_underscore";
 
   private final HttpConnectionManager hcm;
   private final HttpConnectionManagerConfig config;
@@ -93,6 +97,10 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   /** The request head arrived; {@code endStream} when it has no body. */
   void onRequestHeaders(RequestHeaders headers, boolean endStream) {
     started(headers, endStream);
+    if (config.headersWithUnderscores() != HttpConnectionManagerConfig.HeadersWithUnderscoresAction.ALLOW
+        && !underscoresAllowed(headers)) {
+      return;
+    }
     RequestChecks refusal = RequestChecks.refusal(headers, config);
     if (refusal != null) {
       if (refusal.tooLarge()) {
@@ -105,6 +113,9 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
       stats.downstreamRqOverloadClose.inc();
       sendLocalReply(503, "envoy overloaded", ResponseFlag.OM, config.appendLocalOverload()
           ? h -> h.set(X_LOCAL_OVERLOADED, "true") : null);
+      return;
+    }
+    if (!pathNormalized(headers)) {
       return;
     }
     if (!endStream) {
@@ -133,6 +144,79 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     hcm.createFilterChain(chain, route);
     chain.decodeHeaders(headers, endStream);
     timers.arm();
+  }
+
+  /**
+   * {@code headers_with_underscores_action} (not ALLOW), where Envoy's codecs apply it, before
+   * anything else reads the headers: DROP_HEADER removes each field whose name holds {@code _};
+   * REJECT_REQUEST refuses the request as a protocol error: on HTTP/1 a 400 after which the
+   * connection closes, on HTTP/2 a reset of the stream.
+   *
+   * @return whether the request goes on
+   */
+  private boolean underscoresAllowed(RequestHeaders headers) {
+    boolean http2 = downstream.isHttp2();
+    if (config.headersWithUnderscores() == HttpConnectionManagerConfig.HeadersWithUnderscoresAction.DROP_HEADER) {
+      int dropped = UnderscoreHeaders.drop(headers.headers());
+      if (dropped > 0) {
+        (http2 ? stats.http2.droppedHeadersWithUnderscores : stats.http1.droppedHeadersWithUnderscores).add(dropped);
+      }
+      return true;
+    }
+    if (!UnderscoreHeaders.present(headers.headers())) {
+      return true;
+    }
+    if (http2) {
+      stats.http2.requestsRejectedWithUnderscoresInHeaders.inc();
+      info.setResponseCodeDetails(HTTP2_UNEXPECTED_UNDERSCORE);
+      resetStream(ResponseFlag.DPE);
+    } else {
+      stats.http1.requestsRejectedWithUnderscoresInHeaders.inc();
+      stats.downstreamCxProtocolError.inc();
+      refuse(400, "Bad Request", HTTP1_UNEXPECTED_UNDERSCORE, ResponseFlag.DPE, null);
+    }
+    return false;
+  }
+
+  /**
+   * {@code path_with_escaped_slashes_action}, {@code normalize_path} and {@code merge_slashes}
+   * (Envoy's {@code maybeNormalizePath}), before the route is chosen: 400 when the path cannot be
+   * normalized or holds escaped slashes under REJECT_REQUEST, and on HTTP/1 the connection then
+   * closes, as after any 400 Envoy makes; 307 to the new path under UNESCAPE_AND_REDIRECT, except
+   * for gRPC, whose clients do not follow redirects: 400.
+   *
+   * @return whether the request goes on
+   */
+  private boolean pathNormalized(RequestHeaders headers) {
+    PathNormalizer.Outcome outcome = hcm.pathNormalizer().apply(headers);
+    if (outcome == PathNormalizer.Outcome.CONTINUE) {
+      return true;
+    }
+    if (outcome == PathNormalizer.Outcome.REDIRECT && !isGrpc(headers)) {
+      stats.downstreamRqRedirectedWithNormalizedPath.inc();
+      String location = headers.pathAndQuery();
+      refuse(307, "", PATH_NORMALIZATION_FAILED, null, h -> h.set(HttpHeaderNames.LOCATION, location));
+      return false;
+    }
+    stats.downstreamRqFailedPathNormalization.inc();
+    refuse(400, "", PATH_NORMALIZATION_FAILED, null,
+        downstream.isHttp2() ? null : h -> h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE));
+    return false;
+  }
+
+  /** Envoy's {@code Grpc::Common::hasGrpcContentType}: application/grpc, alone or with +suffix or ;params. */
+  private static boolean isGrpc(RequestHeaders headers) {
+    String type = headers.headers().get(HttpHeaderNames.CONTENT_TYPE);
+    String grpc = "application/grpc";
+    return type != null && type.startsWith(grpc)
+        && (type.length() == grpc.length() || type.charAt(grpc.length()) == '+' || type.charAt(grpc.length()) == ';');
+  }
+
+  /** A local reply whose response code details are not its body. */
+  private void refuse(int code, String body, String details, ResponseFlag flag, Consumer<HttpHeaders> modifyHeaders) {
+    LocalReply reply = LocalReply.of(code, body, flag, downstream.isHttp2(), request.isHead(), modifyHeaders);
+    info.setResponseCodeDetails(details);
+    sendLocalReply(reply.headers(), reply.body(), flag);
   }
 
   /** The upgrade is enabled for the route, or for the connection manager when the route says nothing. */

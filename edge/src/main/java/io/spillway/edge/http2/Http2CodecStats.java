@@ -30,6 +30,10 @@ public final class Http2CodecStats {
   public final Counter rxMessagingError;
   /** Header lists over the limit ({@code SETTINGS_MAX_HEADER_LIST_SIZE}) received. */
   public final Counter headerOverflow;
+  /** Request header fields removed for an underscore in the name (DROP_HEADER). */
+  public final Counter droppedHeadersWithUnderscores;
+  /** Request streams reset for a header name with an underscore (REJECT_REQUEST). */
+  public final Counter requestsRejectedWithUnderscoresInHeaders;
   /** Open streams. */
   public final Gauge streamsActive;
 
@@ -44,6 +48,8 @@ public final class Http2CodecStats {
     txReset = scope.counter("tx_reset");
     rxMessagingError = scope.counter("rx_messaging_error");
     headerOverflow = scope.counter("header_overflow");
+    droppedHeadersWithUnderscores = scope.counter("dropped_headers_with_underscores");
+    requestsRejectedWithUnderscoresInHeaders = scope.counter("requests_rejected_with_underscores_in_headers");
     streamsActive = scope.gauge("streams_active");
   }
 }

@@ -77,7 +77,7 @@ final class ListenerAssembler {
     }
     Scope root = parts.root();
     HcmStats hcmStats = new HcmStats(root.taggedScope("http", lc.hcm().statPrefix(), "envoy_http_conn_manager_prefix"),
-        new Http2CodecStats(root.scope("http2")));
+        new io.spillway.edge.http.Http1CodecStats(root.scope("http1")), new Http2CodecStats(root.scope("http2")));
     var filters = HttpFilterRegistry.chain(new FilterContext(lc.hcm(), hcmStats.scope(), parts.clusters(),
         parts.guards(), parts.admission(), lc.perConnectionBufferLimitBytes(), lc.tls().isPresent(), root,
         parts.nanoClock(), parts.runtime(), parts.authorizationClients(), parts.healthCheckFailed()), parts.rateLimits());

@@ -108,6 +108,30 @@ class ConfigRejectionTest {
   }
 
   @Test
+  void rejectsUnknownPathAndUnderscoreActionsInAProgrammaticBootstrap() throws Exception {
+    Bootstrap valid = BootstrapYaml.minimal().parse();
+    Filter filter = valid.getStaticResources().getListeners(0).getFilterChains(0).getFilters(0);
+    var hcm = filter.getTypedConfig().unpack(
+        io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.class);
+
+    Bootstrap.Builder escaped = valid.toBuilder();
+    escaped.getStaticResourcesBuilder().getListenersBuilder(0).getFilterChainsBuilder(0).setFilters(0,
+        filter.toBuilder().setTypedConfig(Any.pack(hcm.toBuilder().setPathWithEscapedSlashesActionValue(9).build())));
+    assertThatThrownBy(() -> ConfigTranslator.translate(escaped.build()))
+        .hasMessage(HCM + ".path_with_escaped_slashes_action: unknown value 9 (IMPLEMENTATION_SPECIFIC_DEFAULT,"
+            + " KEEP_UNCHANGED, REJECT_REQUEST, UNESCAPE_AND_REDIRECT or UNESCAPE_AND_FORWARD)");
+
+    Bootstrap.Builder underscores = valid.toBuilder();
+    underscores.getStaticResourcesBuilder().getListenersBuilder(0).getFilterChainsBuilder(0).setFilters(0,
+        filter.toBuilder().setTypedConfig(Any.pack(hcm.toBuilder().setCommonHttpProtocolOptions(
+            io.envoyproxy.envoy.config.core.v3.HttpProtocolOptions.newBuilder()
+                .setHeadersWithUnderscoresActionValue(7)).build())));
+    assertThatThrownBy(() -> ConfigTranslator.translate(underscores.build()))
+        .hasMessage(HCM + ".common_http_protocol_options.headers_with_underscores_action: unknown value 7"
+            + " (ALLOW, REJECT_REQUEST or DROP_HEADER)");
+  }
+
+  @Test
   void rejectsAnUnknownTypeInAProgrammaticBootstrapToo() throws ConfigException {
     Bootstrap valid = BootstrapYaml.minimal().parse();
     Bootstrap.Builder b = valid.toBuilder();
@@ -124,13 +148,12 @@ class ConfigRejectionTest {
   @Test
   void rejectsConnectionManagerSettingsOutsideTheSubset() {
     BootstrapYaml.minimal().hcm("codec_type: HTTP3").rejects(HCM + ".codec_type: HTTP3 is not supported");
-    BootstrapYaml.minimal().hcm("normalize_path: true")
-        .rejects(HCM + ".normalize_path: normalize_path: true is not supported yet");
-    BootstrapYaml.minimal().hcm("merge_slashes: true")
-        .rejects(HCM + ".merge_slashes: merge_slashes: true is not supported yet");
-    BootstrapYaml.minimal().hcm("common_http_protocol_options: {headers_with_underscores_action: DROP_HEADER}")
-        .rejects(HCM + ".common_http_protocol_options.headers_with_underscores_action: DROP_HEADER is not supported"
-            + " (only ALLOW)");
+    BootstrapYaml.minimal().hcm("path_with_escaped_slashes_action: UNESCAPE")
+        .rejects(HCM + ".path_with_escaped_slashes_action: \"UNESCAPE\" is not one of IMPLEMENTATION_SPECIFIC_DEFAULT,"
+            + " KEEP_UNCHANGED, REJECT_REQUEST, UNESCAPE_AND_REDIRECT, UNESCAPE_AND_FORWARD");
+    BootstrapYaml.minimal().hcm("common_http_protocol_options: {headers_with_underscores_action: 7}")
+        .rejects(HCM + ".common_http_protocol_options.headers_with_underscores_action: 7 is not one of ALLOW,"
+            + " REJECT_REQUEST, DROP_HEADER");
     BootstrapYaml.minimal().hcm("tracing: {}").rejects(HCM + ".tracing: tracing is not supported");
     BootstrapYaml.minimal().hcm("http_protocol_options: {allow_absolute_url: true}")
         .rejects(HCM + ".http_protocol_options.allow_absolute_url: allow_absolute_url is not supported");

@@ -172,12 +172,51 @@ class ConfigTranslatorTest {
         true, "edge", List.of(new HttpFilterConfig("envoy.filters.http.buffer", "envoy.filters.http.buffer",
             new HttpFilterConfig.Buffer(65536)), HttpFilterConfig.router()), Optional.empty(),
         HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS, Http2Options.DOWNSTREAM_DEFAULTS, List.of(),
-        java.util.Map.of()));
+        java.util.Map.of(), new HttpConnectionManagerConfig.PathNormalization(Optional.of(false), false,
+            HttpConnectionManagerConfig.EscapedSlashesAction.IMPLEMENTATION_SPECIFIC_DEFAULT),
+        HttpConnectionManagerConfig.HeadersWithUnderscoresAction.ALLOW));
     assertThat(hcm.accessLogs()).singleElement().satisfies(log -> {
       assertThat(log.sink()).isEqualTo(AccessLogConfig.Sink.FILE);
       assertThat(log.path()).isEqualTo("/dev/stdout");
       assertThat(log.filter()).isEmpty();
     });
+  }
+
+  @Test
+  void translatesThePathAndHeaderNameSettingsOfEnvoysEdgeGuide() throws ConfigException {
+    HttpConnectionManagerConfig hcm = BootstrapYaml.minimal()
+        .hcm("""
+            normalize_path: true
+            merge_slashes: true
+            path_with_escaped_slashes_action: UNESCAPE_AND_REDIRECT
+            common_http_protocol_options:
+              headers_with_underscores_action: REJECT_REQUEST
+            """)
+        .translate().listeners().get(0).hcm();
+
+    assertThat(hcm.pathNormalization()).isEqualTo(new HttpConnectionManagerConfig.PathNormalization(
+        Optional.of(true), true, HttpConnectionManagerConfig.EscapedSlashesAction.UNESCAPE_AND_REDIRECT));
+    assertThat(hcm.headersWithUnderscores())
+        .isEqualTo(HttpConnectionManagerConfig.HeadersWithUnderscoresAction.REJECT_REQUEST);
+  }
+
+  @Test
+  void translatesEveryEscapedSlashesAndUnderscoresAction() throws ConfigException {
+    for (var action : HttpConnectionManagerConfig.EscapedSlashesAction.values()) {
+      HttpConnectionManagerConfig hcm = BootstrapYaml.minimal()
+          .hcm("path_with_escaped_slashes_action: " + action.name())
+          .translate().listeners().get(0).hcm();
+      assertThat(hcm.pathNormalization().escapedSlashes()).isEqualTo(action);
+    }
+    for (var action : HttpConnectionManagerConfig.HeadersWithUnderscoresAction.values()) {
+      HttpConnectionManagerConfig hcm = BootstrapYaml.minimal()
+          .hcm("common_http_protocol_options: {headers_with_underscores_action: " + action.name() + "}")
+          .translate().listeners().get(0).hcm();
+      assertThat(hcm.headersWithUnderscores()).isEqualTo(action);
+    }
+    HttpConnectionManagerConfig unset = BootstrapYaml.minimal().translate().listeners().get(0).hcm();
+    assertThat(unset.pathNormalization()).isEqualTo(HttpConnectionManagerConfig.PathNormalization.ENVOY_DEFAULTS);
+    assertThat(unset.pathNormalization().normalizePath()).isEmpty(); // the runtime decides
   }
 
   @Test
@@ -193,7 +232,9 @@ class ConfigTranslatorTest {
         false, hcm.xffNumTrustedHops(), hcm.generateRequestId(),
         hcm.preserveExternalRequestId(), hcm.appendLocalOverload(), hcm.serverName(), hcm.httpFilters(),
         Optional.empty(), HttpConnectionManagerConfig.Http1Options.ENVOY_DEFAULTS,
-        Http2Options.DOWNSTREAM_DEFAULTS, List.of(), java.util.Map.of()));
+        Http2Options.DOWNSTREAM_DEFAULTS, List.of(), java.util.Map.of(),
+        HttpConnectionManagerConfig.PathNormalization.ENVOY_DEFAULTS,
+        HttpConnectionManagerConfig.HeadersWithUnderscoresAction.ALLOW));
     HttpConnectionManagerConfig defaults =
         HttpConnectionManagerConfig.defaults("ingress_http", CodecType.AUTO, hcm.routeConfig());
     assertThat(BootstrapYaml.minimal().translate().listeners().get(0).hcm()).isEqualTo(defaults);

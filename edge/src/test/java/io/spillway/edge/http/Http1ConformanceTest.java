@@ -38,7 +38,7 @@ class Http1ConformanceTest {
 
   private final StatsStore store = new StatsStore();
   private final HcmStats stats = new HcmStats(store.rootScope().taggedScope("http", "test", Tag.HTTP_CONN_MANAGER_PREFIX),
-      new io.spillway.edge.http2.Http2CodecStats(store.rootScope().scope("http2")));
+      new Http1CodecStats(store.rootScope().scope("http1")), new io.spillway.edge.http2.Http2CodecStats(store.rootScope().scope("http2")));
   private final List<HttpRequest> passedRequests = new ArrayList<>();
   private final StringBuilder passedBody = new StringBuilder();
   private boolean passedEnd;

@@ -178,6 +178,10 @@ class HttpStreamTest {
   }
 
   private HcmStats hcmStats;
+  private HttpConnectionManagerConfig.PathNormalization pathNormalization =
+      HttpConnectionManagerConfig.PathNormalization.ENVOY_DEFAULTS;
+  private HttpConnectionManagerConfig.HeadersWithUnderscoresAction underscores =
+      HttpConnectionManagerConfig.HeadersWithUnderscoresAction.ALLOW;
 
   private HttpStream stream(Set<String> disabledOnRoute, Map<String, Boolean> upgradeConfigs, Route.Action action,
       Object... filters) {
@@ -205,11 +209,11 @@ class HttpStreamTest {
         d.maxConnectionDuration(), d.drainTimeout(), d.maxRequestHeadersBytes(), d.maxRequestHeadersCount(),
         d.useRemoteAddress(), d.xffNumTrustedHops(), d.generateRequestId(), d.preserveExternalRequestId(),
         d.appendLocalOverload(), d.serverName(), d.httpFilters(), d.rdsRouteConfigName(), d.http1(), d.http2(),
-        d.accessLogs(), upgradeConfigs);
+        d.accessLogs(), upgradeConfigs, pathNormalization, underscores);
     StatsStore stats = new StatsStore();
     OverloadManager overload = OverloadManager.builder(OverloadConfig.disabled()).stats(stats.rootScope()).nanoClock(() -> 0L)
         .monitors(m -> callbacks -> {}).build();
-    hcmStats = new HcmStats(stats.rootScope().scope("http.test"),
+    hcmStats = new HcmStats(stats.rootScope().scope("http.test"), new Http1CodecStats(stats.rootScope().scope("http1")),
         new io.spillway.edge.http2.Http2CodecStats(stats.rootScope().scope("http2")));
     HttpConnectionManager hcm = new HttpConnectionManager(config, hcmStats,
         RouteTable.compile(routes), new DrainSignal(), false, 16, OverloadHooks.of(overload), factories, accessLogs,
@@ -391,6 +395,104 @@ class HttpStreamTest {
     assertThat(downstream.finished).isTrue();
   }
 
+  /** A filter that records the path and the header names it is given. */
+  private Scripted recorder() {
+    Scripted seen = new Scripted("seen");
+    seen.whenHeaders = f -> {
+      calls.add("path=" + f.decoder.requestHeaders().pathAndQuery());
+      calls.add("names=" + new java.util.TreeSet<>(f.decoder.requestHeaders().headers().names()));
+    };
+    return seen;
+  }
+
+  @Test
+  void theRouteAndEveryFilterSeeTheNormalizedPath() {
+    pathNormalization = new HttpConnectionManagerConfig.PathNormalization(Optional.of(true), true,
+        HttpConnectionManagerConfig.EscapedSlashesAction.UNESCAPE_AND_FORWARD);
+    HttpStream s = stream(Set.of(), recorder(), new Responder());
+    s.onRequestHeaders(get("/a/./b/..//c%2Fd%7E?q=/../%2F"), true);
+    assertThat(calls).contains("path=/a/c/d~?q=/../%2F");
+    assertThat(downstream.status).isEqualTo(200);
+  }
+
+  @Test
+  void aPathThatCannotBeNormalizedGets400AndTheConnectionCloses() {
+    pathNormalization = new HttpConnectionManagerConfig.PathNormalization(Optional.of(true), false,
+        HttpConnectionManagerConfig.EscapedSlashesAction.KEEP_UNCHANGED);
+    HttpStream s = stream(Set.of(), recorder(), new Responder());
+    s.onRequestHeaders(get("/a/%00"), true);
+    assertThat(downstream.status).isEqualTo(400);
+    assertThat(downstream.headers.get("connection")).isEqualTo("close");
+    assertThat(downstream.body.toString()).isEmpty();
+    assertThat(s.streamInfo().responseCodeDetails()).isEqualTo("path_normalization_failed");
+    assertThat(calls).noneMatch(c -> c.startsWith("path="));
+    assertThat(hcmStats.downstreamRqFailedPathNormalization.value()).isEqualTo(1);
+  }
+
+  @Test
+  void escapedSlashesAreRejectedOrRedirectedButAGrpcCallCannotBeRedirected() {
+    pathNormalization = new HttpConnectionManagerConfig.PathNormalization(Optional.empty(), false,
+        HttpConnectionManagerConfig.EscapedSlashesAction.UNESCAPE_AND_REDIRECT);
+    HttpStream s = stream(Set.of(), recorder(), new Responder());
+    s.onRequestHeaders(get("/a%2Fb?x=%2F"), true);
+    assertThat(downstream.status).isEqualTo(307);
+    assertThat(downstream.headers.get("location")).isEqualTo("/a/b?x=%2F");
+    assertThat(downstream.headers.get("connection")).isNull();
+    assertThat(hcmStats.downstreamRqRedirectedWithNormalizedPath.value()).isEqualTo(1);
+
+    RequestHeaders grpc = get("/pkg.Svc%2FMethod");
+    grpc.headers().set("content-type", "application/grpc+proto");
+    stream(Set.of(), recorder(), new Responder()).onRequestHeaders(grpc, true);
+    assertThat(downstream.status).isEqualTo(400);
+    assertThat(hcmStats.downstreamRqFailedPathNormalization.value()).isEqualTo(1);
+    assertThat(calls).noneMatch(c -> c.startsWith("path="));
+  }
+
+  @Test
+  void dropHeaderRemovesUnderscoredNamesBeforeAnyFilterAndCountsEachField() {
+    underscores = HttpConnectionManagerConfig.HeadersWithUnderscoresAction.DROP_HEADER;
+    HttpStream s = stream(Set.of(), recorder(), new Responder());
+    RequestHeaders h = get("/");
+    h.headers().add("x_foo", "1").add("X_Foo", "2").add("x-bar", "3").add("_", "4");
+    s.onRequestHeaders(h, true);
+    assertThat(calls).contains("names=[x-bar, x-forwarded-proto, x-request-id]");
+    assertThat(downstream.status).isEqualTo(200);
+    assertThat(hcmStats.http1.droppedHeadersWithUnderscores.value()).isEqualTo(3);
+  }
+
+  @Test
+  void rejectRequestRefusesUnderscoredNamesWith400OnHttp1AndAResetOnHttp2() {
+    underscores = HttpConnectionManagerConfig.HeadersWithUnderscoresAction.REJECT_REQUEST;
+    RequestHeaders clean = get("/");
+    clean.headers().add("x-foo", "1");
+    stream(Set.of(), recorder(), new Responder()).onRequestHeaders(clean, true);
+    assertThat(downstream.status).isEqualTo(200);
+    downstream.body.setLength(0);
+
+    RequestHeaders h = get("/");
+    h.headers().add("x_foo", "1");
+    HttpStream s = stream(Set.of(), recorder(), new Responder());
+    s.onRequestHeaders(h, true);
+    assertThat(downstream.status).isEqualTo(400);
+    assertThat(downstream.body.toString()).isEqualTo("Bad Request");
+    assertThat(downstream.headers.get("connection")).isEqualTo("close");
+    assertThat(s.streamInfo().responseCodeDetails()).isEqualTo("http1.unexpected_underscore");
+    assertThat(hcmStats.http1.requestsRejectedWithUnderscoresInHeaders.value()).isEqualTo(1);
+    assertThat(hcmStats.downstreamCxProtocolError.value()).isEqualTo(1);
+
+    downstream.http2 = true;
+    downstream.status = 0;
+    RequestHeaders h2 = get("/");
+    h2.headers().add("x_foo", "1");
+    HttpStream s2 = stream(Set.of(), recorder(), new Responder());
+    s2.onRequestHeaders(h2, true);
+    assertThat(downstream.status).isZero();
+    assertThat(downstream.resets).isEqualTo(1);
+    assertThat(s2.streamInfo().responseCodeDetails()).isEqualTo("http2.unexpected_underscore");
+    assertThat(hcmStats.http2.requestsRejectedWithUnderscoresInHeaders.value()).isEqualTo(1);
+    assertThat(calls.stream().filter(c -> c.startsWith("path="))).hasSize(1); // only the clean request's
+  }
+
   private static RequestHeaders upgrade(String path) {
     RequestHeaders h = get(path);
     h.headers().set("connection", "upgrade").set("upgrade", "websocket");
@@ -490,9 +592,11 @@ class HttpStreamTest {
       return worker;
     }
 
+    boolean http2;
+
     @Override
     public boolean isHttp2() {
-      return false;
+      return http2;
     }
 
     @Override

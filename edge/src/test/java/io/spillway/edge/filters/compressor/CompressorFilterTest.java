@@ -103,7 +103,7 @@ class CompressorFilterTest {
         d.maxConnectionDuration(), d.drainTimeout(), d.maxRequestHeadersBytes(), d.maxRequestHeadersCount(),
         d.useRemoteAddress(), d.xffNumTrustedHops(), d.generateRequestId(), d.preserveExternalRequestId(),
         d.appendLocalOverload(), d.serverName(), entries, d.rdsRouteConfigName(), d.http1(), d.http2(),
-        d.accessLogs(), d.upgradeConfigs());
+        d.accessLogs(), d.upgradeConfigs(), d.pathNormalization(), d.headersWithUnderscores());
     FilterContext context = new FilterContext(hcm, stats.rootScope().scope("http").scope("ingress"), null, null,
         null, 1 << 20, false, stats.rootScope(), System::nanoTime, runtime,
         io.spillway.edge.authz.AuthorizationClients.NONE, () -> false);
