@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * (two ints and a byte) over three arrays with 16-byte headers, the peer names shared with the
  * previous point while they do not change. With 16 peers and refusals that is 288 bytes a point,
  * about 52 KB an edge for 180 points and about 52 MB for 1000 such edges; an edge with 2 peers
- * takes about 26 KB.
+ * takes about 30 KB. (A heap measurement after a full collection agrees: 49.5 KiB and 28.4 KiB.)
  *
  * <p><b>Threads.</b> Reports come from gRPC threads, reads from HTTP threads: the edges are a
  * concurrent map, and each edge's window has its own lock, held only to append or copy a point
