@@ -14,6 +14,7 @@ import io.spillway.central.auth.PasswordHasher;
 import io.spillway.central.auth.Secrets;
 import io.spillway.central.console.ConsoleApi;
 import io.spillway.central.console.ConsoleFiles;
+import io.spillway.central.edges.EdgeGauges;
 import io.spillway.central.edges.EdgeStore;
 import io.spillway.central.edges.EdgesApi;
 import io.spillway.central.policy.AuditStore;
@@ -94,7 +95,9 @@ public final class CentralServer implements AutoCloseable {
           config.sessionTtl(), config.secureCookies(), new LoginThrottle(clock));
       PoliciesApi policiesApi = new PoliciesApi(new PolicyStore(database, json, clock), new AuditStore(database), json, bus);
       ResourceStore resourceStore = new ResourceStore(database, clock);
-      EdgesApi edgesApi = new EdgesApi(new EdgeStore(database, json, clock), secrets, json, bus::publish, resourceStore::problem);
+      EdgeGauges gauges = new EdgeGauges(clock);
+      EdgesApi edgesApi = new EdgesApi(new EdgeStore(database, json, clock), secrets, json, bus::publish, resourceStore::problem,
+          gauges);
       OpsApi opsApi = new OpsApi(database, metrics);
       EdgeStore xdsEdges = new EdgeStore(database, json, clock);
       if ("h2".equals(database.kind())) {
@@ -109,7 +112,7 @@ public final class CentralServer implements AutoCloseable {
         }
       });
       xds = XdsServer.start(new XdsServer.Settings(config.xdsAddress(), config.xdsPort(), config.xdsResyncInterval()),
-          xdsEdges, new PolicyStore(database, json, clock), resourcesOf(resourceStore), bus, metrics.registry());
+          xdsEdges, new PolicyStore(database, json, clock), resourcesOf(resourceStore), bus, metrics.registry(), gauges);
       Javalin http = Javalin.create(cfg -> {
         cfg.startup.showJavalinBanner = false;
         cfg.startup.showOldJavalinVersionWarning = false;

@@ -36,6 +36,7 @@ public final class EdgesApi {
   private final java.util.function.Consumer<String> changed;
 
   private final java.util.function.Function<String, java.util.Optional<String>> resourceProblem;
+  private final EdgeGauges gauges;
 
   /**
    * @param changed told, after commit, of an edge whose labels, credential or registration changed:
@@ -44,14 +45,17 @@ public final class EdgesApi {
    * @param resourceProblem the first problem of what an edge would receive with its labels as
    *     stored (in the transaction that registers or relabels it), or empty: the change is refused
    *     with 409 when the selectors its new labels match would give it resources it would NACK
+   * @param gauges the edges' reported gauges ({@code /configuration/edges/{id}/metrics}); a
+   *     deregistered edge's are forgotten
    */
   public EdgesApi(EdgeStore store, Secrets secrets, Json json, java.util.function.Consumer<String> changed,
-      java.util.function.Function<String, java.util.Optional<String>> resourceProblem) {
+      java.util.function.Function<String, java.util.Optional<String>> resourceProblem, EdgeGauges gauges) {
     this.store = Objects.requireNonNull(store, "store");
     this.secrets = Objects.requireNonNull(secrets, "secrets");
     this.json = Objects.requireNonNull(json, "json");
     this.changed = Objects.requireNonNull(changed, "changed");
     this.resourceProblem = Objects.requireNonNull(resourceProblem, "resourceProblem");
+    this.gauges = Objects.requireNonNull(gauges, "gauges");
   }
 
   /** Throws 409 (rolling the registry change back) when the edge's resources would not hold together. */
@@ -73,6 +77,7 @@ public final class EdgesApi {
     router.route(HandlerType.PATCH, "/configuration/edges/{id}", Permission.EDGES_MANAGE, this::relabel);
     router.route(HandlerType.DELETE, "/configuration/edges/{id}", Permission.EDGES_MANAGE, this::deregister);
     router.route(HandlerType.POST, "/configuration/edges/{id}/credential", Permission.EDGES_MANAGE, this::rotateCredential);
+    router.route(HandlerType.GET, "/configuration/edges/{id}/metrics", Permission.EDGES_READ, this::metrics);
   }
 
   private Reply create(Call call) {
@@ -142,9 +147,56 @@ public final class EdgesApi {
     if (!store.deregister(id)) {
       throw notFound(id);
     }
+    gauges.forget(id);
     log.info("edge {} deregistered by {}", id, call.principal().operator());
     changed.accept(id);
     return Reply.noContent();
+  }
+
+  /**
+   * The edge's reported gauges over the last 15 minutes, oldest first: limit, in flight, executor
+   * lag, refusals per mode and tier in the interval, and per peer in flight, waiting and breaker.
+   */
+  private Reply metrics(Call call) {
+    String id = call.pathParam("id");
+    if (store.credentialHash(id).isEmpty()) {
+      throw notFound(id);
+    }
+    EdgeGauges.Series series = gauges.series(id).orElse(new EdgeGauges.Series(0, java.util.List.of()));
+    Map<String, Object> reply = new LinkedHashMap<>();
+    reply.put("edgeId", id);
+    int intervalMs = series.intervalMs() > 0 ? series.intervalMs() : 5_000;
+    reply.put("intervalSeconds", intervalMs % 1000 == 0 ? (Object) (intervalMs / 1000) : (Object) (intervalMs / 1000.0));
+    java.util.List<Map<String, Object>> points = new java.util.ArrayList<>(series.points().size());
+    for (EdgeGauges.Point p : series.points()) {
+      Map<String, Object> point = new LinkedHashMap<>();
+      point.put("t", p.timeMs());
+      point.put("mode", EdgeGauges.MODES.get(p.mode()));
+      point.put("limit", p.limit());
+      point.put("inFlight", p.inFlight());
+      point.put("lagMs", p.lagMs());
+      Map<String, Object> refused = new LinkedHashMap<>();
+      for (String mode : java.util.List.of("enforce", "shadow")) {
+        Map<String, Integer> tiers = new LinkedHashMap<>();
+        for (int t = 0; t < EdgeGauges.TIERS.size(); t++) {
+          tiers.put(EdgeGauges.TIERS.get(t), p.refused(mode.equals("shadow"), t));
+        }
+        refused.put(mode, tiers);
+      }
+      point.put("refused", refused);
+      Map<String, Object> peers = new LinkedHashMap<>();
+      for (int i = 0; i < p.peerNames().length; i++) {
+        Map<String, Object> peer = new LinkedHashMap<>();
+        peer.put("inFlight", p.peerInFlight()[i]);
+        peer.put("waiting", p.peerWaiting()[i]);
+        peer.put("breaker", EdgeGauges.BREAKER_STATES.get(p.peerBreaker()[i]));
+        peers.put(p.peerNames()[i], peer);
+      }
+      point.put("peers", peers);
+      points.add(point);
+    }
+    reply.put("points", points);
+    return Reply.ok(reply);
   }
 
   private static ApiException notFound(String id) {

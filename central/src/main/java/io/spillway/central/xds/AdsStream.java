@@ -87,11 +87,13 @@ abstract class AdsStream {
    * The {@code control_plane} of every response. Its identifier names the overload policy's type
    * URL as a word, which is how an edge learns that this server serves that type: an edge asks a
    * server for the policy only after seeing it, so a server that knows only Envoy's types is never
-   * asked for a type it would end the stream over.
+   * asked for a type it would end the stream over. It names the edge report service
+   * ({@link ReportService}) the same way.
    */
   static final io.envoyproxy.envoy.config.core.v3.ControlPlane CONTROL_PLANE =
       io.envoyproxy.envoy.config.core.v3.ControlPlane.newBuilder()
-          .setIdentifier("spillway-central " + XdsType.OVERLOAD_POLICY.typeUrl())
+          .setIdentifier("spillway-central " + XdsType.OVERLOAD_POLICY.typeUrl() + " "
+              + io.spillway.edge.xds.EdgeReportService.SERVICE_NAME)
           .build();
 
   /** The name that subscribes to every resource of a type. */

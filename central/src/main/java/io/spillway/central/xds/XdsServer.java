@@ -4,11 +4,13 @@ import io.grpc.Server;
 import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.spillway.central.edges.EdgeGauges;
 import io.spillway.central.edges.EdgeStore;
 import io.spillway.central.policy.PolicyStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
@@ -25,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * grpc-java, serving each edge its clusters, endpoints, listeners and route configurations (from
  * an {@link EdgeResourceSource}) and its overload policy (from the {@link PolicyStore}), pushed
  * whenever a change is published on the {@link ChangeBus}, and re-sent as a safety net every
- * re-sync interval. Streams are authenticated against the edge registry.
+ * re-sync interval. Streams are authenticated against the edge registry. The edges' gauge reports
+ * ({@link ReportService}) arrive on the same server.
  */
 public final class XdsServer implements AutoCloseable {
 
@@ -75,10 +78,11 @@ public final class XdsServer implements AutoCloseable {
    * @param resources the clusters, endpoints, listeners and routes of each edge
    * @param bus committed changes
    * @param registry central's metrics registry
+   * @param gauges where the edges' reports ({@link ReportService}) go
    * @throws UncheckedIOException when the port cannot be bound
    */
   public static XdsServer start(Settings settings, EdgeStore edges, PolicyStore policies, EdgeResourceSource resources,
-      ChangeBus bus, PrometheusRegistry registry) {
+      ChangeBus bus, PrometheusRegistry registry, EdgeGauges gauges) {
     PolicyResource policy = new PolicyResource(policies);
     EdgeStreams streams = new EdgeStreams(loader(edges, policy, resources), edges, EdgeStreams.pool(PUSH_THREADS, "xds-push"),
         PUSH_THREADS, EdgeStreams.pool(1, "xds-status"));
@@ -86,6 +90,8 @@ public final class XdsServer implements AutoCloseable {
     Context context = new Context(streams, metrics);
     Server server = NettyServerBuilder.forAddress(new InetSocketAddress(settings.address(), settings.port()))
         .addService(ServerInterceptors.intercept(new AdsService(context), new EdgeAuthInterceptor(metrics)))
+        .addService(ServerInterceptors.intercept(ReportService.definition(edges, gauges, metrics, Clock.systemUTC()),
+            new EdgeAuthInterceptor(metrics)))
         .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
         .permitKeepAliveTime(10, TimeUnit.SECONDS)
         .permitKeepAliveWithoutCalls(true)

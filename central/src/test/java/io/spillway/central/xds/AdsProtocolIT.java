@@ -60,7 +60,8 @@ class AdsProtocolIT {
     bus = new LocalChangeBus();
     server = XdsServer.start(new XdsServer.Settings("127.0.0.1", 0, Duration.ofMinutes(5)), edges,
         new PolicyStore(database, json, Clock.systemUTC()),
-        id -> resources.getOrDefault(id, new AtomicReference<>(EdgeResources.EMPTY)).get(), bus, new PrometheusRegistry());
+        id -> resources.getOrDefault(id, new AtomicReference<>(EdgeResources.EMPTY)).get(), bus, new PrometheusRegistry(),
+        new io.spillway.central.edges.EdgeGauges(Clock.systemUTC()));
   }
 
   @AfterAll

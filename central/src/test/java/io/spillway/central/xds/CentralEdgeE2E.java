@@ -262,11 +262,21 @@ class CentralEdgeE2E {
         Path bootstrap = dir.resolve("edge.yaml");
         Files.writeString(bootstrap, bootstrap("edge-e2e", adminPort, listenerPort, xdsPort, credential, origin.port()));
         try (EdgeProcess edge = EdgeProcess.builder().bootstrap(bootstrap).adminPort(adminPort)
-            .args("--xds-state-dir", Files.createDirectories(dir.resolve("edge-state")).toString()).start()) {
+            .args("--xds-state-dir", Files.createDirectories(dir.resolve("edge-state")).toString(),
+                "--report-interval", "0.2").start()) {
           String through = "http://127.0.0.1:" + listenerPort + "/hello";
           assertThat(call("GET", through, null).statusCode()).isEqualTo(200);
           awaitEdgeStatus(central.port(), "edge-e2e", s -> s.path("connected").asBoolean()
               && s.path("ackedVersions").has(XdsType.OVERLOAD_POLICY.typeUrl()));
+
+          // The edge reports its gauges over the ADS channel; central serves them as points.
+          JsonNode reported = awaitMetrics(central.port(), "edge-e2e", m -> m.path("points").size() >= 2);
+          assertThat(reported.path("intervalSeconds").asDouble()).isEqualTo(0.2);
+          JsonNode point = reported.path("points").get(reported.path("points").size() - 1);
+          assertThat(point.path("limit").asInt()).isPositive();
+          assertThat(point.path("mode").asText()).isEqualTo(admissionMode(edge));
+          assertThat(point.at("/peers/backend/breaker").asText()).isEqualTo("closed");
+          assertThat(point.at("/refused/enforce").has("proxy")).isTrue();
 
           // PATCH inbound mode → the edge's admission mode follows; measure PATCH sent → seen on the admin page.
           List<Double> millis = new ArrayList<>();
@@ -304,11 +314,58 @@ class CentralEdgeE2E {
               "{\"overload\": {\"inbound\": {\"mode\": \"off\"}}}");
           awaitMode(edge, "off", System.nanoTime(), 5);
           assertThat(call("GET", through, null).statusCode()).isEqualTo(200);
+
+          // The reports follow the edge to the restarted central; enforce with a limit of one: refusals show up.
+          int port = central.port();
+          awaitMetrics(port, "edge-e2e", m -> m.path("points").size() >= 1);
+          call("PATCH", "http://127.0.0.1:" + port + "/configuration/edges/policies?edgeId=edge-e2e",
+              "{\"overload\": {\"inbound\": {\"mode\": \"enforce\", \"maxInFlight\": 1,"
+                  + " \"adaptive\": {\"minLimit\": 1, \"maxLimit\": 1}}}}");
+          awaitMode(edge, "enforce", System.nanoTime(), 5);
+          List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> burst = new ArrayList<>();
+          for (int i = 0; i < 8; i++) {
+            burst.add(http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + listenerPort + "/delay/2000"))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()));
+          }
+          long refused = 0;
+          for (var response : burst) {
+            refused += response.get(10, java.util.concurrent.TimeUnit.SECONDS).statusCode() == 503 ? 1 : 0;
+          }
+          assertThat(refused).isPositive();
+          long expected = refused;
+          awaitMetrics(port, "edge-e2e", m -> refusedEnforceProxy(m) >= expected);
         }
       } finally {
         central.close();
       }
     }
+  }
+
+  /** Polls central's {@code /configuration/edges/{id}/metrics} until it matches; fails after WAIT. */
+  private JsonNode awaitMetrics(int centralPort, String edgeId, Predicate<JsonNode> condition) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      HttpResponse<String> response = call("GET", "http://127.0.0.1:" + centralPort + "/configuration/edges/" + edgeId
+          + "/metrics", null);
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+      JsonNode metrics = JSON.readTree(response.body());
+      if (condition.test(metrics)) {
+        return metrics;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the edge's reported metrics never matched: " + metrics);
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  /** The enforce refusals of the proxy tier over every point of the window. */
+  private static long refusedEnforceProxy(JsonNode metrics) {
+    long sum = 0;
+    for (JsonNode point : metrics.path("points")) {
+      sum += point.at("/refused/enforce/proxy").asLong();
+    }
+    return sum;
   }
 
   @Test

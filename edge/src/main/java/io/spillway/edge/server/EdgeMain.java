@@ -111,6 +111,11 @@ public final class EdgeMain implements Callable<Integer> {
           + "--overload-policy and the environment).")
   String xdsOverloadPolicy;
 
+  @Option(names = "--report-interval", paramLabel = "S", defaultValue = "5",
+      description = "How often, in seconds (a fraction is fine), the edge reports its admission and outbound guard gauges "
+          + "to central over the ADS channel, when the control plane advertises the report service (default 5; 0: never).")
+  String reportInterval;
+
   private io.spillway.policy.DeploymentDefaults deploymentDefaults;
 
   public static void main(String[] args) {
@@ -168,6 +173,10 @@ public final class EdgeMain implements Callable<Integer> {
       err.println("error: " + hotRestartProblem);
       return 2;
     }
+    if (reportIntervalValue() == null) {
+      err.println("error: --report-interval: must be a number of seconds from 0 to 3600, not '" + reportInterval + "'");
+      return 2;
+    }
     if (concurrency != null && concurrency < 1) {
       err.println("error: --concurrency: must be at least 1");
       return 2;
@@ -220,6 +229,19 @@ public final class EdgeMain implements Callable<Integer> {
     return io.spillway.policy.EffectivePolicy.resolve(policy, defaults);
   }
 
+  /** {@code --report-interval} as a duration (ms precision), or null when it is not 0 to 3600 seconds. */
+  private Duration reportIntervalValue() {
+    try {
+      java.math.BigDecimal seconds = new java.math.BigDecimal(reportInterval.trim());
+      if (seconds.signum() < 0 || seconds.compareTo(java.math.BigDecimal.valueOf(3600)) > 0) {
+        return null;
+      }
+      return Duration.ofMillis(seconds.movePointRight(3).longValue());
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+
   private Bootstrap load() throws ConfigException {
     if (configPath != null && configYaml == null) {
       return BootstrapLoader.load(configPath);
@@ -257,7 +279,8 @@ public final class EdgeMain implements Callable<Integer> {
         serviceNode, serviceCluster, policy, deploymentDefaults, java.util.Optional.ofNullable(xdsStateDir),
         java.util.Optional.ofNullable(overloadPolicy));
     options = options.withFileFlushInterval(Duration.ofMillis(Math.max(1, fileFlushIntervalMillis)))
-        .withHotRestart(hotRestartOptions());
+        .withHotRestart(hotRestartOptions())
+        .withReportInterval(reportIntervalValue());
     EdgeServer server = new EdgeServer(config, bootstrap, options, new StatsStore(statsOptions(config.statsConfig())),
         Clock.systemUTC());
     try {

@@ -273,7 +273,7 @@ public final class EdgeServer implements AdminContext {
       xc = xc.withStateDirectory(options.xdsStateDir().get());
     }
     xc = withDeploymentDefaults(xc);
-    xdsClient = new io.spillway.edge.xds.AdsClient(xc, dynamic, root);
+    xdsClient = EdgeReports.attach(new io.spillway.edge.xds.AdsClient(xc, dynamic, root), this, xc.node().getId(), root);
     xdsClient.start();
     long waitMillis = xc.initialFetchTimeout().toMillis() + 2_000;
     try {

@@ -22,6 +22,8 @@ import java.util.Optional;
  * @param fileFlushInterval how often access log files are flushed (Envoy's {@code --file-flush-interval-msec})
  * @param hotRestart {@code --restart-epoch}, {@code --base-id}, {@code --parent-shutdown-time-s},
  *     {@code --disable-hot-restart}
+ * @param reportInterval {@code --report-interval}: how often the gauges are reported to central
+ *     (when it advertises the report service); zero for never
  */
 public record ServerOptions(
     int concurrency,
@@ -35,10 +37,29 @@ public record ServerOptions(
     Optional<Path> xdsStateDir,
     Optional<Path> policyFile,
     Duration fileFlushInterval,
-    HotRestartOptions hotRestart) {
+    HotRestartOptions hotRestart,
+    Duration reportInterval) {
 
   /** Envoy's default {@code --file-flush-interval-msec}: 10 s. */
   public static final Duration DEFAULT_FILE_FLUSH_INTERVAL = Duration.ofSeconds(10);
+  /** The default {@code --report-interval}: 5 s. */
+  public static final Duration DEFAULT_REPORT_INTERVAL = Duration.ofSeconds(5);
+
+  /** Checks the values. */
+  public ServerOptions {
+    if (reportInterval == null || reportInterval.isNegative()) {
+      throw new IllegalArgumentException("the report interval must be zero or positive");
+    }
+  }
+
+  /** With the default report interval. */
+  public ServerOptions(int concurrency, Duration drainTime, String transport, long seed, String serviceNode,
+      String serviceCluster, io.spillway.policy.EffectivePolicy policy,
+      io.spillway.policy.DeploymentDefaults deploymentDefaults, Optional<Path> xdsStateDir, Optional<Path> policyFile,
+      Duration fileFlushInterval, HotRestartOptions hotRestart) {
+    this(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults, xdsStateDir,
+        policyFile, fileFlushInterval, hotRestart, DEFAULT_REPORT_INTERVAL);
+  }
 
   /** Without hot restart. */
   public ServerOptions(int concurrency, Duration drainTime, String transport, long seed, String serviceNode,
@@ -80,21 +101,26 @@ public record ServerOptions(
 
   public ServerOptions withConcurrency(int n) {
     return new ServerOptions(n, drainTime, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults,
-        xdsStateDir, policyFile, fileFlushInterval, hotRestart);
+        xdsStateDir, policyFile, fileFlushInterval, hotRestart, reportInterval);
   }
 
   public ServerOptions withDrainTime(Duration d) {
     return new ServerOptions(concurrency, d, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults,
-        xdsStateDir, policyFile, fileFlushInterval, hotRestart);
+        xdsStateDir, policyFile, fileFlushInterval, hotRestart, reportInterval);
   }
 
   public ServerOptions withFileFlushInterval(Duration d) {
     return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
-        deploymentDefaults, xdsStateDir, policyFile, d, hotRestart);
+        deploymentDefaults, xdsStateDir, policyFile, d, hotRestart, reportInterval);
   }
 
   public ServerOptions withHotRestart(HotRestartOptions h) {
     return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
-        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, h);
+        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, h, reportInterval);
+  }
+
+  public ServerOptions withReportInterval(Duration d) {
+    return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
+        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, hotRestart, d);
   }
 }

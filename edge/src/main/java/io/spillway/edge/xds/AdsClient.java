@@ -94,6 +94,7 @@ public final class AdsClient implements AutoCloseable {
   /** EDS resource name → the clusters that use it (from the accepted clusters), for per-cluster stats. */
   private Map<String, Set<String>> edsClusters = Map.of();
   private volatile XdsStatus status;
+  private final List<ControlPlaneHook> hooks = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   // Confined to the executor.
   private Stream stream;
@@ -173,6 +174,11 @@ public final class AdsClient implements AutoCloseable {
     return status;
   }
 
+  /** Adds a hook told of every answered stream (before {@link #start()}); it is closed with the client. */
+  public void addHook(ControlPlaneHook hook) {
+    hooks.add(java.util.Objects.requireNonNull(hook, "hook"));
+  }
+
   /** Closes the stream and the channels and stops the client's thread. */
   @Override
   public void close() {
@@ -215,6 +221,7 @@ public final class AdsClient implements AutoCloseable {
       }
     }
     stats.connectedState.set(0);
+    hooks.forEach(ControlPlaneHook::close);
     publishStatus();
   }
 
@@ -242,7 +249,7 @@ public final class AdsClient implements AutoCloseable {
     for (TypeState state : types.values()) {
       state.resetStream();
     }
-    Stream opened = new Stream(server);
+    Stream opened = new Stream(server, channel, headers);
     stream = opened;
     if (config.variant() == XdsClientConfig.Variant.SOTW) {
       opened.sotw = stub.streamAggregatedResources(observer(opened, this::onSotwResponse));
@@ -307,6 +314,9 @@ public final class AdsClient implements AutoCloseable {
     }
     stream = null;
     stats.connectedState.set(0);
+    if (closedStream.answered) {
+      hooks.forEach(ControlPlaneHook::lost);
+    }
     for (TypeState state : types.values()) {
       if (state.sent) {
         state.stats.updateFailure.inc();
@@ -490,6 +500,9 @@ public final class AdsClient implements AutoCloseable {
    * the stream) goes out.
    */
   private void noteControlPlane(io.envoyproxy.envoy.config.core.v3.ControlPlane controlPlane) {
+    if (!stream.answered) {
+      hooks.forEach(hook -> hook.answered(stream.channel, stream.headers, controlPlane.getIdentifier()));
+    }
     if (stream.servesPolicy || !advertisesPolicy(controlPlane.getIdentifier())) {
       return;
     }
@@ -847,6 +860,8 @@ public final class AdsClient implements AutoCloseable {
   /** One ADS stream; requests go through {@link #send}, which adds the node where due. */
   private final class Stream {
     final XdsServer server;
+    final ManagedChannel channel;
+    final Metadata headers;
     final Instant openedAt = clock.instant();
     StreamObserver<DiscoveryRequest> sotw;
     StreamObserver<DeltaDiscoveryRequest> delta;
@@ -856,8 +871,10 @@ public final class AdsClient implements AutoCloseable {
     /** A response on this stream advertised the overload policy type. */
     boolean servesPolicy;
 
-    Stream(XdsServer server) {
+    Stream(XdsServer server, ManagedChannel channel, Metadata headers) {
       this.server = server;
+      this.channel = channel;
+      this.headers = headers;
     }
 
     void send(DiscoveryRequest.Builder request) {
