@@ -21,8 +21,8 @@ import java.util.Optional;
 /**
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
- * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault and health_check filters (the compressor
- * more than once, one per encoding) and must end with the router.
+ * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, ratelimit, cors, compressor, fault and
+ * health_check filters (the compressor more than once, one per encoding) and must end with the router.
  */
 final class HttpConnectionManagerTranslator {
 
@@ -248,6 +248,9 @@ final class HttpConnectionManagerTranslator {
       case ExtensionRegistry.LOCAL_RATELIMIT -> RateLimitTranslator.localRateLimit(
           registry.unpack(filter.getTypedConfig(), LocalRateLimit.class, Category.HTTP_FILTER, configPath),
           configPath, false);
+      case ExtensionRegistry.RATELIMIT -> RateLimitTranslator.globalRateLimit(
+          registry.unpack(filter.getTypedConfig(), io.envoyproxy.envoy.extensions.filters.http.ratelimit.v3.RateLimit.class,
+              Category.HTTP_FILTER, configPath), entryName, routes::knowsCluster, configPath);
       case ExtensionRegistry.CORS -> {
         if (ExtensionRegistry.carriesConfig(filter.hasTypedConfig(), filter.getTypedConfig())) {
           CORS.check(registry.unpack(filter.getTypedConfig(), Cors.class, Category.HTTP_FILTER, configPath),
