@@ -221,8 +221,6 @@ class LocalRateLimitTranslationTest {
         .rejects(filterLimits + ".stage: stage is not supported");
     withFilter("stat_prefix: rl\nrate_limits: [{actions: []}]\n")
         .rejects(filterLimits + ".actions: at least one action is required");
-    withFilter("stat_prefix: rl\nrate_limits: [{actions: [{source_cluster: {}}]}]\n")
-        .rejects(filterLimits + ".actions[0].source_cluster: source_cluster is not supported");
     withFilter("stat_prefix: rl\nrate_limits: [{actions: [{masked_remote_address: {}}]}]\n")
         .rejects(filterLimits + ".actions[0].masked_remote_address: masked_remote_address is not supported");
     withFilter("stat_prefix: rl\nrate_limits: [{actions: [{query_parameters: {query_parameter_name: a, descriptor_key: b}}]}]\n")
