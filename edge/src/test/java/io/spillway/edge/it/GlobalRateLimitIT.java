@@ -304,4 +304,30 @@ class GlobalRateLimitIT {
     assertThat(upstream.requestCount()).isZero();
     assertThat(edge.stat("cluster.upstream.ratelimit.ok")).isZero();
   }
+
+  @Test
+  void theOutboundGuardOfTheServicesClusterRefusesExcessCallsWith503() throws Exception {
+    // One call at a time and a queue of one: the slow call holds the slot until its deadline, the
+    // second waits for it, the third finds the queue full.
+    edge = EdgeHarness.start(yaml(upstream.port(), "failure_mode_deny: true", rls.port()), """
+        {"outbound": {"mode": "enforce", "maxConcurrent": 1, "maxQueue": 1, "queueTimeoutMillis": 5000}}
+        """);
+    List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> calls = new java.util.ArrayList<>();
+    for (String client : List.of("slow", "alice", "bob")) {
+      calls.add(edge.http.sendAsync(java.net.http.HttpRequest.newBuilder(edge.uri("/c/" + client))
+          .header("X-Client", client).build(), HttpResponse.BodyHandlers.ofString()));
+      Thread.sleep(150);
+    }
+    HttpResponse<String> slow = calls.get(0).get(10, TimeUnit.SECONDS);
+    HttpResponse<String> queued = calls.get(1).get(10, TimeUnit.SECONDS);
+    HttpResponse<String> refused = calls.get(2).get(10, TimeUnit.SECONDS);
+    assertThat(slow.statusCode()).as("its deadline passed: status_on_error").isEqualTo(500);
+    assertThat(queued.statusCode()).isEqualTo(200);
+    assertThat(refused.statusCode()).isEqualTo(503);
+    assertThat(refused.body()).isEqualTo("upstream guard refused the rate limit call: queue_full");
+    assertThat(rls.requests).as("the refused call was never made").hasSize(2);
+    assertThat(upstream.requestCount()).isEqualTo(1);
+    assertThat(edge.awaitStat("cluster.upstream.ratelimit.error", 2)).isEqualTo(2);
+    assertThat(edge.stat("cluster.upstream.ratelimit.ok")).isEqualTo(1);
+  }
 }

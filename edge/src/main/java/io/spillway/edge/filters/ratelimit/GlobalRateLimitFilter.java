@@ -50,9 +50,10 @@ import java.util.OptionalInt;
  *   <li>OVER_LIMIT: the client gets {@code rate_limited_status} (429) with the answer's
  *       {@code raw_body}, its {@code response_headers_to_add}, {@code x-envoy-ratelimited: true}
  *       (unless disabled) and the filter's {@code response_headers_to_add}; flag {@code RL}.
- *   <li>A failed call (gRPC error, deadline, {@code UNKNOWN}, guard refusal): through, counted as
+ *   <li>A failed call (gRPC error, deadline, {@code UNKNOWN}) or a guard refusal: through, counted as
  *       {@code failure_mode_allowed}; with {@code failure_mode_deny} the client gets
- *       {@code status_on_error} (500), flag {@code RLSE}.
+ *       {@code status_on_error} (500), flag {@code RLSE} — or, refused by the guard, {@code 503}
+ *       with flag {@code GR}.
  * </ul>
  *
  * Headers the service asks for that are not settable (framing headers, bad names or values) are skipped.
@@ -138,7 +139,7 @@ final class GlobalRateLimitFilter implements StreamFilter, QueueCallback {
         permit = p;
         call();
       }
-      case Refusal r -> failed();
+      case Refusal r -> failed(r);
       case Ticket t -> ticket = t;
     }
   }
@@ -158,7 +159,7 @@ final class GlobalRateLimitFilter implements StreamFilter, QueueCallback {
   public void onRefused(Refusal reason) {
     ticket = null;
     if (state == State.CALLING) {
-      failed();
+      failed(reason);
     }
   }
 
@@ -198,16 +199,27 @@ final class GlobalRateLimitFilter implements StreamFilter, QueueCallback {
       }
       case ERROR -> {
         release(answer.timedOut() ? Outcome.TIMEOUT : Outcome.TRANSPORT_ERROR);
-        failed();
+        failed(null);
       }
     }
   }
 
-  /** The call failed (or the guard refused it). */
-  private void failed() {
+  /**
+   * The call failed, or the guard refused it ({@code refusal}, else null): with
+   * {@code failure_mode_deny} a failed call gets {@code status_on_error} (flag {@code RLSE}) and a
+   * refused one {@code 503} (flag {@code GR}, as every guard refusal: the edge shedding load on a
+   * busy peer, not the service failing).
+   */
+  private void failed(Refusal refusal) {
     count(stats == null ? null : stats.ratelimitError);
     if (factory.config().failureModeDeny()) {
-      reply(factory.config().statusOnError(), new DefaultHttpHeaders(), Unpooled.EMPTY_BUFFER, ResponseFlag.RLSE);
+      if (refusal != null) {
+        byte[] text = ("upstream guard refused the rate limit call: " + refusal.label()).getBytes(StandardCharsets.UTF_8);
+        reply(503, new DefaultHttpHeaders(), Unpooled.wrappedBuffer(text), ResponseFlag.GR, "rate_limiter_error");
+      } else {
+        reply(factory.config().statusOnError(), new DefaultHttpHeaders(), Unpooled.EMPTY_BUFFER, ResponseFlag.RLSE,
+            "rate_limiter_error");
+      }
       return;
     }
     count(stats == null ? null : stats.ratelimitFailureModeAllowed);
@@ -228,13 +240,18 @@ final class GlobalRateLimitFilter implements StreamFilter, QueueCallback {
     }
     LocalRateLimit.add(config.responseHeadersToAdd(), headers);
     reply(config.rateLimitedStatus(), headers, body.length == 0 ? Unpooled.EMPTY_BUFFER : Unpooled.wrappedBuffer(body),
-        ResponseFlag.RL);
+        ResponseFlag.RL, "request_rate_limited");
   }
 
-  /** A reply to the client; a HEAD request's carries no body (its content-length stays). */
-  private void reply(int status, HttpHeaders headers, ByteBuf body, ResponseFlag flag) {
+  /**
+   * A reply to the client; a HEAD request's carries no body (its content-length stays).
+   *
+   * @param details Envoy's {@code %RESPONSE_CODE_DETAILS%} of the reply
+   */
+  private void reply(int status, HttpHeaders headers, ByteBuf body, ResponseFlag flag, String details) {
     state = State.DONE;
     replied = true;
+    decoder.streamInfo().setResponseCodeDetails(details);
     headers.setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes());
     if (body.isReadable() && !headers.contains(HttpHeaderNames.CONTENT_TYPE)) {
       headers.set(HttpHeaderNames.CONTENT_TYPE, "text/plain");

@@ -241,6 +241,7 @@ class GlobalRateLimitFilterTest {
     assertThat(s.continued).isZero();
     assertThat(s.localReply.status()).isEqualTo(429);
     assertThat(s.localReplyFlag).isEqualTo(ResponseFlag.RL);
+    assertThat(s.info.responseCodeDetails()).isEqualTo("request_rate_limited");
     assertThat(s.body).isEqualTo("slow down");
     assertThat(s.localReply.headers().get("x-envoy-ratelimited")).isEqualTo("true");
     assertThat(s.localReply.headers().get("x-rls")).isEqualTo("over");
@@ -264,6 +265,7 @@ class GlobalRateLimitFilterTest {
     assertThat(denied.continued).isZero();
     assertThat(denied.localReply.status()).isEqualTo(500);
     assertThat(denied.localReplyFlag).isEqualTo(ResponseFlag.RLSE);
+    assertThat(denied.info.responseCodeDetails()).isEqualTo("rate_limiter_error");
     assertThat(denied.body).isEmpty();
   }
 
