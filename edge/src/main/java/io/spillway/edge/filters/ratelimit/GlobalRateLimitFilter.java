@@ -7,12 +7,9 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.config.GlobalRateLimitConfig;
 import io.spillway.edge.config.RateLimitPolicy;
+import io.spillway.edge.guard.GuardedCall;
 import io.spillway.edge.guard.Outcome;
-import io.spillway.edge.guard.PeerGuard;
-import io.spillway.edge.guard.Permit;
-import io.spillway.edge.guard.QueueCallback;
 import io.spillway.edge.guard.Refusal;
-import io.spillway.edge.guard.Ticket;
 import io.spillway.edge.http.filter.DecoderFilterCallbacks;
 import io.spillway.edge.http.filter.EncoderFilterCallbacks;
 import io.spillway.edge.http.filter.FilterDataStatus;
@@ -32,7 +29,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
-import java.util.OptionalInt;
 
 /**
  * One request's global rate limit check (Envoy's {@code extensions/filters/http/ratelimit}
@@ -58,7 +54,7 @@ import java.util.OptionalInt;
  *
  * Headers the service asks for that are not settable (framing headers, bad names or values) are skipped.
  */
-final class GlobalRateLimitFilter implements StreamFilter, QueueCallback {
+final class GlobalRateLimitFilter implements StreamFilter, GuardedCall.Steps {
   static final String X_ENVOY_RATELIMITED = "x-envoy-ratelimited";
 
   private enum State { IDLE, CALLING, DONE }
@@ -72,9 +68,7 @@ final class GlobalRateLimitFilter implements StreamFilter, QueueCallback {
   private boolean inStart;
   /** Set when the check answered the request itself. */
   private boolean replied;
-  private PeerGuard guard;
-  private Ticket ticket;
-  private Permit permit;
+  private GuardedCall guarded;
   private RateLimitClient.PendingCall pending;
   /** What goes on the response: the OK answer's headers and the x-ratelimit ones. */
   private List<RateLimitAnswer.Header> responseHeaders = List.of();
@@ -110,8 +104,9 @@ final class GlobalRateLimitFilter implements StreamFilter, QueueCallback {
     request = new RateLimitRequest(perRoute.domain().orElse(config.domain()), descriptors);
     state = State.CALLING;
     inStart = true;
+    guarded = new GuardedCall(factory.guard(), config.timeout(), this);
     try {
-      start();
+      guarded.start(decoder.worker().guardLoop());
     } finally {
       inStart = false;
     }
@@ -128,53 +123,16 @@ final class GlobalRateLimitFilter implements StreamFilter, QueueCallback {
     };
   }
 
-  private void start() {
-    guard = factory.guard();
-    if (guard == null) {
-      call();
-      return;
-    }
-    switch (guard.tryAcquire(decoder.worker().guardLoop(), this)) {
-      case Permit p -> {
-        permit = p;
-        call();
-      }
-      case Refusal r -> failed(r);
-      case Ticket t -> ticket = t;
-    }
-  }
-
   @Override
-  public void onAdmitted(Permit admitted) {
-    ticket = null;
-    if (state != State.CALLING) {
-      admitted.release(Outcome.ABANDONED);
-      return;
-    }
-    permit = admitted;
-    call();
-  }
-
-  @Override
-  public void onRefused(Refusal reason) {
-    ticket = null;
-    if (state == State.CALLING) {
-      failed(reason);
-    }
-  }
-
-  private void call() {
-    Duration timeout = factory.config().timeout();
-    OptionalInt guardTimeout = permit == null ? OptionalInt.empty() : guard.requestTimeoutMillis();
-    if (guardTimeout.isPresent()) {
-      Duration capped = Duration.ofMillis(guardTimeout.getAsInt());
-      if (timeout.isZero() || capped.compareTo(timeout) < 0) {
-        timeout = capped;
-      }
-    }
+  public void call(Duration timeout) {
     RateLimitRequest asked = request;
     request = null;
     pending = factory.client().shouldRateLimit(asked, timeout, decoder.worker().loop(), this::onAnswer);
+  }
+
+  @Override
+  public void refused(Refusal reason) {
+    failed(reason);
   }
 
   /** The service's answer, on the request's worker. */
@@ -273,10 +231,7 @@ final class GlobalRateLimitFilter implements StreamFilter, QueueCallback {
   }
 
   private void release(Outcome outcome) {
-    if (permit != null) {
-      permit.release(outcome);
-      permit = null;
-    }
+    guarded.release(outcome);
   }
 
   private static void count(io.spillway.edge.stats.Counter counter) {
@@ -314,15 +269,11 @@ final class GlobalRateLimitFilter implements StreamFilter, QueueCallback {
       return;
     }
     state = State.DONE;
-    if (ticket != null) {
-      ticket.cancel(); // a permit it still brings is released in onAdmitted
-      ticket = null;
-    }
     if (pending != null) {
       pending.cancel();
       pending = null;
     }
-    release(Outcome.ABANDONED);
+    guarded.abandon();
   }
 
   /** Adds the service's headers (names lower-cased); those that may not be set are skipped. */
