@@ -24,6 +24,10 @@ import java.util.Optional;
  * @param rateLimitedStatus a refusal's status (429; below 400 means 429)
  * @param responseHeadersToAdd added to a refusal
  * @param statusOnError the status of a failed call with {@code failureModeDeny} (500)
+ * @param filterEnabled the share of requests checked: {@code filter_enabled}, else the runtime key
+ *     {@code ratelimit.http_filter_enabled} (100 %)
+ * @param filterEnforced the share of over-limit decisions enforced: {@code filter_enforced}, else
+ *     the runtime key {@code ratelimit.http_filter_enforcing} (100 %)
  */
 public record GlobalRateLimitConfig(
     String filterName,
@@ -37,7 +41,9 @@ public record GlobalRateLimitConfig(
     boolean xEnvoyRateLimitedHeader,
     int rateLimitedStatus,
     HeaderMutations responseHeadersToAdd,
-    int statusOnError) implements HttpFilterConfig.Settings {
+    int statusOnError,
+    RuntimeFraction filterEnabled,
+    RuntimeFraction filterEnforced) implements HttpFilterConfig.Settings {
 
   /** Envoy's default deadline of a call: 20 ms. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(20);
@@ -45,6 +51,12 @@ public record GlobalRateLimitConfig(
   public static final int DEFAULT_RATE_LIMITED_STATUS = 429;
   /** Envoy's default {@code status_on_error}: 500. */
   public static final int DEFAULT_STATUS_ON_ERROR = 500;
+  /** Without {@code filter_enabled}: Envoy's runtime key, every request by default. */
+  public static final RuntimeFraction DEFAULT_ENABLED =
+      new RuntimeFraction("ratelimit.http_filter_enabled", RuntimeFraction.MILLION);
+  /** Without {@code filter_enforced}: Envoy's runtime key, every decision by default. */
+  public static final RuntimeFraction DEFAULT_ENFORCED =
+      new RuntimeFraction("ratelimit.http_filter_enforcing", RuntimeFraction.MILLION);
 
   /** Envoy's {@code request_type}: {@code internal} when {@code x-envoy-internal: true}, else external. */
   public enum RequestType {

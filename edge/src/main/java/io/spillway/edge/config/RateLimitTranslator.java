@@ -50,7 +50,7 @@ final class RateLimitTranslator {
       io.envoyproxy.envoy.extensions.filters.http.ratelimit.v3.RateLimit.getDescriptor(),
       "domain", "stage", "request_type", "timeout", "failure_mode_deny", "rate_limited_as_resource_exhausted",
       "rate_limit_service", "enable_x_ratelimit_headers", "disable_x_envoy_ratelimited_header", "rate_limited_status",
-      "response_headers_to_add", "status_on_error");
+      "response_headers_to_add", "status_on_error", "filter_enabled", "filter_enforced");
   private static final SupportedFields RATE_LIMIT_SERVICE = SupportedFields.of(RateLimitServiceConfig.getDescriptor(),
       "grpc_service", "transport_api_version");
   private static final SupportedFields GLOBAL_PER_ROUTE = SupportedFields.of(RateLimitPerRoute.getDescriptor(),
@@ -202,9 +202,15 @@ final class RateLimitTranslator {
     }
     HeaderMutations responseHeaders = HeaderMutationTranslator.additions(r.getResponseHeadersToAddList(),
         Direction.RESPONSE, path.field("response_headers_to_add"));
+    RuntimeFraction enabled = r.hasFilterEnabled()
+        ? RuntimeTranslator.fraction(r.getFilterEnabled(), path.field("filter_enabled"))
+        : GlobalRateLimitConfig.DEFAULT_ENABLED;
+    RuntimeFraction enforced = r.hasFilterEnforced()
+        ? RuntimeTranslator.fraction(r.getFilterEnforced(), path.field("filter_enforced"))
+        : GlobalRateLimitConfig.DEFAULT_ENFORCED;
     return new GlobalRateLimitConfig(filterName, r.getDomain(), r.getStage(), requestType, timeout,
         r.getFailureModeDeny(), grpc, xHeaders, !r.getDisableXEnvoyRatelimitedHeader(), rateLimited, responseHeaders,
-        onError);
+        onError, enabled, enforced);
   }
 
   /** A route's or virtual host's {@code RateLimitPerRoute} for the global filter. */

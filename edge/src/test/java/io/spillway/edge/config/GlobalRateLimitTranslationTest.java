@@ -60,6 +60,8 @@ class GlobalRateLimitTranslationTest {
     assertThat(c.rateLimitedStatus()).isEqualTo(429);
     assertThat(c.statusOnError()).isEqualTo(500);
     assertThat(c.responseHeadersToAdd().add()).isEmpty();
+    assertThat(c.filterEnabled()).isEqualTo(new RuntimeFraction("ratelimit.http_filter_enabled", 1_000_000));
+    assertThat(c.filterEnforced()).isEqualTo(new RuntimeFraction("ratelimit.http_filter_enforcing", 1_000_000));
   }
 
   @Test
@@ -81,7 +83,11 @@ class GlobalRateLimitTranslationTest {
         rate_limited_status: {code: ServiceUnavailable}
         response_headers_to_add: [{header: {key: X-Limited, value: "yes"}}]
         status_on_error: {code: BadGateway}
+        filter_enabled: {runtime_key: rl_on, default_value: {numerator: 50}}
+        filter_enforced: {default_value: {numerator: 25, denominator: TEN_THOUSAND}}
         """);
+    assertThat(c.filterEnabled()).isEqualTo(new RuntimeFraction("rl_on", 500_000));
+    assertThat(c.filterEnforced()).isEqualTo(new RuntimeFraction("", 2_500));
     assertThat(c.stage()).isEqualTo(2);
     assertThat(c.requestType()).isEqualTo(GlobalRateLimitConfig.RequestType.EXTERNAL);
     assertThat(c.timeout()).isEqualTo(Duration.ofMillis(250));
@@ -168,10 +174,8 @@ class GlobalRateLimitTranslationTest {
         .rejects(CONFIG + ".rate_limited_as_resource_exhausted: rate_limited_as_resource_exhausted: true is not"
             + " supported (local replies to gRPC requests keep their HTTP status)");
     withFilter("domain: e\nstat_prefix: rl\n" + SERVICE).rejects(CONFIG + ".stat_prefix: stat_prefix is not supported");
-    withFilter("domain: e\nfilter_enabled: {default_value: {numerator: 1}}\n" + SERVICE)
-        .rejects(CONFIG + ".filter_enabled: filter_enabled is not supported");
-    withFilter("domain: e\nfilter_enforced: {default_value: {numerator: 1}}\n" + SERVICE)
-        .rejects(CONFIG + ".filter_enforced: filter_enforced is not supported");
+    withFilter("domain: e\nfilter_enforced: {runtime_key: k}\n" + SERVICE)
+        .rejects(CONFIG + ".filter_enforced.default_value: default_value is required");
     withFilter("domain: e\nrate_limited_status: {}\n" + SERVICE)
         .rejects(CONFIG + ".rate_limited_status.code: code is required");
     withFilter("domain: e\nresponse_headers_to_add: [{header: {key: x-a, value: \"%START_TIME%\"}}]\n" + SERVICE)

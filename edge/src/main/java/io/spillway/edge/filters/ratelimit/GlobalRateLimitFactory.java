@@ -8,8 +8,10 @@ import io.spillway.edge.http.filter.HttpFilterFactory;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.rls.RateLimitClient;
 import io.spillway.edge.router.RouteEntry;
+import io.spillway.edge.runtime.RuntimeSnapshot;
 import io.spillway.edge.upstream.Cluster;
 import io.spillway.edge.upstream.ClusterStats;
+import java.util.random.RandomGenerator;
 
 /**
  * The global rate limit filter of one connection manager (Envoy's {@code envoy.filters.http.ratelimit}
@@ -49,6 +51,20 @@ public final class GlobalRateLimitFactory implements HttpFilterFactory {
 
   RateLimitClient client() {
     return client;
+  }
+
+  /** {@code filter_enabled} (or {@code ratelimit.http_filter_enabled}) for this request. */
+  boolean enabled(RandomGenerator random) {
+    return runtime().featureEnabled(config.filterEnabled(), random);
+  }
+
+  /** {@code filter_enforced} (or {@code ratelimit.http_filter_enforcing}) for this over-limit decision. */
+  boolean enforced(RandomGenerator random) {
+    return runtime().featureEnabled(config.filterEnforced(), random);
+  }
+
+  private RuntimeSnapshot runtime() {
+    return context.runtime() == null ? RuntimeSnapshot.EMPTY : context.runtime().snapshot();
   }
 
   String localCluster() {

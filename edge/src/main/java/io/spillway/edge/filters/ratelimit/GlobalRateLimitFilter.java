@@ -33,7 +33,7 @@ import java.util.Locale;
 /**
  * One request's global rate limit check (Envoy's {@code extensions/filters/http/ratelimit}
  * {@code Filter}). On the request's headers, for a forwarding route and a request of the filter's
- * {@code request_type}, it builds the descriptors ({@link RequestDescriptors}: the
+ * {@code request_type} and enabled for it ({@code filter_enabled}), it builds the descriptors ({@link RequestDescriptors}: the
  * {@code RateLimitPerRoute}'s own {@code rate_limits}, else the route's and virtual host's entries of
  * the filter's stage); with none the request goes on untouched. Else it holds the request and asks
  * the rate limit service ({@code ShouldRateLimit}) off the worker — through the outbound guard of
@@ -43,7 +43,7 @@ import java.util.Locale;
  * <ul>
  *   <li>OK: the request goes on with the answer's {@code request_headers_to_add}; its
  *       {@code response_headers_to_add} (and the x-ratelimit headers, when enabled) wait for the response.
- *   <li>OVER_LIMIT: the client gets {@code rate_limited_status} (429) with the answer's
+ *   <li>OVER_LIMIT, enforced for the request ({@code filter_enforced}; else as OK): the client gets {@code rate_limited_status} (429) with the answer's
  *       {@code raw_body}, its {@code response_headers_to_add}, {@code x-envoy-ratelimited: true}
  *       (unless disabled) and the filter's {@code response_headers_to_add}; flag {@code RL}.
  *   <li>A failed call (gRPC error, deadline, {@code UNKNOWN}) or a guard refusal: through, counted as
@@ -89,7 +89,8 @@ final class GlobalRateLimitFilter implements StreamFilter, GuardedCall.Steps {
   @Override
   public FilterHeadersStatus decodeHeaders(RequestHeaders headers, boolean endStream) {
     RouteEntry route = decoder.route();
-    if (route == null || route.routeAction() == null || !appliesTo(headers)) {
+    if (route == null || route.routeAction() == null || !appliesTo(headers)
+        || !factory.enabled(decoder.worker().random())) {
       return FilterHeadersStatus.CONTINUE;
     }
     GlobalRateLimitConfig config = factory.config();
@@ -145,21 +146,30 @@ final class GlobalRateLimitFilter implements StreamFilter, GuardedCall.Steps {
       case OK -> {
         release(Outcome.SUCCESS);
         count(stats == null ? null : stats.ratelimitOk);
-        addAll(answer.requestHeadersToAdd(), requestHeaders.headers());
-        responseHeaders = answer.responseHeadersToAdd();
-        xRateLimit = xRateLimitHeaders(answer.statuses());
-        proceed();
+        through(answer);
       }
       case OVER_LIMIT -> {
         release(Outcome.SUCCESS);
         count(stats == null ? null : stats.ratelimitOverLimit);
-        refuse(answer);
+        if (factory.enforced(decoder.worker().random())) {
+          refuse(answer);
+        } else {
+          through(answer); // not enforced for this request: as if under the limit, without x-envoy-ratelimited
+        }
       }
       case ERROR -> {
         release(answer.timedOut() ? Outcome.TIMEOUT : Outcome.TRANSPORT_ERROR);
         failed(null);
       }
     }
+  }
+
+  /** On with the answer's request headers; its response headers and the x-ratelimit ones wait for the response. */
+  private void through(RateLimitAnswer answer) {
+    addAll(answer.requestHeadersToAdd(), requestHeaders.headers());
+    responseHeaders = answer.responseHeadersToAdd();
+    xRateLimit = xRateLimitHeaders(answer.statuses());
+    proceed();
   }
 
   /**

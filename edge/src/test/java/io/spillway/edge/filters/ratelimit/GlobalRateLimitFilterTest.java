@@ -10,6 +10,7 @@ import io.spillway.edge.config.GrpcServiceConfig;
 import io.spillway.edge.config.HeaderMutations;
 import io.spillway.edge.config.RateLimitPolicy;
 import io.spillway.edge.config.RetryPolicy;
+import io.spillway.edge.config.RuntimeFraction;
 import io.spillway.edge.config.Route;
 import io.spillway.edge.http.filter.FilterContext;
 import io.spillway.edge.http.filter.FilterDataStatus;
@@ -84,7 +85,14 @@ class GlobalRateLimitFilterTest {
       boolean xHeaders) {
     return new GlobalRateLimitConfig(NAME, "edge", stage, type, Duration.ofMillis(20), deny,
         new GrpcServiceConfig("rls", "rls", Optional.empty(), List.of()), xHeaders, true, 429,
-        new HeaderMutations(List.of(new HeaderMutations.HeaderValue("x-limited-by", "edge", false)), List.of()), 500);
+        new HeaderMutations(List.of(new HeaderMutations.HeaderValue("x-limited-by", "edge", false)), List.of()), 500,
+        GlobalRateLimitConfig.DEFAULT_ENABLED, GlobalRateLimitConfig.DEFAULT_ENFORCED);
+  }
+
+  private static GlobalRateLimitConfig withFractions(GlobalRateLimitConfig c, int enabled, int enforced) {
+    return new GlobalRateLimitConfig(c.filterName(), c.domain(), c.stage(), c.requestType(), c.timeout(),
+        c.failureModeDeny(), c.service(), c.xRateLimitHeaders(), c.xEnvoyRateLimitedHeader(), c.rateLimitedStatus(),
+        c.responseHeadersToAdd(), c.statusOnError(), RuntimeFraction.of(enabled), RuntimeFraction.of(enforced));
   }
 
   private static GlobalRateLimitConfig config() {
@@ -299,5 +307,26 @@ class GlobalRateLimitFilterTest {
     assertThat(f.xRateLimitHeaders(List.of(new RateLimitAnswer.DescriptorStatus(false, 0, 0, "", 0, 0)))).isNull();
     assertThat(filter(config(), new Stream(route(LIMITS, Map.of()), r))
         .xRateLimitHeaders(List.of(new RateLimitAnswer.DescriptorStatus(true, 10, 1, "", 3, 1)))).isNull();
+  }
+
+  @Test
+  void filterEnabledAndFilterEnforcedPickTheRequestsCheckedAndTheRefusalsMade() {
+    RequestHeaders r = request("x-client", "alice");
+    assertThat(filter(withFractions(config(), 0, RuntimeFraction.MILLION), new Stream(route(LIMITS, Map.of()), r))
+        .decodeHeaders(r, true)).isEqualTo(FilterHeadersStatus.CONTINUE);
+    assertThat(calls).as("not enabled: not checked").isEmpty();
+
+    Stream shadow = new Stream(route(LIMITS, Map.of()), r);
+    GlobalRateLimitFilter f = filter(withFractions(config(), RuntimeFraction.MILLION, 0), shadow);
+    assertThat(f.decodeHeaders(r, true)).isEqualTo(FilterHeadersStatus.STOP_ITERATION);
+    answers.get(0).accept(answer(RateLimitAnswer.Code.OVER_LIMIT, List.of(new RateLimitAnswer.Header("x-seen", "1")),
+        List.of(new RateLimitAnswer.Header("x-rls", "over")), List.of(), "slow down"));
+    assertThat(shadow.localReply).as("over the limit but not enforced: through").isNull();
+    assertThat(shadow.continued).isEqualTo(1);
+    assertThat(r.headers().get("x-seen")).isEqualTo("1");
+    ResponseHeaders response = new ResponseHeaders(200, new DefaultHttpHeaders());
+    f.encodeHeaders(response, true);
+    assertThat(response.headers().get("x-rls")).isEqualTo("over");
+    assertThat(response.headers().contains("x-envoy-ratelimited")).isFalse();
   }
 }
