@@ -330,4 +330,24 @@ class GlobalRateLimitIT {
     assertThat(edge.awaitStat("cluster.upstream.ratelimit.error", 2)).isEqualTo(2);
     assertThat(edge.stat("cluster.upstream.ratelimit.ok")).isEqualTo(1);
   }
+
+  @Test
+  void theEdgeStopsWithItsChannels() throws Exception {
+    edge = EdgeHarness.start(yaml(upstream.port(), "", rls.port()));
+    assertThat(edge.get("/headers", "X-Client", "alice").statusCode()).isEqualTo(200);
+    assertThat(Thread.getAllStackTraces().keySet().stream()
+        .anyMatch(t -> t.getName().startsWith("spillway-grpc-client") && t.isAlive())).isTrue();
+    edge.close();
+    edge = null;
+    boolean stopped = false;
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+    while (!stopped && System.nanoTime() < deadline) {
+      stopped = Thread.getAllStackTraces().keySet().stream()
+          .noneMatch(t -> t.getName().startsWith("spillway-grpc-client") && t.isAlive());
+      if (!stopped) {
+        Thread.sleep(20);
+      }
+    }
+    assertThat(stopped).as("the gRPC channels' event loop ended").isTrue();
+  }
 }
