@@ -21,8 +21,8 @@ import java.util.Optional;
 /**
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
- * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, ratelimit, cors, compressor, fault and
- * health_check filters (the compressor more than once, one per encoding) and must end with the router.
+ * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault and health_check filters (the compressor
+ * more than once, one per encoding) and must end with the router.
  */
 final class HttpConnectionManagerTranslator {
 
@@ -221,7 +221,10 @@ final class HttpConnectionManagerTranslator {
     return chain;
   }
 
-  /** One filter's {@code typed_config}, translated by its extension. */
+  /**
+   * One filter's {@code typed_config}, translated by its extension (the global rate limit filter,
+   * {@code ratelimit}, by {@link RateLimitTranslator#globalRateLimit} like the local one).
+   */
   private HttpFilterConfig.Settings settings(String extension, String entryName, HttpFilter filter,
       FieldPath filterPath) throws ConfigException {
     FieldPath configPath = filterPath.field("typed_config");
