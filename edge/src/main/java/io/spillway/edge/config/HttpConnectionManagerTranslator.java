@@ -246,7 +246,10 @@ final class HttpConnectionManagerTranslator {
     return chain;
   }
 
-  /** One filter's {@code typed_config}, translated by its extension. */
+  /**
+   * One filter's {@code typed_config}, translated by its extension (the global rate limit filter,
+   * {@code ratelimit}, by {@link RateLimitTranslator#globalRateLimit} like the local one).
+   */
   private HttpFilterConfig.Settings settings(String extension, String entryName, HttpFilter filter,
       FieldPath filterPath) throws ConfigException {
     FieldPath configPath = filterPath.field("typed_config");
@@ -273,6 +276,9 @@ final class HttpConnectionManagerTranslator {
       case ExtensionRegistry.LOCAL_RATELIMIT -> RateLimitTranslator.localRateLimit(
           registry.unpack(filter.getTypedConfig(), LocalRateLimit.class, Category.HTTP_FILTER, configPath),
           configPath, false);
+      case ExtensionRegistry.RATELIMIT -> RateLimitTranslator.globalRateLimit(
+          registry.unpack(filter.getTypedConfig(), io.envoyproxy.envoy.extensions.filters.http.ratelimit.v3.RateLimit.class,
+              Category.HTTP_FILTER, configPath), entryName, routes::knowsCluster, configPath);
       case ExtensionRegistry.CORS -> {
         if (ExtensionRegistry.carriesConfig(filter.hasTypedConfig(), filter.getTypedConfig())) {
           CORS.check(registry.unpack(filter.getTypedConfig(), Cors.class, Category.HTTP_FILTER, configPath),

@@ -96,7 +96,8 @@ public final class EdgeServer implements AdminContext {
   private PolicySources policies;
   private io.spillway.edge.xds.AdsClient xdsClient;
   /** ext_authz's gRPC channels: built with the connection managers that need them, closed on shutdown. */
-  private io.spillway.edge.authz.grpc.GrpcAuthorizationClients authorizationClients;
+  /** The gRPC channels of ext_authz and the rate limit service, shared by both. */
+  private io.spillway.edge.grpc.GrpcChannels grpcChannels;
   private final io.spillway.edge.runtime.Runtime runtime;
   private io.spillway.edge.runtime.DiskLayerWatcher runtimeWatcher;
   private final List<GuardDog> guardDogs = new java.util.ArrayList<>();
@@ -184,7 +185,7 @@ public final class EdgeServer implements AdminContext {
     startRuntime();
     ListenerOverload listenerOverload = ListenerOverload.of(overload, runtime);
     clusters = new ClusterManager(root, options.concurrency(), control, resolver, options.seed());
-    authorizationClients = new io.spillway.edge.authz.grpc.GrpcAuthorizationClients(clusters);
+    grpcChannels = new io.spillway.edge.grpc.GrpcChannels(clusters);
     healthCheckGroup = transport.newGroup(1, "spillway-health");
     clusters.setHealthCheckLoop(new io.spillway.edge.upstream.HealthCheckLoop(healthCheckGroup.next(),
         transport.clientChannels(), allocator));
@@ -198,8 +199,10 @@ public final class EdgeServer implements AdminContext {
     this.workers = Map.copyOf(workers);
     this.allocator = allocator;
     listenerAssembler = new ListenerAssembler(new ListenerAssembler.Parts(stats.rootScope(), this.workers, clusters,
-        guards, admission, rateLimits, drain, httpOverload, listenerOverload, accessLogs, authorizationClients, runtime,
-        nanoClock, () -> healthCheckFailed || drain.isDraining()));
+        guards, admission, rateLimits, drain, httpOverload, listenerOverload, accessLogs,
+        new io.spillway.edge.authz.grpc.GrpcAuthorizationClients(grpcChannels),
+        new io.spillway.edge.rls.grpc.GrpcRateLimitClients(grpcChannels), runtime,
+        nanoClock, () -> healthCheckFailed || drain.isDraining(), config.node().cluster()));
     for (ListenerConfig lc : config.listeners()) {
       Listener listener = listenerAssembler.listener(lc, lc.hasHttp() ? compileRoutes(lc.hcm().routeConfig()) : null);
       bind(listener);
@@ -474,8 +477,8 @@ public final class EdgeServer implements AdminContext {
     shutdownGroup(acceptors);
     shutdownGroup(workerGroup);
     shutdownGroup(healthCheckGroup);
-    if (authorizationClients != null) {
-      authorizationClients.close(); // after the workers: no check starts any more
+    if (grpcChannels != null) {
+      grpcChannels.close(); // after the workers: no check or rate limit call starts any more
     }
     if (accessLogs != null) {
       accessLogs.close(); // after the loops: the connections' last lines are in
