@@ -147,10 +147,6 @@ final class HttpConnectionManagerTranslator {
         AccessLogTranslator.translate(hcm.getAccessLogList(), path.field("access_log"), registry);
     List<HttpFilterConfig> filters = httpFilters(hcm.getHttpFiltersList(), path.field("http_filters"));
     int xffHops = ProtoValues.uint32(hcm.getXffNumTrustedHops(), path.field("xff_num_trusted_hops"), 0);
-    if (xffHops > 0) {
-      // Trusted hops decide which client address counts as the real one; nothing here uses it yet.
-      throw new ConfigException(path.field("xff_num_trusted_hops"), "values above 0 are not supported yet");
-    }
     boolean useRemoteAddress = hcm.hasUseRemoteAddress()
         ? hcm.getUseRemoteAddress().getValue() : defaults.useRemoteAddress();
     boolean generateRequestId = hcm.hasGenerateRequestId()

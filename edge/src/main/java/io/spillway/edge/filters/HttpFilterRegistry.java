@@ -93,7 +93,7 @@ public final class HttpFilterRegistry {
   public static List<HttpFilterFactory> chain(FilterContext context, PolicyRateLimits rateLimits) {
     List<HttpFilterFactory> chain = new ArrayList<>();
     if (rateLimits != null) {
-      chain.add(rateLimits.factory(context.config().xffNumTrustedHops()));
+      chain.add(rateLimits.factory());
     }
     chain.add(AdmissionFilter.factory(context.admission()));
     for (HttpFilterConfig entry : context.config().httpFilters()) {

@@ -128,7 +128,11 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
         downstream.send100Continue();
       }
     }
-    ForwardedHeaders.apply(headers, config, downstream.remoteAddress(), hcm.tls(), worker().random());
+    String trustedClient = ForwardedHeaders.apply(headers, config, downstream.remoteAddress(), hcm.tls(),
+        worker().random());
+    if (trustedClient != null) {
+      info.setTrustedClient(trustedClient);
+    }
     route = hcm.routes().match(headers);
     info.setRoute(route);
     timers.setRoute(route);
