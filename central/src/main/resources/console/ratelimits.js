@@ -75,7 +75,7 @@ function rateLimitsForm({ edgeId, model, state, titleId, onCancel, onSaved, onRe
     const text = model.inputText(field, value);
     if (field.type === 'enum') {
       const select = h('select', { id, name: field.key, 'aria-describedby': describedBy },
-        h('option', { value: '', text: `Default (${MODE_NAMES[field.default] || field.default})` }),
+        h('option', { value: '', text: `Default (${field.default})` }),
         field.allowedValues.map((v) => h('option', { value: v, text: MODE_NAMES[v] || v })));
       select.value = text;
       select.addEventListener('change', check);
