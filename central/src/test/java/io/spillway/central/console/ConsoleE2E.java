@@ -484,8 +484,9 @@ class ConsoleE2E {
     wait.until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("dialog.drawer")));
     assertThat(policies().path("revisions").path("overload").asLong()).isEqualTo(revision + 2);
 
-    // Reset asks first: dismissed, nothing happens; confirmed, "overload": null.
-    driver.findElement(By.xpath("//section[contains(@class,'overload')]//button[normalize-space()='Reset to deployment defaults']")).click();
+    // Reset asks first: dismissed, nothing happens; confirmed, "overload": null. (The panel is
+    // redrawn when the cancelled editor's reload answers, so the button is found afresh.)
+    clickAfresh(By.xpath("//section[contains(@class,'overload')]//button[normalize-space()='Reset to deployment defaults']"));
     WebElement confirm = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.modal")));
     assertThat(confirm.getText()).contains("Delete the overload protection set on " + EDGE);
     confirm.findElement(By.xpath(".//button[normalize-space()='Cancel']")).click();
@@ -590,7 +591,7 @@ class ConsoleE2E {
       screenshot("ratelimits");
 
       // A change through the API while the editor is open: Save answers 409; Reload starts from it.
-      rateLimitsButton("Edit").click();
+      clickRateLimitsButton("Edit");
       wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.drawer")));
       assertThat(limitField(0, "rate").getAttribute("value")).isEqualTo("5");
       assertThat(limitField(0, "exempt").getAttribute("value")).isEqualTo("internal");
@@ -612,13 +613,13 @@ class ConsoleE2E {
       wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".card.ratelimits .limit[data-limit='per-key'] h3"), "Shadow (default)"));
 
       // Remove asks first: dismissed, nothing happens; confirmed, "rateLimits": null.
-      rateLimitsButton("Remove all request limits").click();
+      clickRateLimitsButton("Remove all request limits");
       WebElement confirm = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.modal")));
       assertThat(confirm.getText()).contains("Delete every request limit set on " + EDGE);
       confirm.findElement(By.xpath(".//button[normalize-space()='Cancel']")).click();
       wait.until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("dialog.modal")));
       assertThat(policies().path("rateLimits").isNull()).isFalse();
-      rateLimitsButton("Remove all request limits").click();
+      clickRateLimitsButton("Remove all request limits");
       confirm = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.modal")));
       confirm.findElement(By.xpath(".//button[normalize-space()='Remove all request limits']")).click();
       wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".card.ratelimits"),
@@ -836,7 +837,7 @@ class ConsoleE2E {
     assertThat(saveButton().isDisplayed()).isTrue();
     drawerButton("Cancel").click();
     wait.until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("dialog.drawer")));
-    rateLimitsButton("Edit").click();
+    clickRateLimitsButton("Edit");
     drawer = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.drawer")));
     drawerButton("Add a limit").click();
     assertThat(drawer.getSize().getWidth()).isLessThanOrEqualTo(420);
@@ -945,9 +946,18 @@ class ConsoleE2E {
     return problem.isDisplayed() ? problem.getText() : "";
   }
 
-  private WebElement rateLimitsButton(String text) {
-    return wait.until(ExpectedConditions.elementToBeClickable(
-        By.xpath("//section[contains(@class,'ratelimits')]//button[normalize-space()='" + text + "']")));
+  /** Clicks the element the locator finds, finding it again if the page redrew it meanwhile. */
+  private void clickAfresh(By locator) {
+    new WebDriverWait(driver, WAIT).ignoring(StaleElementReferenceException.class).until(d -> {
+      d.findElement(locator).click();
+      return true;
+    });
+  }
+
+  private void clickRateLimitsButton(String text) {
+    By button = By.xpath("//section[contains(@class,'ratelimits')]//button[normalize-space()='" + text + "']");
+    wait.until(ExpectedConditions.elementToBeClickable(button));
+    clickAfresh(button);
   }
 
   /**
