@@ -1,5 +1,5 @@
-// One edge's panel (#/edges/<id>): its status, the Overload protection card, the live charts of
-// what it reports, the deployment defaults it reported, and, for operators with edges:manage, relabel, new credential, deregister.
+// One edge's panel (#/edges/<id>): its status, the Overload protection and Request limits cards,
+// the live charts of what it reports, the deployment defaults it reported, and, for operators with edges:manage, relabel, new credential, deregister.
 
 import { ApiError, canManage, edgePath, policiesPath, request } from './api.js';
 import { json } from './audit.js';
@@ -7,9 +7,8 @@ import { chartsCard } from './charts.js';
 import { confirmAction, h, labelChips, modal, replace, time, typeName, version } from './dom.js';
 import { ackedVersions, connection, credentialShown, labelsText, lastNack, parseLabels } from './edges.js';
 import { openEditor, resetToDeploymentDefaults } from './editor.js';
-import { PolicyModel, formatValue, loadSchema } from './policy.js';
-
-const MODE_NAMES = { off: 'Off', shadow: 'Shadow', enforce: 'Enforce' };
+import { MODE_NAMES, PolicyModel, RateLimitsModel, SCHEMAS, formatValue, loadSchema } from './policy.js';
+import { limitValueText, openRateLimitsEditor, removeRateLimits } from './ratelimits.js';
 
 /** Renders the panel of edge id into main. */
 export async function showEdge(main, id) {
@@ -28,13 +27,14 @@ export async function showEdge(main, id) {
 
 async function reload(panel) {
   try {
-    const [edge, policies, schema, resources] = await Promise.all([
-      request('GET', edgePath(panel.id)), request('GET', policiesPath(panel.id)), loadSchema(),
-      request('GET', `/configuration/resources?edgeId=${encodeURIComponent(panel.id)}`)]);
+    const [edge, policies, schema, limitsSchema, resources] = await Promise.all([
+      request('GET', edgePath(panel.id)), request('GET', policiesPath(panel.id)), loadSchema(SCHEMAS.overload),
+      loadSchema(SCHEMAS.rateLimits), request('GET', `/configuration/resources?edgeId=${encodeURIComponent(panel.id)}`)]);
     panel.edge = edge;
     panel.policies = policies;
     panel.resources = resources;
     panel.model = new PolicyModel(schema, edge.status ? edge.status.reportedDefaults : null);
+    panel.limitsModel = new RateLimitsModel(limitsSchema);
     render(panel);
   } catch (error) {
     replace(panel.content, h('p', { class: 'error', role: 'alert', text: error instanceof ApiError && error.status === 404
@@ -43,13 +43,14 @@ async function reload(panel) {
 }
 
 /**
- * Draws the cards. messages: { overload, manage } to show in those cards, each { kind, text } and
- * optionally { reload: true } for a Reload button.
+ * Draws the cards. messages: { overload, rateLimits, manage } to show in those cards, each
+ * { kind, text } and optionally { reload: true } for a Reload button.
  */
 function render(panel, messages = {}) {
   panel.live = panel.live || chartsCard(panel.id);
   replace(panel.content,
     overloadCard(panel, messages.overload),
+    rateLimitsCard(panel, messages.rateLimits),
     panel.live,
     statusCard(panel.edge),
     defaultsCard(panel),
@@ -82,37 +83,6 @@ function overloadCard(panel, message) {
   const differing = set.filter((entry) => entry.differs);
   const same = set.filter((entry) => !entry.differs);
   const status = h('div', { class: 'card-status', role: 'status' }, messageView(message, panel));
-  const focusEdit = () => {
-    const button = panel.content.querySelector('.overload .actions .primary');
-    if (button) {
-      button.focus();
-    }
-  };
-
-  const edit = async () => {
-    const outcome = await openEditor({
-      edgeId: panel.id, model, policy, revision,
-      reloadPolicies: () => request('GET', policiesPath(panel.id)),
-    });
-    if (outcome && outcome.policies) {
-      panel.policies = outcome.policies;
-      render(panel, { overload: outcome.message });
-    } else {
-      await reload(panel); // cancelled: show what central has now, which may have changed meanwhile
-    }
-    focusEdit();
-  };
-  const reset = async () => {
-    const outcome = await resetToDeploymentDefaults({ edgeId: panel.id, revision });
-    if (outcome && outcome.policies) {
-      panel.policies = outcome.policies;
-      render(panel, { overload: outcome.message });
-    } else if (outcome && outcome.error) {
-      render(panel, { overload: { ...outcome.error, reload: Boolean(outcome.conflict) } });
-    }
-    focusEdit();
-  };
-
   return card('Overload protection', 'overload',
     h('p', { class: 'card-lead', text: policy
       ? `Set on this edge (revision ${revision}); everything else comes from its deployment.`
@@ -136,11 +106,78 @@ function overloadCard(panel, message) {
         same.map((entry, i) => [i > 0 ? ', ' : '', h('code', { text: entry.field.path })]), '.')
       : null,
     status,
-    canManage()
-      ? h('div', { class: 'actions' },
-        policy ? h('button', { type: 'button', class: 'quiet', text: 'Reset to deployment defaults', onclick: reset }) : null,
-        h('button', { type: 'button', class: 'primary', text: 'Edit', 'aria-label': 'Edit overload protection', onclick: edit }))
-      : h('p', { class: 'muted', text: 'Changing it needs the edges:manage permission.' }));
+    sectionActions(panel, {
+      section: 'overload', cardClass: 'overload', editLabel: 'Edit overload protection', removeText: 'Reset to deployment defaults',
+      open: () => openEditor({ edgeId: panel.id, model, policy, revision, reloadPolicies: () => request('GET', policiesPath(panel.id)) }),
+      remove: () => resetToDeploymentDefaults({ edgeId: panel.id, revision }),
+    }));
+}
+
+/**
+ * The buttons of a section's card for an operator with edges:manage (the other operators see
+ * that changing it needs that permission): the delete button (removeText) when the section is
+ * set, and Edit, which opens the section's editor (open()). Either outcome is shown in the card
+ * (messages[section]); after a cancelled editor the panel shows what central has now.
+ */
+function sectionActions(panel, { section, cardClass, editLabel, removeText, open, remove }) {
+  if (!canManage()) {
+    return h('p', { class: 'muted', text: 'Changing it needs the edges:manage permission.' });
+  }
+  const focusEdit = () => {
+    const button = panel.content.querySelector(`.${cardClass} .actions .primary`);
+    if (button) {
+      button.focus();
+    }
+  };
+  const edit = async () => {
+    const outcome = await open();
+    if (outcome && outcome.policies) {
+      panel.policies = outcome.policies;
+      render(panel, { [section]: outcome.message });
+    } else {
+      await reload(panel); // cancelled: show what central has now, which may have changed meanwhile
+    }
+    focusEdit();
+  };
+  const removeIt = async () => {
+    const outcome = await remove();
+    if (outcome && outcome.policies) {
+      panel.policies = outcome.policies;
+      render(panel, { [section]: outcome.message });
+    } else if (outcome && outcome.error) {
+      render(panel, { [section]: { ...outcome.error, reload: Boolean(outcome.conflict) } });
+    }
+    focusEdit();
+  };
+  return h('div', { class: 'actions' },
+    panel.policies[section] ? h('button', { type: 'button', class: 'quiet', text: removeText, onclick: removeIt }) : null,
+    h('button', { type: 'button', class: 'primary', text: 'Edit', 'aria-label': editLabel, onclick: edit }));
+}
+
+// ---- Request limits ----
+
+function rateLimitsCard(panel, message) {
+  const model = panel.limitsModel;
+  const policy = panel.policies.rateLimits;
+  const revision = panel.policies.revisions.rateLimits;
+  const limits = model.limitsOf(policy);
+  const shown = model.fields.filter((field) => field.key !== model.schema.uniqueField);
+  return card('Request limits', 'ratelimits',
+    h('p', { class: 'card-lead', text: policy
+      ? `Set on this edge (revision ${revision}): ${limits.length === 1 ? 'one limit' : `${limits.length} limits`}, checked in this order.`
+      : 'Nothing is set on this edge: no caller is limited by its policy.' }),
+    h('div', { class: 'limit-list' }, limits.map((limit) => h('div', { class: 'limit', 'data-limit': limit.name },
+      h('h3', {}, h('code', { text: limit.name }), ' ',
+        h('span', { class: `mode ${limit.mode || model.byKey.get('mode').default}`, text: limitValueText(model.byKey.get('mode'), limit.mode) })),
+      h('dl', { class: 'facts' }, shown.map((field) => [
+        h('dt', { title: field.hint, text: field.label }),
+        h('dd', { 'data-field': field.key, text: limitValueText(field, limit[field.key]) })]))))),
+    h('div', { class: 'card-status', role: 'status' }, messageView(message, panel)),
+    sectionActions(panel, {
+      section: 'rateLimits', cardClass: 'ratelimits', editLabel: 'Edit request limits', removeText: 'Remove all request limits',
+      open: () => openRateLimitsEditor({ edgeId: panel.id, model, policy, revision, reloadPolicies: () => request('GET', policiesPath(panel.id)) }),
+      remove: () => removeRateLimits({ edgeId: panel.id, revision }),
+    }));
 }
 
 function modeLine(model, policy, section) {

@@ -1,19 +1,33 @@
-// The "Edit overload protection" side panel: an inbound and an outbound section, each field with
-// its default (and environment variable) under it, the learning knobs under Advanced, validation
-// as you type with central's messages, Save (only the fields filled in, with expectedRevisions),
-// Reset to deployment defaults (after confirmation) and Cancel (discards).
+// The side panels that edit one policy section of an edge, and what they share: the drawer
+// (focus inside, Escape and Cancel discard, Reload after a conflict), a labelled field with its
+// problem under it, Save of one section with expectedRevisions (409: a message and Reload), and
+// the confirmed deletion of a section ("<section>": null). The "Edit overload protection" panel is
+// here: an inbound and an outbound section, each field with its default (and environment
+// variable) under it, the learning knobs under Advanced, validation as you type with central's
+// messages, Save (only the fields filled in), Reset to deployment defaults and Cancel.
 
 import { ApiError, policiesPath, request } from './api.js';
 import { confirmAction, h, replace, uniqueId } from './dom.js';
-import { formatValue } from './policy.js';
-
-const MODE_NAMES = { off: 'Off', shadow: 'Shadow', enforce: 'Enforce' };
+import { MODE_NAMES, formatValue } from './policy.js';
 
 /**
- * Opens the editor. Resolves when it closes, with { policies, message } after a save, { reload }
- * when the operator asked to start again from what central has now, or undefined when cancelled.
+ * Opens the overload editor. Resolves when it closes, with { policies, message } after a save,
+ * { reload } when the operator asked to start again from what central has now, or undefined when
+ * cancelled.
  */
 export function openEditor({ edgeId, model, policy, revision, reloadPolicies }) {
+  return openDrawer({
+    section: 'overload', policy, revision, reloadPolicies,
+    form: (context) => editorForm({ edgeId, model, ...context }),
+  });
+}
+
+/**
+ * Opens a side panel editing one section. form({ state, titleId, onCancel, onSaved, onReload })
+ * answers the panel's form for state { policy, revision }; onReload starts it again from what
+ * central has now. Resolves as openEditor does.
+ */
+export function openDrawer({ section, policy, revision, reloadPolicies, form: formOf }) {
   return new Promise((resolve) => {
     let state = { policy, revision };
     let outcome;
@@ -29,14 +43,14 @@ export function openEditor({ edgeId, model, policy, revision, reloadPolicies }) 
     });
 
     const render = () => {
-      const form = editorForm({
-        edgeId, model, state, titleId,
+      const form = formOf({
+        state, titleId,
         onCancel: () => finish(undefined),
         onSaved: (policies, message) => finish({ policies, message }),
         onReload: async () => {
           try {
             const policies = await reloadPolicies();
-            state = { policy: policies.overload, revision: policies.revisions.overload };
+            state = { policy: policies[section], revision: policies.revisions[section] };
             render();
           } catch (error) {
             finish({ reload: true });
@@ -44,19 +58,20 @@ export function openEditor({ edgeId, model, policy, revision, reloadPolicies }) 
         },
       });
       replace(dialog, form);
-      const first = form.querySelector('select, input');
-      if (first) {
-        first.focus();
-      }
+      focusFirst(form);
     };
     render();
     document.body.appendChild(dialog);
     dialog.showModal();
-    const first = dialog.querySelector('select, input');
-    if (first) {
-      first.focus();
-    }
+    focusFirst(dialog);
   });
+}
+
+function focusFirst(container) {
+  const first = container.querySelector('select, input, textarea, button');
+  if (first) {
+    first.focus();
+  }
 }
 
 function editorForm({ edgeId, model, state, titleId, onCancel, onSaved, onReload }) {
@@ -78,11 +93,7 @@ function editorForm({ edgeId, model, state, titleId, onCancel, onSaved, onReload
     }
     const problems = model.validate(values, inputProblems);
     for (const [path, entry] of inputs) {
-      const messages = problems.get(path) || [];
-      replace(entry.problem, messages.map((message) => h('span', { text: message })));
-      entry.problem.hidden = messages.length === 0;
-      entry.control.setAttribute('aria-invalid', messages.length > 0 ? 'true' : 'false');
-      entry.wrapper.classList.toggle('invalid', messages.length > 0);
+      showProblems(entry, problems.get(path));
     }
     return { values, problems };
   };
@@ -123,7 +134,7 @@ function editorForm({ edgeId, model, state, titleId, onCancel, onSaved, onReload
   const fieldControl = (field) => {
     const id = `field-${field.path.replaceAll('.', '-')}`;
     const defaultId = `${id}-default`;
-    const problemId = `${id}-problem`;
+    const problemId = problemIdOf(id);
     const hintId = `${id}-hint`;
     const fallback = model.fallback(field);
     const value = stored.get(field.path);
@@ -146,80 +157,45 @@ function editorForm({ edgeId, model, state, titleId, onCancel, onSaved, onReload
       });
       control.addEventListener('input', check);
     }
-    const problem = h('p', { class: 'problem', id: problemId, hidden: true });
-    const wrapper = h('div', { class: 'field', 'data-field': field.path },
-      h('label', { for: id }, field.label, ' ', h('code', { class: 'path', text: field.key })),
-      control,
-      problem,
-      h('p', { class: 'default', id: defaultId }, defaultText(field, fallback)),
-      h('p', { class: 'help', id: hintId, text: field.hint }));
-    inputs.set(field.path, { field, control, problem, wrapper });
-    return wrapper;
+    const entry = fieldBlock({
+      id, path: field.path, label: field.label, key: field.key, control,
+      below: [h('p', { class: 'default', id: defaultId }, defaultText(field, fallback)), h('p', { class: 'help', id: hintId, text: field.hint })],
+    });
+    inputs.set(field.path, { field, ...entry });
+    return entry.wrapper;
   };
 
   const save = async (event) => {
     event.preventDefault();
     const { values, problems } = check();
     if (problems.size > 0) {
-      const count = [...problems.values()].reduce((n, list) => n + list.length, 0);
-      replace(footerStatus, h('p', { class: 'error' }, count === 1
-        ? 'Fix the problem shown above first: nothing was sent.'
-        : `Fix the ${count} problems shown above first: nothing was sent.`));
       const firstPath = [...inputs.keys()].find((path) => problems.has(path));
-      const entry = inputs.get(firstPath);
-      const advanced = entry.wrapper.closest('details');
-      if (advanced) {
-        advanced.open = true;
-      }
-      entry.control.focus();
+      refuseWithProblems(footerStatus, [...problems.values()], inputs.get(firstPath));
       return;
     }
     if (values.size === 0) {
       replace(footerStatus, h('p', { class: 'error', text: 'No field is filled in. To go back to the deployment defaults, use Reset to deployment defaults.' }));
       return;
     }
-    saveButton.disabled = true;
-    replace(footerStatus, h('p', { text: 'Saving…' }));
-    try {
-      const policies = await request('PATCH', policiesPath(edgeId), {
-        expectedRevisions: { overload: state.revision },
-        overload: model.policyOf(values),
-      });
-      onSaved(policies, {
-        kind: 'ok',
-        text: policies.revisions.overload === state.revision
-          ? 'Saved: nothing changed.'
-          : `Saved at revision ${policies.revisions.overload}; central pushes it to the edge.`,
-      });
-    } catch (error) {
-      saveButton.disabled = false;
-      replace(footerStatus, failure(error, onReload));
-    }
+    await saveSection({
+      edgeId, section: 'overload', what: 'overload protection', revision: state.revision, value: model.policyOf(values),
+      saveButton, footerStatus, onSaved, onReload,
+    });
   };
 
-  const reset = async () => {
-    const outcome = await resetToDeploymentDefaults({ edgeId, revision: state.revision });
-    if (outcome && outcome.policies) {
-      onSaved(outcome.policies, outcome.message);
-    } else if (outcome && outcome.error) {
-      replace(footerStatus, outcome.conflict ? failure(outcome.conflict, onReload) : h('p', { class: outcome.error.kind, text: outcome.error.text }));
-    }
-  };
+  const reset = deleteFromEditor({
+    remove: () => resetToDeploymentDefaults({ edgeId, revision: state.revision }),
+    what: 'overload protection', footerStatus, onSaved, onReload,
+  });
 
-  const form = h('form', { class: 'editor', novalidate: true, onsubmit: save },
-    h('header', { class: 'drawer-head' },
-      h('h2', { id: titleId, text: 'Edit overload protection' }),
-      h('p', { class: 'muted' }, `Edge ${edgeId} · `, state.policy ? `revision ${state.revision}` : 'nothing set yet')),
-    h('div', { class: 'drawer-body' },
+  const form = drawerForm({
+    titleId, title: 'Edit overload protection', edgeId, state, onsubmit: save, footerStatus, saveButton, onCancel,
+    body: [
       h('p', { class: 'lead', text: 'Every field is optional. An empty field is not sent, and the edge takes its deployment\'s value: the one written under the field.' }),
       section('inbound'),
-      section('outbound')),
-    h('footer', { class: 'drawer-foot' },
-      footerStatus,
-      h('div', { class: 'actions' },
-        state.policy ? h('button', { type: 'button', class: 'quiet', text: 'Reset to deployment defaults', onclick: reset }) : null,
-        h('button', { type: 'button', text: 'Cancel', onclick: onCancel }),
-        saveButton)));
+      section('outbound')],
+    deleteButton: state.policy ? h('button', { type: 'button', class: 'quiet', text: 'Reset to deployment defaults', onclick: reset }) : null,
+  });
   check();
   return form;
 }
@@ -243,11 +219,111 @@ function defaultText(field, fallback) {
   return `Default ${value} · no environment variable`;
 }
 
+// ---- What every section's editor shares ----
+
+function problemIdOf(id) {
+  return `${id}-problem`;
+}
+
+/**
+ * The form of a side panel: its title with the edge and the revision it started from, the body,
+ * and the footer with the status line and the buttons (the delete button if any, Cancel, Save).
+ */
+export function drawerForm({ titleId, title, edgeId, state, onsubmit, body, footerStatus, saveButton, onCancel, deleteButton }) {
+  return h('form', { class: 'editor', novalidate: true, onsubmit },
+    h('header', { class: 'drawer-head' },
+      h('h2', { id: titleId, text: title }),
+      h('p', { class: 'muted' }, `Edge ${edgeId} · `, state.policy ? `revision ${state.revision}` : 'nothing set yet')),
+    h('div', { class: 'drawer-body' }, body),
+    h('footer', { class: 'drawer-foot' },
+      footerStatus,
+      h('div', { class: 'actions' },
+        deleteButton,
+        h('button', { type: 'button', text: 'Cancel', onclick: onCancel }),
+        saveButton)));
+}
+
+/**
+ * The click handler of a panel's delete button: remove() (a deleteSection), then onSaved, or the
+ * refusal in footerStatus (409 with a Reload button).
+ */
+export function deleteFromEditor({ remove, what, footerStatus, onSaved, onReload }) {
+  return async () => {
+    const outcome = await remove();
+    if (outcome && outcome.policies) {
+      onSaved(outcome.policies, outcome.message);
+    } else if (outcome && outcome.error) {
+      replace(footerStatus, outcome.conflict ? failure(outcome.conflict, onReload, what)
+        : h('p', { class: outcome.error.kind, text: outcome.error.text }));
+    }
+  };
+}
+
+/**
+ * A labelled field: its label (with the JSON key), the control (whose id is id), the problem
+ * under it (hidden while there is none, id "<id>-problem"), then the nodes of below. Answers
+ * { wrapper, control, problem } for showProblems.
+ */
+export function fieldBlock({ id, path, label, key, control, below = [] }) {
+  const problem = h('p', { class: 'problem', id: problemIdOf(id), hidden: true });
+  const wrapper = h('div', { class: 'field', 'data-field': path },
+    h('label', { for: id }, label, ' ', h('code', { class: 'path', text: key })),
+    control,
+    problem,
+    below);
+  return { wrapper, control, problem };
+}
+
+/** Shows a field's problems (none: hides them) and marks its control invalid or not. */
+export function showProblems(entry, messages = []) {
+  replace(entry.problem, messages.map((message) => h('span', { text: message })));
+  entry.problem.hidden = messages.length === 0;
+  entry.control.setAttribute('aria-invalid', messages.length > 0 ? 'true' : 'false');
+  entry.wrapper.classList.toggle('invalid', messages.length > 0);
+}
+
+/**
+ * Save refused before sending: says how many problems there are (lists: each field's messages)
+ * and moves the focus to the first field with one (opening the details it is in).
+ */
+export function refuseWithProblems(footerStatus, lists, firstEntry) {
+  const count = lists.reduce((n, list) => n + list.length, 0);
+  replace(footerStatus, h('p', { class: 'error' }, count === 1
+    ? 'Fix the problem shown above first: nothing was sent.'
+    : `Fix the ${count} problems shown above first: nothing was sent.`));
+  const details = firstEntry.wrapper.closest('details');
+  if (details) {
+    details.open = true;
+  }
+  firstEntry.control.focus();
+}
+
+/**
+ * PATCHes one section (and only it) with the revision the editor started from; then onSaved, or
+ * the refusal in footerStatus (409 with a Reload button). what names the section in messages.
+ */
+export async function saveSection({ edgeId, section, what, revision, value, saveButton, footerStatus, onSaved, onReload }) {
+  saveButton.disabled = true;
+  replace(footerStatus, h('p', { text: 'Saving…' }));
+  try {
+    const policies = await request('PATCH', policiesPath(edgeId), { expectedRevisions: { [section]: revision }, [section]: value });
+    onSaved(policies, {
+      kind: 'ok',
+      text: policies.revisions[section] === revision
+        ? 'Saved: nothing changed.'
+        : `Saved at revision ${policies.revisions[section]}; central pushes it to the edge.`,
+    });
+  } catch (error) {
+    saveButton.disabled = false;
+    replace(footerStatus, failure(error, onReload, what));
+  }
+}
+
 /** What to show for a refused save or reset: 409 with a Reload button, else central's message. */
-function failure(error, onReload) {
+export function failure(error, onReload, what) {
   if (error instanceof ApiError && error.status === 409) {
     return h('div', { class: 'conflict', role: 'alert' },
-      h('p', { text: 'Someone else changed this edge\'s overload protection after you opened the editor, so nothing was saved. '
+      h('p', { text: `Someone else changed this edge's ${what} after you opened the editor, so nothing was saved. `
         + 'Reload to start again from what central has now (your changes here are discarded).' }),
       error.message ? h('p', { class: 'muted', text: `Central: ${error.message}` }) : null,
       h('button', { type: 'button', text: 'Reload', onclick: onReload }));
@@ -263,27 +339,39 @@ function failure(error, onReload) {
  * revision the operator saw). Resolves with { policies, message }, { error, conflict } when central
  * refused, or undefined when the operator did not confirm.
  */
-export async function resetToDeploymentDefaults({ edgeId, revision }) {
-  const sure = await confirmAction({
+export function resetToDeploymentDefaults({ edgeId, revision }) {
+  return deleteSection({
+    edgeId, section: 'overload', revision,
     title: 'Reset to deployment defaults',
     message: `Delete the overload protection set on ${edgeId}? The edge goes back to its deployment's values: `
       + 'its HTTP_ADMISSION_* / HTTP_CLIENT_GUARD_* environment variables, else the built-in defaults.',
     confirmLabel: 'Reset to deployment defaults',
-    danger: true,
+    refused: 'Not reset',
+    done: (at) => `Reset: the edge runs on its deployment defaults (revision ${at}).`,
   });
+}
+
+/**
+ * Asks for confirmation (title, message, confirmLabel), then deletes the section ("<section>":
+ * null, with the revision the operator saw). Resolves with { policies, message } (done(revision)
+ * its text), { error, conflict } when central refused (refused: the error's first words), or
+ * undefined when the operator did not confirm.
+ */
+export async function deleteSection({ edgeId, section, revision, title, message, confirmLabel, refused, done }) {
+  const sure = await confirmAction({ title, message, confirmLabel, danger: true });
   if (!sure) {
     return undefined;
   }
   try {
-    const policies = await request('PATCH', policiesPath(edgeId), { expectedRevisions: { overload: revision }, overload: null });
-    return { policies, message: { kind: 'ok', text: `Reset: the edge runs on its deployment defaults (revision ${policies.revisions.overload}).` } };
+    const policies = await request('PATCH', policiesPath(edgeId), { expectedRevisions: { [section]: revision }, [section]: null });
+    return { policies, message: { kind: 'ok', text: done(policies.revisions[section]) } };
   } catch (error) {
     if (error instanceof ApiError && error.status === 409) {
       return {
-        error: { kind: 'error', text: `Not reset: someone else changed it first. ${error.message}` },
+        error: { kind: 'error', text: `${refused}: someone else changed it first. ${error.message}` },
         conflict: error,
       };
     }
-    return { error: { kind: 'error', text: `Not reset: ${error.message}` } };
+    return { error: { kind: 'error', text: `${refused}: ${error.message}` } };
   }
 }

@@ -1,22 +1,29 @@
-// The overload policy as the shared policy module describes it (central serves the description at
-// /schemas/overload-policy.json): fields with their ranges, defaults, environment variables and
-// central's own messages, and the rules between fields. Nothing about a field is written here;
-// everything comes from that description, so the editor checks exactly what central checks.
+// The edge's policy sections as the shared policy module describes them (central serves the
+// descriptions at /schemas/overload-policy.json and /schemas/rate-limits-policy.json): fields with
+// their ranges, patterns, defaults, environment variables and central's own messages, and the
+// rules between fields. Nothing about a field is written here; everything comes from those
+// descriptions, so the editors check exactly what central checks.
 
 const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 
-let described = null;
+/** The names of the modes, as the console shows them. */
+export const MODE_NAMES = { off: 'Off', shadow: 'Shadow', enforce: 'Enforce' };
 
-/** Fetches the description once. */
-export async function loadSchema() {
-  if (described === null) {
-    const response = await fetch('/schemas/overload-policy.json', { credentials: 'same-origin' });
+/** The descriptions central serves, by name. */
+export const SCHEMAS = { overload: 'overload-policy', rateLimits: 'rate-limits-policy' };
+
+const described = new Map();
+
+/** Fetches the description /schemas/<name>.json once. */
+export async function loadSchema(name) {
+  if (!described.has(name)) {
+    const response = await fetch(`/schemas/${name}.json`, { credentials: 'same-origin' });
     if (!response.ok) {
-      throw new Error(`central answered ${response.status} for the policy schema`);
+      throw new Error(`central answered ${response.status} for the schema ${name}`);
     }
-    described = await response.json();
+    described.set(name, await response.json());
   }
-  return described;
+  return described.get(name);
 }
 
 /** A value as central writes it in messages: modes in JSON spelling, numbers as their shortest decimal. */
@@ -25,6 +32,47 @@ export function formatValue(value) {
     return value ? 'on' : 'off';
   }
   return String(value);
+}
+
+/**
+ * A value of a field's type (enum, boolean, integer, number) from trimmed text, without the range
+ * check: { value }, or { problem } with the field's type message (its range message for a number
+ * too large to be finite). messages: the field's messages, filled in for where it is.
+ */
+export function readValue(field, text, messages) {
+  switch (field.type) {
+    case 'enum':
+      return field.allowedValues.includes(text.toLowerCase()) ? { value: text.toLowerCase() } : { problem: messages.type };
+    case 'boolean':
+      if (text.toLowerCase() === 'true') {
+        return { value: true };
+      }
+      return text.toLowerCase() === 'false' ? { value: false } : { problem: messages.type };
+    case 'integer':
+    case 'number': {
+      if (!JSON_NUMBER.test(text)) {
+        return { problem: messages.type };
+      }
+      const number = Number(text);
+      if (!Number.isFinite(number)) {
+        return { problem: messages.range };
+      }
+      if (field.type === 'integer' && !Number.isInteger(number)) {
+        return { problem: messages.type };
+      }
+      return { value: number === 0 ? 0 : number };
+    }
+    default:
+      return { problem: messages.type };
+  }
+}
+
+/** Whether a value lies in its field's range (fields without one: always). */
+export function inRange(field, value) {
+  if (field.type !== 'integer' && field.type !== 'number') {
+    return true;
+  }
+  return value >= field.min && value <= field.max;
 }
 
 /** Reads the value at a dotted path of a policy object, or undefined. */
@@ -104,38 +152,11 @@ export class PolicyModel {
 
   /** A value of the field's type from text, without the range check. */
   readText(field, text) {
-    switch (field.type) {
-      case 'enum':
-        return field.allowedValues.includes(text.toLowerCase()) ? { value: text.toLowerCase() } : { problem: field.messages.type };
-      case 'boolean':
-        if (text.toLowerCase() === 'true') {
-          return { value: true };
-        }
-        return text.toLowerCase() === 'false' ? { value: false } : { problem: field.messages.type };
-      case 'integer':
-      case 'number': {
-        if (!JSON_NUMBER.test(text)) {
-          return { problem: field.messages.type };
-        }
-        const number = Number(text);
-        if (!Number.isFinite(number)) {
-          return { problem: field.messages.range };
-        }
-        if (field.type === 'integer' && !Number.isInteger(number)) {
-          return { problem: field.messages.type };
-        }
-        return { value: number === 0 ? 0 : number };
-      }
-      default:
-        return { problem: field.messages.type };
-    }
+    return readValue(field, text, field.messages);
   }
 
   inRange(field, value) {
-    if (field.type !== 'integer' && field.type !== 'number') {
-      return true;
-    }
-    return value >= field.min && value <= field.max;
+    return inRange(field, value);
   }
 
   /**
@@ -224,5 +245,129 @@ export class PolicyModel {
       set.push({ field, value, fallback, differs: fallback.value !== value });
     }
     return set;
+  }
+}
+
+/** A message template of the rate-limits description with its placeholders ({i}, {j}, …) filled in. */
+function fill(template, values) {
+  return Object.entries(values).reduce((text, [name, value]) => text.replaceAll(`{${name}}`, String(value)), template);
+}
+
+/**
+ * The rateLimits section as its description gives it: a list of limits, each with the same
+ * fields; validation limit by limit in table order, then the repeated names, with central's
+ * messages for the limit's index.
+ */
+export class RateLimitsModel {
+  constructor(schema) {
+    this.schema = schema;
+    this.fields = schema.fields;
+    this.maxLimits = schema.maxLimits;
+    this.byKey = new Map(this.fields.map((field) => [field.key, field]));
+    this.patterns = new Map(this.fields.filter((field) => field.pattern).map((field) => [field.key, new RegExp(`^(?:${field.pattern})$`)]));
+    const exempt = this.fields.find((field) => field.entries);
+    this.addressPattern = exempt ? new RegExp(`^(?:${exempt.entries.addressPattern})$`) : null;
+  }
+
+  /** The limits of a stored section (an empty list when there is none). */
+  limitsOf(section) {
+    return section && Array.isArray(section.limits) ? section.limits : [];
+  }
+
+  /** A field's value as an input shows it: a list one entry a line, anything else as text; '' when absent. */
+  inputText(field, value) {
+    if (value === undefined || value === null) {
+      return '';
+    }
+    return Array.isArray(value) ? value.join('\n') : String(value);
+  }
+
+  /** The entries of a list field's text: one a line, blank lines skipped. */
+  entries(text) {
+    return text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  }
+
+  /**
+   * Checks what was typed for each limit (an array of Maps key → text) as central checks it.
+   * Answers { limits, problems }: the limits as the API takes them (empty fields left out), and
+   * for each limit a Map key → [messages].
+   */
+  check(typed) {
+    const limits = [];
+    const problems = typed.map(() => new Map());
+    typed.forEach((texts, index) => {
+      const limit = {};
+      const add = (key, message) => {
+        problems[index].set(key, [...(problems[index].get(key) || []), message]);
+      };
+      for (const field of this.fields) {
+        const messages = Object.fromEntries(Object.entries(field.messages)
+          .filter(([, template]) => typeof template === 'string')
+          .map(([kind, template]) => [kind, fill(template, { i: index })]));
+        const text = (texts.get(field.key) || '').trim();
+        if (text === '') {
+          if (field.required) {
+            add(field.key, messages.required);
+          }
+          continue;
+        }
+        const read = this.readField(field, text, messages, limit);
+        if (read.problem) {
+          add(field.key, read.problem);
+        }
+        if (read.value !== undefined) {
+          limit[field.key] = read.value;
+        }
+      }
+      limits.push(limit);
+    });
+    const unique = this.schema.uniqueField;
+    const first = new Map();
+    limits.forEach((limit, index) => {
+      const name = limit[unique];
+      if (name === undefined || problems[index].has(unique)) {
+        return;
+      }
+      if (first.has(name)) {
+        problems[index].set(unique, [fill(this.schema.duplicateMessage, { i: index, name, first: first.get(name) })]);
+      } else {
+        first.set(name, index);
+      }
+    });
+    return { limits, problems };
+  }
+
+  /** One field's value from its text (not empty): { value } and/or { problem }. */
+  readField(field, text, messages, limit) {
+    switch (field.type) {
+      case 'string':
+        return this.patterns.get(field.key).test(text) ? { value: text } : { value: text, problem: messages.pattern };
+      case 'stringList': {
+        const entries = this.entries(text);
+        if (entries.length === 0) {
+          return {};
+        }
+        if (entries.length > field.max) {
+          return { problem: messages.range };
+        }
+        const addresses = limit.key === field.entries.addressKey && this.patterns.get('key').test(limit.key);
+        for (const [j, entry] of entries.entries()) {
+          if (entry.length < field.entries.minLength || entry.length > field.entries.maxLength) {
+            return { problem: fill(messages.entryLength, { j }) };
+          }
+          if (addresses && !this.addressPattern.test(entry)) {
+            return { problem: fill(messages.entryAddress, { j }) };
+          }
+        }
+        return { value: entries };
+      }
+      default: {
+        const read = readValue(field, text, messages);
+        if (read.problem) {
+          return read;
+        }
+        return inRange(field, read.value) ? read : { problem: messages.range };
+      }
+    }
   }
 }

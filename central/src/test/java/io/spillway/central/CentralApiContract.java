@@ -572,6 +572,14 @@ abstract class CentralApiContract extends PolicyApiFixture {
   }
 
   @Test
+  void theRateLimitsDescriptionIsTheSharedModulesAndPublic() {
+    HttpResponse<String> described = api.get("/schemas/rate-limits-policy.json", null);
+    assertThat(described.statusCode()).isEqualTo(200);
+    assertThat(described.headers().firstValue("Content-Type")).hasValue("application/json");
+    assertThat(ApiClient.parse(described)).isEqualTo(io.spillway.policy.RateLimitSchema.describe());
+  }
+
+  @Test
   void secretsNeverReachTheLog() throws Exception {
     ListAppender<ILoggingEvent> all = new ListAppender<>();
     all.start();

@@ -1,6 +1,5 @@
 package io.spillway.policy;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -98,9 +97,9 @@ public final class PolicySchema {
         .put("key", field.key())
         .put("label", field.label())
         .put("type", field.type().schemaName());
-    node.set("default", value(field.defaultValue()));
-    node.set("min", value(field.min()));
-    node.set("max", value(field.max()));
+    node.set("default", SchemaValues.json(field.defaultValue()));
+    node.set("min", SchemaValues.json(field.min()));
+    node.set("max", SchemaValues.json(field.max()));
     if (field.type() == FieldType.ENUM) {
       ArrayNode allowed = node.putArray("allowedValues");
       field.allowedValues().forEach(allowed::add);
@@ -165,10 +164,10 @@ public final class PolicySchema {
       field.allowedValues().forEach(allowed::add);
     }
     if (field.type().isNumeric()) {
-      node.set("minimum", value(field.min()));
-      node.set("maximum", value(field.max()));
+      node.set("minimum", SchemaValues.json(field.min()));
+      node.set("maximum", SchemaValues.json(field.max()));
     }
-    node.set("default", value(field.defaultValue()));
+    node.set("default", SchemaValues.json(field.defaultValue()));
     node.put("title", field.label());
     String fallback = field.envVariable() != null
         ? " Absent: " + field.envVariable() + " if set, else " + ValueText.format(field.defaultValue()) + "."
@@ -183,16 +182,5 @@ public final class PolicySchema {
       text.append(text.isEmpty() ? "" : "; ").append(rule.lesser().path()).append(" <= ").append(rule.greater().path());
     }
     return text.toString();
-  }
-
-  private static JsonNode value(Object value) {
-    return switch (value) {
-      case null -> JSON.nullNode();
-      case Mode mode -> JSON.textNode(mode.jsonName());
-      case Integer i -> JSON.numberNode(i);
-      case Double d -> JSON.numberNode(d);
-      case Boolean b -> JSON.booleanNode(b);
-      default -> throw new IllegalArgumentException("unexpected value " + value);
-    };
   }
 }

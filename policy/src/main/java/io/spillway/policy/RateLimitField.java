@@ -37,6 +37,19 @@ public enum RateLimitField {
   public static final int MAX_NAME_LENGTH = 64;
   /** Longest exempt entry. */
   public static final int MAX_EXEMPT_LENGTH = 256;
+  /** The key whose exempt entries must be IP addresses or CIDR prefixes. */
+  public static final String ADDRESS_KEY = "clientAddress";
+
+  /**
+   * The shape of an exempt entry for the {@link #ADDRESS_KEY} key, as a regular expression both
+   * Java and JavaScript read: an IPv4 address (octets up to 255) with an optional prefix up to 32,
+   * or an IPv6 literal's characters (with a colon) and an optional prefix up to 128. It accepts
+   * what {@link IpPrefix#parse} accepts; an IPv6 literal of the right characters that is still not
+   * one (e.g. {@code 1:::2}) passes it and is refused by the parse.
+   */
+  public static final String ADDRESS_PATTERN = "(?:(?:[01]?[0-9]?[0-9]|2[0-4][0-9]|25[0-5])(?:\\.(?:[01]?[0-9]?[0-9]|2[0-4][0-9]|25[0-5])){3}"
+      + "(?:/(?:0{0,2}[0-9]|0?[12][0-9]|0?3[0-2]))?"
+      + "|(?=[^/]*:)[0-9A-Fa-f:.]{2,45}(?:/(?:0{0,2}[0-9]|0?[1-9][0-9]|1[01][0-9]|12[0-8]))?)";
 
   private final String key;
   private final FieldType type;
@@ -97,6 +110,18 @@ public enum RateLimitField {
   /** One line telling an operator what the field does. */
   public String hint() {
     return hint;
+  }
+
+  /**
+   * The regular expression a string field's whole value must match (read the same by Java and
+   * JavaScript), or null for other fields.
+   */
+  public String pattern() {
+    return switch (this) {
+      case NAME -> "[A-Za-z0-9._-]{1," + MAX_NAME_LENGTH + "}";
+      case KEY -> "(" + ADDRESS_KEY + "|route|header:" + RateLimitKey.HEADER_NAME + ")";
+      default -> null;
+    };
   }
 
   /** The allowed values of an enum field, in JSON spelling; empty for other fields. */
@@ -160,6 +185,32 @@ public enum RateLimitField {
     /** E.g. "rateLimits.limits[0].rate is required". */
     public String requiredMessage() {
       return path() + " is required";
+    }
+
+    /** What a string that does not match {@link RateLimitField#pattern()} is told; null for other fields. */
+    public String patternMessage() {
+      return switch (field) {
+        case NAME -> path() + " must be 1 to " + MAX_NAME_LENGTH + " letters, digits, '.', '_' or '-'";
+        case KEY -> path() + " " + RateLimitKey.EXPECTED;
+        default -> null;
+      };
+    }
+
+    /** E.g. "rateLimits.limits[0].exempt[2] must be 1 to 256 characters"; {@code entry} is the entry's index. */
+    public String entryLengthMessage(Object entry) {
+      return path() + "[" + entry + "] must be 1 to " + MAX_EXEMPT_LENGTH + " characters";
+    }
+
+    /** What an exempt entry that is no address or prefix is told under the {@link #ADDRESS_KEY} key. */
+    public String entryAddressMessage(Object entry) {
+      return path() + "[" + entry + "] must be an IP address or a CIDR prefix such as 10.0.0.0/8 for the "
+          + ADDRESS_KEY + " key";
+    }
+
+    /** What a name that an earlier limit ({@code first}) already has is told. */
+    public String duplicateMessage(String name, At first) {
+      return path() + " \"" + name + "\" is already the name of " + RateLimitsPolicy.limitPath(first.index)
+          + "; names must be unique";
     }
   }
 }

@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
 public final class RateLimitJson {
 
   private static final ObjectMapper WRITER = JsonMapper.builder().build();
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1," + RateLimitField.MAX_NAME_LENGTH + "}");
+  private static final Pattern NAME = Pattern.compile(RateLimitField.NAME.pattern());
 
   /**
    * What {@link #parse} made of a section.
@@ -89,8 +89,7 @@ public final class RateLimitJson {
         Integer first = names.putIfAbsent(read.name(), i);
         if (first != null) {
           RateLimitField.At at = RateLimitField.NAME.at(i);
-          problems.add(new Problem(at.path(), at.path() + " \"" + read.name() + "\" is already the name of "
-              + RateLimitsPolicy.limitPath(first) + "; names must be unique"));
+          problems.add(new Problem(at.path(), at.duplicateMessage(read.name(), RateLimitField.NAME.at(first))));
         }
       }
     }
@@ -137,9 +136,8 @@ public final class RateLimitJson {
       case NUMBER -> (Double) value >= field.min().doubleValue() && (Double) value <= field.max().doubleValue()
           ? null : at.rangeMessage();
       case STRING -> switch (field) {
-        case NAME -> NAME.matcher((String) value).matches()
-            ? null : at.path() + " must be 1 to " + RateLimitField.MAX_NAME_LENGTH + " letters, digits, '.', '_' or '-'";
-        case KEY -> RateLimitKey.parse((String) value) != null ? null : at.path() + " " + RateLimitKey.EXPECTED;
+        case NAME -> NAME.matcher((String) value).matches() ? null : at.patternMessage();
+        case KEY -> RateLimitKey.parse((String) value) != null ? null : at.patternMessage();
         default -> null;
       };
       case STRING_LIST -> exempt(at, (List<?>) value, RateLimitKey.parse((String) earlier.get(RateLimitField.KEY)));
@@ -153,12 +151,11 @@ public final class RateLimitJson {
     }
     for (int i = 0; i < values.size(); i++) {
       String value = (String) values.get(i);
-      String path = at.path() + "[" + i + "]";
       if (value.isEmpty() || value.length() > RateLimitField.MAX_EXEMPT_LENGTH) {
-        return path + " must be 1 to " + RateLimitField.MAX_EXEMPT_LENGTH + " characters";
+        return at.entryLengthMessage(i);
       }
       if (key != null && key.kind() == RateLimitKey.Kind.CLIENT_ADDRESS && IpPrefix.parse(value) == null) {
-        return path + " must be an IP address or a CIDR prefix such as 10.0.0.0/8 for the clientAddress key";
+        return at.entryAddressMessage(i);
       }
     }
     return null;

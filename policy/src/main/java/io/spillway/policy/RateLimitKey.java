@@ -17,8 +17,9 @@ public record RateLimitKey(Kind kind, String headerName) {
   /** The kinds of key. */
   public enum Kind { CLIENT_ADDRESS, HEADER, ROUTE }
 
-  /** RFC 9110 token characters, which a header name is made of. */
-  private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}");
+  /** RFC 9110 token characters, which a header name is made of, as a regular expression. */
+  static final String HEADER_NAME = "[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}";
+  private static final Pattern TOKEN = Pattern.compile(HEADER_NAME);
 
   /** The message for a key that is none of these, after the field's path. */
   static final String EXPECTED = "must be clientAddress, route or header:<name> (a header name of token characters)";

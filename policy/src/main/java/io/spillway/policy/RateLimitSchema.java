@@ -1,10 +1,8 @@
 package io.spillway.policy;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.List;
 
 /**
  * Machine-readable descriptions of the {@code rateLimits} section, generated from the
@@ -21,10 +19,19 @@ public final class RateLimitSchema {
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final String INDEX = "{i}";
+  private static final String ENTRY = "{j}";
+  private static final String NAME = "{name}";
+  private static final String FIRST = "{first}";
 
   private RateLimitSchema() {}
 
-  /** The description of every field, in table order, with the section's limits. */
+  /**
+   * The description of every field, in table order, with the section's limits: for each field its
+   * path template, key, label, type, whether it is required, default, range, allowed values, the
+   * pattern of a string field, the rules of an exempt entry, hint, and central's messages with
+   * {@code {i}} for the limit's index ({@code {j}} for an exempt entry's); then the message of a
+   * repeated name ({@code {name}}, {@code {first}}: the index of the limit that has it first).
+   */
   public static ObjectNode describe() {
     ObjectNode root = JSON.objectNode()
         .put("section", RateLimitsPolicy.SECTION)
@@ -39,17 +46,38 @@ public final class RateLimitSchema {
           .put("label", field.label())
           .put("type", field.type().schemaName())
           .put("required", field.required());
-      node.set("default", value(field.defaultValue()));
-      node.set("min", value(field.min()));
-      node.set("max", value(field.max()));
+      node.set("default", SchemaValues.json(field.defaultValue()));
+      node.set("min", SchemaValues.json(field.min()));
+      node.set("max", SchemaValues.json(field.max()));
       ArrayNode allowed = node.putArray("allowedValues");
       field.allowedValues().forEach(allowed::add);
+      node.put("pattern", field.pattern());
+      if (field.type() == FieldType.STRING_LIST) {
+        node.putObject("entries")
+            .put("minLength", 1)
+            .put("maxLength", RateLimitField.MAX_EXEMPT_LENGTH)
+            .put("addressKey", RateLimitField.ADDRESS_KEY)
+            .put("addressPattern", RateLimitField.ADDRESS_PATTERN);
+      }
       node.put("hint", field.hint());
       ObjectNode messages = node.putObject("messages").put("type", template(at.typeMessage()));
       messages.put("range", template(at.rangeMessage()));
       messages.put("required", field.required() ? template(at.requiredMessage()) : null);
+      messages.put("pattern", template(at.patternMessage()));
+      if (field.type() == FieldType.STRING_LIST) {
+        messages.put("entryLength", template(at.entryLengthMessage(ENTRY)));
+        messages.put("entryAddress", template(at.entryAddressMessage(ENTRY)));
+      }
     }
+    String duplicate = RateLimitField.NAME.at(0).duplicateMessage(NAME, RateLimitField.NAME.at(1))
+        .replace(RateLimitsPolicy.limitPath(1), RateLimitsPolicy.SECTION + ".limits[" + FIRST + "]");
+    root.put("duplicateMessage", template(duplicate));
     return root;
+  }
+
+  /** {@link #describe()} as JSON text, as central serves it at {@code /schemas/rate-limits-policy.json}. */
+  public static String describeAsString() {
+    return describe().toString();
   }
 
   /**
@@ -85,24 +113,20 @@ public final class RateLimitSchema {
           field.allowedValues().forEach(values::add);
         }
         case INTEGER, NUMBER -> {
-          node.set("minimum", value(field.min()));
-          node.set("maximum", value(field.max()));
+          node.set("minimum", SchemaValues.json(field.min()));
+          node.set("maximum", SchemaValues.json(field.max()));
         }
         case STRING_LIST -> {
           node.putObject("items").put("type", "string").put("minLength", 1).put("maxLength", RateLimitField.MAX_EXEMPT_LENGTH);
           node.put("maxItems", field.max().intValue());
         }
         case STRING -> {
-          if (field == RateLimitField.NAME) {
-            node.put("pattern", "^[A-Za-z0-9._-]{1," + RateLimitField.MAX_NAME_LENGTH + "}$");
-          } else {
-            node.put("pattern", "^(clientAddress|route|header:[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128})$");
-          }
+          node.put("pattern", "^" + field.pattern() + "$");
         }
         case BOOLEAN -> { }
       }
       if (field.defaultValue() != null) {
-        node.set("default", value(field.defaultValue()));
+        node.set("default", SchemaValues.json(field.defaultValue()));
       }
       node.put("title", field.label()).put("description", field.hint());
     }
@@ -111,16 +135,5 @@ public final class RateLimitSchema {
 
   private static String template(String message) {
     return message == null ? null : message.replace(RateLimitsPolicy.limitPath(0), RateLimitsPolicy.SECTION + ".limits[" + INDEX + "]");
-  }
-
-  private static JsonNode value(Object value) {
-    return switch (value) {
-      case null -> JSON.nullNode();
-      case Mode mode -> JSON.textNode(mode.jsonName());
-      case Integer i -> JSON.numberNode(i);
-      case Double d -> JSON.numberNode(d);
-      case List<?> list -> JSON.arrayNode();
-      default -> throw new IllegalArgumentException("unexpected value " + value);
-    };
   }
 }

@@ -3,6 +3,7 @@ package io.spillway.central.api;
 import io.javalin.http.HandlerType;
 import io.spillway.central.store.Database;
 import io.spillway.policy.PolicySchema;
+import io.spillway.policy.RateLimitSchema;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -13,15 +14,19 @@ import java.util.Objects;
 /**
  * The public operational routes: {@code /healthz} (the process answers), {@code /readyz} (the
  * database answers and the migrations ran), {@code /metrics} (Prometheus text) and
- * {@code /openapi.yaml} (the API description) and {@code /schemas/overload-policy.json} (the policy
- * fields as the console's editor is built from them). None of them shows a secret.
+ * {@code /openapi.yaml} (the API description), and {@code /schemas/overload-policy.json} and
+ * {@code /schemas/rate-limits-policy.json} (the fields of the overload and rateLimits sections as
+ * the console's editors are built from them). None of them shows a secret.
  */
 public final class OpsApi {
 
   private final Database database;
   private final HttpMetrics metrics;
   private final byte[] openApi;
-  private final byte[] overloadPolicySchema = PolicySchema.describeAsString().getBytes(StandardCharsets.UTF_8);
+  /** The shared policy module's descriptions, by the path central serves each at. */
+  private static final Map<String, String> SCHEMAS = Map.of(
+      "/schemas/overload-policy.json", PolicySchema.describeAsString(),
+      "/schemas/rate-limits-policy.json", RateLimitSchema.describeAsString());
 
   /** The routes over the database and metrics. */
   public OpsApi(Database database, HttpMetrics metrics) {
@@ -54,7 +59,9 @@ public final class OpsApi {
         new Reply(200, new Router.RawBody("application/yaml", openApi), Map.of()));
     // The shared policy module's description of every field (range, default, environment
     // variable, hint, central's exact messages) and rule: what the console validates with.
-    router.publicRoute(HandlerType.GET, "/schemas/overload-policy.json", call ->
-        new Reply(200, new Router.RawBody("application/json", overloadPolicySchema), Map.of()));
+    SCHEMAS.forEach((path, text) -> {
+      byte[] body = text.getBytes(StandardCharsets.UTF_8);
+      router.publicRoute(HandlerType.GET, path, call -> new Reply(200, new Router.RawBody("application/json", body), Map.of()));
+    });
   }
 }

@@ -9,6 +9,7 @@ import io.spillway.central.ApiClient;
 import io.spillway.central.CentralProcess;
 import io.spillway.policy.CrossFieldRule;
 import io.spillway.policy.PolicyField;
+import io.spillway.policy.RateLimitField;
 import io.spillway.testkit.EdgeProcess;
 import io.spillway.testkit.FreePorts;
 import io.spillway.testkit.OriginServer;
@@ -70,8 +71,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * /usr/bin/chromedriver), against the packaged central as a process and a packaged edge connected
  * to it over ADS: login, the Edges list and its filter, the edge's panel, the overload editor with
  * central's own messages as you type, Save (checked through the API and on the real edge's
- * /overload), a 409 from a change made through the API meanwhile, Reset with confirmation, a
- * read-only operator, registering an edge, the login throttle, and the live charts of what the edge
+ * /overload), a 409 from a change made through the API meanwhile, Reset with confirmation, the
+ * Request limits card and its editor (the same, for the list of limits, checked on the edge's
+ * /ratelimits), a read-only operator, registering an edge, the login throttle, and the live charts of what the edge
  * reports (refusals rising while a bounded load loop runs in enforce). The browser runs in another time
  * zone than UTC, so local times and their UTC titles differ.
  *
@@ -482,8 +484,9 @@ class ConsoleE2E {
     wait.until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("dialog.drawer")));
     assertThat(policies().path("revisions").path("overload").asLong()).isEqualTo(revision + 2);
 
-    // Reset asks first: dismissed, nothing happens; confirmed, "overload": null.
-    driver.findElement(By.xpath("//section[contains(@class,'overload')]//button[normalize-space()='Reset to deployment defaults']")).click();
+    // Reset asks first: dismissed, nothing happens; confirmed, "overload": null. (The panel is
+    // redrawn when the cancelled editor's reload answers, so the button is found afresh.)
+    clickAfresh(By.xpath("//section[contains(@class,'overload')]//button[normalize-space()='Reset to deployment defaults']"));
     WebElement confirm = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.modal")));
     assertThat(confirm.getText()).contains("Delete the overload protection set on " + EDGE);
     confirm.findElement(By.xpath(".//button[normalize-space()='Cancel']")).click();
@@ -499,6 +502,137 @@ class ConsoleE2E {
     assertThat(call("GET", "/configuration/audit?edgeId=" + EDGE + "&section=overload&limit=1", null, 200)
         .path("entries").get(0).path("operator").asText()).isEqualTo(MANAGER);
     awaitEdgeAdmissionMode("shadow");
+  }
+
+  @Test
+  void addSaveConflictAndRemoveRequestLimits() throws Exception {
+    call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE, "{\"rateLimits\": null}", 200);
+    long revision = policies().path("revisions").path("rateLimits").asLong();
+    JsonNode overload = policies().path("overload");
+    try {
+      logIn(MANAGER);
+      driver.get(base + "/#/edges/" + EDGE);
+      WebElement card = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector(".card.ratelimits")));
+      assertThat(card.getText()).contains("Nothing is set on this edge: no caller is limited by its policy.");
+      assertThat(card.findElements(By.xpath(".//button[normalize-space()='Remove all request limits']"))).isEmpty();
+
+      // Keyboard only: Tab to Edit, Enter opens the panel; with no limit the focus is on Add a limit.
+      WebElement edit = tabTo(By.xpath("//section[contains(@class,'ratelimits')]//button[normalize-space()='Edit']"));
+      edit.sendKeys(Keys.ENTER);
+      WebElement drawer = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.drawer")));
+      assertThat(drawer.findElement(By.tagName("h2")).getText()).isEqualTo("Edit request limits");
+      assertThat(driver.switchTo().activeElement().getText()).isEqualTo("Add a limit");
+      driver.switchTo().activeElement().sendKeys(Keys.ENTER);
+      wait.until(d -> "rl-0-name".equals(activeId()));
+      assertEveryControlHasALabel();
+      assertThat(drawer.findElements(By.cssSelector("fieldset.limit legend"))).extracting(WebElement::getText).containsExactly("Limit 1");
+      assertThat(new Select(limitField(0, "mode")).getOptions()).extracting(WebElement::getText)
+          .containsExactly("Default (shadow)", "Off", "Shadow", "Enforce");
+
+      // Validation as you type, in central's words (taken from the shared policy module here).
+      assertThat(limitProblem(0, "name")).isEqualTo(RateLimitField.NAME.at(0).requiredMessage());
+      limitField(0, "name").sendKeys("per key");
+      assertThat(limitProblem(0, "name")).isEqualTo(RateLimitField.NAME.at(0).patternMessage());
+      limitField(0, "name").sendKeys(Keys.chord(Keys.CONTROL, "a"), "per-key");
+      assertThat(limitProblem(0, "name")).isEmpty();
+      limitField(0, "key").sendKeys("header:x-api-key");
+      limitField(0, "rate").sendKeys("0");
+      assertThat(limitProblem(0, "rate")).isEqualTo(RateLimitField.RATE.at(0).rangeMessage());
+      limitField(0, "rate").sendKeys(Keys.BACK_SPACE, "5");
+      assertThat(limitProblem(0, "rate")).isEmpty();
+      limitField(0, "burst").sendKeys("5");
+      new Select(limitField(0, "mode")).selectByVisibleText("Enforce");
+      limitField(0, "exempt").sendKeys("internal");
+
+      // A second limit: the same name, and an exempt entry that is no prefix for clientAddress.
+      drawerButton("Add a limit").click();
+      limitField(1, "name").sendKeys("per-key");
+      assertThat(limitProblem(1, "name")).isEqualTo(RateLimitField.NAME.at(1).duplicateMessage("per-key", RateLimitField.NAME.at(0)));
+      limitField(1, "key").sendKeys("clientAddress");
+      limitField(1, "rate").sendKeys("100");
+      limitField(1, "burst").sendKeys("200");
+      limitField(1, "exempt").sendKeys("10.0.0.0/8", Keys.ENTER, "10.0.0.0/33");
+      assertThat(limitProblem(1, "exempt")).isEqualTo(RateLimitField.EXEMPT.at(1).entryAddressMessage(1));
+      limitField(1, "retryAfterSeconds").sendKeys("3601");
+      assertThat(limitProblem(1, "retryAfterSeconds")).isEqualTo(RateLimitField.RETRY_AFTER_SECONDS.at(1).rangeMessage());
+      assertDrawerHasNoSidewaysScroll();
+      scrollTo(limitField(1, "rate"));
+      screenshot("ratelimits-editor");
+
+      // Save with problems sends nothing; removing the second limit leaves none.
+      drawerButton("Save request limits").click();
+      wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".editor-status"), "Fix the 3 problems shown above first: nothing was sent."));
+      assertThat(activeId()).isEqualTo("rl-1-name");
+      assertThat(policies().path("revisions").path("rateLimits").asLong()).isEqualTo(revision);
+      driver.findElement(By.cssSelector("dialog.drawer button[aria-label='Remove limit 2']")).click();
+      assertThat(drawer.findElements(By.cssSelector("fieldset.limit"))).hasSize(1);
+      assertThat(drawer.findElements(By.cssSelector(".problem:not([hidden])"))).isEmpty();
+      drawerButton("Save request limits").click();
+      wait.until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("dialog.drawer")));
+      JsonNode saved = policies();
+      assertThat(saved.path("rateLimits")).isEqualTo(JSON.readTree("{\"limits\": [{\"name\": \"per-key\", \"key\": \"header:x-api-key\","
+          + " \"rate\": 5, \"burst\": 5, \"mode\": \"enforce\", \"exempt\": [\"internal\"]}]}"));
+      assertThat(saved.path("revisions").path("rateLimits").asLong()).isEqualTo(revision + 1);
+      assertThat(saved.path("overload")).as("only the rateLimits section is sent").isEqualTo(overload);
+
+      card = driver.findElement(By.cssSelector(".card.ratelimits"));
+      WebElement limit = card.findElement(By.cssSelector(".limit[data-limit='per-key']"));
+      assertThat(limit.findElement(By.cssSelector("h3")).getText()).isEqualTo("per-key Enforce");
+      assertThat(limit.findElement(By.cssSelector("[data-field=key]")).getText()).isEqualTo("header:x-api-key");
+      assertThat(limit.findElement(By.cssSelector("[data-field=rate]")).getText()).isEqualTo("5");
+      assertThat(limit.findElement(By.cssSelector("[data-field=burst]")).getText()).isEqualTo("5");
+      assertThat(limit.findElement(By.cssSelector("[data-field=retryAfterSeconds]")).getText()).isEqualTo("not set");
+      assertThat(limit.findElement(By.cssSelector("[data-field=exempt]")).getText()).isEqualTo("internal");
+      assertThat(limit.findElement(By.cssSelector("[data-field=maxKeys]")).getText()).isEqualTo("10000 (default)");
+      assertThat(card.getText()).contains("Saved at revision " + (revision + 1), "one limit");
+      awaitEdgeRateLimit("per-key", "enforce");
+      assertNoHorizontalScroll();
+      scrollTo(card);
+      screenshot("ratelimits");
+
+      // A change through the API while the editor is open: Save answers 409; Reload starts from it.
+      clickRateLimitsButton("Edit");
+      wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.drawer")));
+      assertThat(limitField(0, "rate").getAttribute("value")).isEqualTo("5");
+      assertThat(limitField(0, "exempt").getAttribute("value")).isEqualTo("internal");
+      call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE,
+          "{\"rateLimits\": {\"limits\": [{\"name\": \"per-key\", \"key\": \"header:x-api-key\", \"rate\": 7, \"burst\": 5}]}}", 200);
+      limitField(0, "burst").sendKeys(Keys.BACK_SPACE, "6");
+      drawerButton("Save request limits").click();
+      WebElement conflict = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.drawer .conflict")));
+      assertThat(conflict.getText()).contains("Someone else changed this edge's request limits",
+          "section rateLimits of edge " + EDGE + " is at revision " + (revision + 2) + ", not the expected " + (revision + 1));
+      assertThat(policies().path("rateLimits").path("limits").get(0).path("burst").asInt()).isEqualTo(5);
+      conflict.findElement(By.xpath(".//button[normalize-space()='Reload']")).click();
+      wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector("dialog.drawer .drawer-head"), "revision " + (revision + 2)));
+      assertThat(limitField(0, "rate").getAttribute("value")).isEqualTo("7");
+      assertThat(limitField(0, "burst").getAttribute("value")).isEqualTo("5");
+      assertThat(new Select(limitField(0, "mode")).getFirstSelectedOption().getText()).isEqualTo("Default (shadow)");
+      drawerButton("Cancel").click();
+      wait.until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("dialog.drawer")));
+      wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".card.ratelimits .limit[data-limit='per-key'] h3"), "Shadow (default)"));
+
+      // Remove asks first: dismissed, nothing happens; confirmed, "rateLimits": null.
+      clickRateLimitsButton("Remove all request limits");
+      WebElement confirm = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.modal")));
+      assertThat(confirm.getText()).contains("Delete every request limit set on " + EDGE);
+      confirm.findElement(By.xpath(".//button[normalize-space()='Cancel']")).click();
+      wait.until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("dialog.modal")));
+      assertThat(policies().path("rateLimits").isNull()).isFalse();
+      clickRateLimitsButton("Remove all request limits");
+      confirm = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.modal")));
+      confirm.findElement(By.xpath(".//button[normalize-space()='Remove all request limits']")).click();
+      wait.until(ExpectedConditions.textToBePresentInElementLocated(By.cssSelector(".card.ratelimits"),
+          "Nothing is set on this edge: no caller is limited by its policy."));
+      assertThat(driver.findElement(By.cssSelector(".card.ratelimits")).getText()).contains("Removed: no request limit is set on this edge");
+      assertThat(policies().path("rateLimits").isNull()).isTrue();
+      assertThat(policies().path("revisions").path("rateLimits").asLong()).isEqualTo(revision + 3);
+      assertThat(call("GET", "/configuration/audit?edgeId=" + EDGE + "&section=rateLimits&limit=1", null, 200)
+          .path("entries").get(0).path("operator").asText()).isEqualTo(MANAGER);
+      awaitEdgeRateLimit(null, null);
+    } finally {
+      call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE, "{\"rateLimits\": null}", 200);
+    }
   }
 
   @Test
@@ -560,6 +694,9 @@ class ConsoleE2E {
   void aReadOnlyOperatorSeesTheCardButCannotChangeAnything() throws Exception {
     call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE,
         "{\"overload\": {\"inbound\": {\"mode\": \"enforce\", \"adaptive\": {\"maxLimit\": 1536}}, \"outbound\": {\"mode\": \"shadow\"}}}", 200);
+    call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE, "{\"rateLimits\": {\"limits\": [{\"name\": \"per-client\","
+        + " \"key\": \"clientAddress\", \"rate\": 100, \"burst\": 200, \"exempt\": [\"10.0.0.0/8\"]}]}}", 200);
+    try {
     logIn(READER);
     assertThat(driver.findElements(By.xpath("//button[normalize-space()='Register edge']"))).isEmpty();
     driver.findElement(By.linkText(EDGE)).click();
@@ -568,9 +705,17 @@ class ConsoleE2E {
     assertThat(card.findElement(By.cssSelector("tr[data-field='inbound.adaptive.maxLimit']")).getText()).contains("1536");
     assertThat(card.getText()).contains("Changing it needs the edges:manage permission.");
     assertThat(card.findElements(By.tagName("button"))).isEmpty();
+    WebElement limits = driver.findElement(By.cssSelector(".card.ratelimits"));
+    assertThat(limits.findElement(By.cssSelector(".limit[data-limit='per-client'] [data-field=exempt]")).getText()).isEqualTo("10.0.0.0/8");
+    assertThat(limits.findElement(By.cssSelector(".limit[data-limit='per-client'] h3")).getText()).isEqualTo("per-client Shadow (default)");
+    assertThat(limits.getText()).contains("Changing it needs the edges:manage permission.");
+    assertThat(limits.findElements(By.tagName("button"))).isEmpty();
     assertThat(driver.findElements(By.cssSelector(".card.manage"))).isEmpty();
     assertThat(driver.findElements(By.tagName("button"))).extracting(WebElement::getText).containsExactly("Log out");
     assertThat(driver.findElement(By.cssSelector(".card.resources")).isDisplayed()).isTrue();
+    } finally {
+      call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE, "{\"rateLimits\": null}", 200);
+    }
   }
 
   @Test
@@ -690,6 +835,14 @@ class ConsoleE2E {
     WebElement drawer = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.drawer")));
     assertThat(drawer.getSize().getWidth()).isLessThanOrEqualTo(420);
     assertThat(saveButton().isDisplayed()).isTrue();
+    drawerButton("Cancel").click();
+    wait.until(ExpectedConditions.invisibilityOfElementLocated(By.cssSelector("dialog.drawer")));
+    clickRateLimitsButton("Edit");
+    drawer = wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("dialog.drawer")));
+    drawerButton("Add a limit").click();
+    assertThat(drawer.getSize().getWidth()).isLessThanOrEqualTo(420);
+    assertDrawerHasNoSidewaysScroll();
+    assertThat(drawerButton("Save request limits").isDisplayed()).isTrue();
   }
 
   // ---- helpers ----
@@ -784,6 +937,48 @@ class ConsoleE2E {
     return driver.findElement(By.xpath("//dialog[contains(@class,'drawer')]//button[normalize-space()='" + text + "']"));
   }
 
+  private WebElement limitField(int row, String key) {
+    return driver.findElement(By.id("rl-" + row + "-" + key));
+  }
+
+  private String limitProblem(int row, String key) {
+    WebElement problem = driver.findElement(By.id("rl-" + row + "-" + key + "-problem"));
+    return problem.isDisplayed() ? problem.getText() : "";
+  }
+
+  /** Clicks the element the locator finds, finding it again if the page redrew it meanwhile. */
+  private void clickAfresh(By locator) {
+    new WebDriverWait(driver, WAIT).ignoring(StaleElementReferenceException.class).until(d -> {
+      d.findElement(locator).click();
+      return true;
+    });
+  }
+
+  private void clickRateLimitsButton(String text) {
+    By button = By.xpath("//section[contains(@class,'ratelimits')]//button[normalize-space()='" + text + "']");
+    wait.until(ExpectedConditions.elementToBeClickable(button));
+    clickAfresh(button);
+  }
+
+  /**
+   * Waits until the real edge's /ratelimits shows one limit with this name and mode, or none when
+   * name is null.
+   */
+  private void awaitEdgeRateLimit(String name, String mode) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      HttpResponse<String> page = http.send(HttpRequest.newBuilder(edge.adminUri("/ratelimits")).build(), HttpResponse.BodyHandlers.ofString());
+      JsonNode limits = JSON.readTree(page.body()).path("limits");
+      boolean matches = name == null ? limits.isEmpty()
+          : limits.size() == 1 && limits.get(0).path("name").asText().equals(name) && limits.get(0).path("mode").asText().equals(mode);
+      if (matches) {
+        return;
+      }
+      assertThat(System.nanoTime()).as("the edge's /ratelimits shows %s %s (it shows %s)", name, mode, page.body()).isLessThan(deadline);
+      Thread.sleep(50);
+    }
+  }
+
   private WebElement editButton() {
     return wait.until(ExpectedConditions.elementToBeClickable(
         By.xpath("//section[contains(@class,'overload')]//button[normalize-space()='Edit']")));
@@ -812,6 +1007,12 @@ class ConsoleE2E {
         "return [...document.querySelectorAll('input, select')].filter(e => e.type !== 'hidden' && e.labels.length === 0)"
             + ".map(e => e.id || e.name || e.outerHTML.slice(0, 60));");
     assertThat((List<?>) unlabelled).as("inputs without a label").isEmpty();
+  }
+
+  private void assertDrawerHasNoSidewaysScroll() {
+    WebElement body = driver.findElement(By.cssSelector("dialog.drawer .drawer-body"));
+    assertThat(Long.parseLong(body.getDomProperty("scrollWidth"))).as("the side panel's content width vs its width")
+        .isLessThanOrEqualTo(Long.parseLong(body.getDomProperty("clientWidth")));
   }
 
   private void assertNoHorizontalScroll() {
