@@ -3,6 +3,7 @@ package io.spillway.edge.filters.policylimit;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.filters.ratelimit.TokenBucket;
+import io.spillway.edge.http.filter.ClientAddress;
 import io.spillway.edge.http.filter.DecoderFilter;
 import io.spillway.edge.http.filter.DecoderFilterCallbacks;
 import io.spillway.edge.http.filter.FilterHeadersStatus;

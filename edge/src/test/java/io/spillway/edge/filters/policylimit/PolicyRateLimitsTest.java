@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.config.HeaderMutations;
 import io.spillway.edge.config.RetryPolicy;
 import io.spillway.edge.config.Route;
+import io.spillway.edge.http.filter.ClientAddress;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
 import io.spillway.edge.http.filter.ResponseFlag;
 import io.spillway.edge.http.filter.StreamCallbacksStub;

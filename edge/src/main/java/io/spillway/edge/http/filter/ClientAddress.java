@@ -1,4 +1,4 @@
-package io.spillway.edge.filters.policylimit;
+package io.spillway.edge.http.filter;
 
 import io.netty.util.NetUtil;
 
@@ -7,9 +7,10 @@ import io.netty.util.NetUtil;
  * read from {@code x-forwarded-for} as the connection manager left it: with
  * {@code use_remote_address} the peer's address was appended, so the trusted address is the
  * {@code (hops + 1)}-th from the right either way. An address that is missing (too few entries) or
- * not an IP literal falls back to the connection's peer.
+ * not an IP literal falls back to the connection's peer. Envoy's "remote address" of a stream,
+ * which the policy rate limits and RBAC's {@code remote_ip} read.
  */
-final class ClientAddress {
+public final class ClientAddress {
 
   private ClientAddress() {}
 
@@ -18,7 +19,7 @@ final class ClientAddress {
    * @param xff the request's {@code x-forwarded-for}, or null
    * @param hops the connection manager's {@code xff_num_trusted_hops}
    */
-  static String trusted(String peer, String xff, int hops) {
+  public static String trusted(String peer, String xff, int hops) {
     if (xff == null || xff.isEmpty()) {
       return peer;
     }
