@@ -121,6 +121,16 @@ public record RbacConfig(Optional<Rules> rules, String rulesStatPrefix, Optional
 
     /** The deprecated {@code source_ip}: the connection's peer (Spillway has no PROXY protocol). */
     record SourceIp(IpRange range) implements Principal {}
+
+    /**
+     * A TLS connection; with {@code principalName}, one whose client certificate has a URI SAN, a DNS
+     * SAN or (else) a subject that matches it, as Envoy's {@code authenticated}.
+     */
+    record Authenticated(Optional<Route.StringMatch> principalName) implements Principal {
+      public Authenticated {
+        Objects.requireNonNull(principalName, "principalName");
+      }
+    }
   }
 
   /**

@@ -19,7 +19,7 @@ import java.util.TreeMap;
  * ({@link MatchTranslator}), compiled here once. Refused, each with its path: CEL conditions, the
  * xDS matcher API ({@code matcher}, {@code shadow_matcher}), per-rule stats, audit logging, and
  * the permission and principal kinds that need what the edge does not have — metadata, filter
- * state, the TLS server name, the peer certificate ({@code authenticated}), extensions.
+ * state, the TLS server name, extensions.
  */
 final class RbacTranslator {
 
@@ -31,6 +31,8 @@ final class RbacTranslator {
   private static final SupportedFields POLICY = SupportedFields.of(Policy.getDescriptor(), "permissions",
       "principals");
   private static final SupportedFields PATH = SupportedFields.of(PathMatcher.getDescriptor(), "path");
+  private static final SupportedFields AUTHENTICATED = SupportedFields.of(Principal.Authenticated.getDescriptor(),
+      "principal_name");
   private static final SupportedFields CIDR = SupportedFields.of(CidrRange.getDescriptor(), "address_prefix",
       "prefix_len");
 
@@ -199,9 +201,7 @@ final class RbacTranslator {
           range(p.getDirectRemoteIp(), path.field("direct_remote_ip")));
       case REMOTE_IP -> new RbacConfig.Principal.RemoteIp(range(p.getRemoteIp(), path.field("remote_ip")));
       case SOURCE_IP -> new RbacConfig.Principal.SourceIp(range(p.getSourceIp(), path.field("source_ip")));
-      case AUTHENTICATED -> throw new ConfigException(path.field("authenticated"),
-          "authenticated is not supported: the edge does not hand the downstream client certificate (its URI"
-          + " SAN, DNS SAN or subject) to HTTP filters");
+      case AUTHENTICATED -> authenticated(p.getAuthenticated(), path.field("authenticated"));
       case METADATA -> throw new ConfigException(path.field("metadata"), "metadata " + NO_METADATA);
       case SOURCED_METADATA -> throw new ConfigException(path.field("sourced_metadata"),
           "sourced_metadata " + NO_METADATA);
@@ -210,8 +210,16 @@ final class RbacTranslator {
       case CUSTOM -> throw new ConfigException(path.field("custom"),
           "custom is not supported: Spillway has no RBAC principal extensions");
       case IDENTIFIER_NOT_SET -> throw new ConfigException(path, "a principal identifier is required (one of"
-          + " and_ids, or_ids, any, not_id, header, url_path, direct_remote_ip, remote_ip, source_ip)");
+          + " and_ids, or_ids, any, not_id, header, url_path, direct_remote_ip, remote_ip, source_ip, authenticated)");
     };
+  }
+
+  private static RbacConfig.Principal authenticated(Principal.Authenticated a, FieldPath path)
+      throws ConfigException {
+    AUTHENTICATED.check(a, path);
+    return new RbacConfig.Principal.Authenticated(a.hasPrincipalName()
+        ? Optional.of(MatchTranslator.string(a.getPrincipalName(), path.field("principal_name")))
+        : Optional.empty());
   }
 
   private static List<RbacConfig.Principal> principals(Principal.Set set, FieldPath path) throws ConfigException {

@@ -33,6 +33,11 @@ interface Downstream {
     return null;
   }
 
+  /** The connection's TLS facts (the client certificate's names), or null when it is not TLS. */
+  default io.spillway.edge.http.filter.DownstreamTls tls() {
+    return null;
+  }
+
   /** Sends the response head; with {@code endStream} the response is complete. */
   void sendHeaders(ResponseHeaders response, boolean endStream);
 

@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.SocketChannelConfig;
 import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.http.filter.DownstreamTls;
 import io.spillway.edge.http.message.HopByHop;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
@@ -57,6 +58,9 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   private final ArrayDeque<Object> pipelined = new ArrayDeque<>();
   private final ConnectionShare share = new ConnectionShare();
   private ChannelHandlerContext ctx;
+  /** The connection's TLS facts, read on the first request that asks. */
+  private DownstreamTls tls;
+  private boolean tlsRead;
   private String remoteAddress;
   private HttpStream current;
   private boolean currentBodyDone;
@@ -336,6 +340,15 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   @Override
   public InetSocketAddress localSocketAddress() {
     return ctx.channel().localAddress() instanceof InetSocketAddress a ? a : null;
+  }
+
+  @Override
+  public DownstreamTls tls() {
+    if (!tlsRead) {
+      tls = DownstreamTls.of(ctx.pipeline());
+      tlsRead = tls != null || !hcm.tls();
+    }
+    return tls;
   }
 
   @Override

@@ -169,6 +169,11 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
   }
 
   @Override
+  public io.spillway.edge.http.filter.DownstreamTls tls() {
+    return connection.tls();
+  }
+
+  @Override
   public void sendHeaders(ResponseHeaders response, boolean endStream) {
     if (closed()) {
       return;

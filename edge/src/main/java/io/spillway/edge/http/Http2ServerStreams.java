@@ -24,6 +24,9 @@ final class Http2ServerStreams extends Http2FrameAdapter {
   private final ConnectionShare share = new ConnectionShare();
   private final boolean tracksResponseBytes;
   private Http2Streams<Http2ServerStream> streams;
+  /** The connection's TLS facts, read on the first stream that asks. */
+  private io.spillway.edge.http.filter.DownstreamTls tls;
+  private boolean tlsRead;
 
   /**
    * @param tracksResponseBytes whether streams count their queued response bytes (for the
@@ -41,6 +44,15 @@ final class Http2ServerStreams extends Http2FrameAdapter {
   /** Connects to the codec once it is in the pipeline ({@code ctx} is the codec's context). */
   void attach(EdgeHttp2ConnectionHandler codec, ChannelHandlerContext ctx) {
     streams = new Http2Streams<>(codec, ctx, Http2ServerStream::onWritabilityChanged, Http2ServerStream::onClosed);
+  }
+
+  /** The connection's TLS facts, or null when it is not TLS; read once. */
+  io.spillway.edge.http.filter.DownstreamTls tls() {
+    if (!tlsRead) {
+      tls = io.spillway.edge.http.filter.DownstreamTls.of(streams.ctx().pipeline());
+      tlsRead = tls != null || !hcm.tls();
+    }
+    return tls;
   }
 
   // --- frames from the codec -----------------------------------------------------------------

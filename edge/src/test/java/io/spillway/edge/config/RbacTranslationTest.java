@@ -100,8 +100,8 @@ class RbacTranslationTest {
   }
 
   @Test
-  void envoysDocumentedServiceAdminPolicyIsRefusedForItsAuthenticatedPrincipal() {
-    assertThat(refusal("""
+  void envoysDocumentedServiceAdminPolicyIsAccepted() throws Exception {
+    RbacConfig c = translate("""
         rules:
           action: ALLOW
           policies:
@@ -109,9 +109,13 @@ class RbacTranslationTest {
               permissions: [ { any: true } ]
               principals:
               - authenticated: { principal_name: { exact: "cluster.local/ns/default/sa/admin" } }
-        """)).isEqualTo(FILTER + ".rules.policies[\"service-admin\"].principals[0].authenticated: authenticated is"
-        + " not supported: the edge does not hand the downstream client certificate (its URI SAN, DNS SAN or"
-        + " subject) to HTTP filters");
+              - authenticated: { principal_name: { exact: "cluster.local/ns/default/sa/superuser" } }
+        """);
+    assertThat(c.rules().orElseThrow().policies().get(0).principals()).containsExactly(
+        new Principal.Authenticated(java.util.Optional.of(new StringMatch.Exact("cluster.local/ns/default/sa/admin", false))),
+        new Principal.Authenticated(java.util.Optional.of(
+            new StringMatch.Exact("cluster.local/ns/default/sa/superuser", false))));
+    assertThat(onlyPrincipal("{ authenticated: {} }")).isEqualTo(new Principal.Authenticated(java.util.Optional.empty()));
   }
 
   @Test
@@ -232,8 +236,10 @@ class RbacTranslationTest {
         .startsWith(POLICY + ".principals[0].metadata: ");
     assertThat(refusal(policy("{ and_rules: { rules: [ { any: true }, { not_rule: { metadata: { filter: f } } } ] } }",
         "{ any: true }"))).startsWith(POLICY + ".permissions[0].and_rules.rules[1].not_rule.metadata: ");
-    assertThat(refusal(policy("{ any: true }", "{ or_ids: { ids: [ { authenticated: {} } ] } }")))
-        .startsWith(POLICY + ".principals[0].or_ids.ids[0].authenticated: ");
+    assertThat(refusal(policy("{ any: true }", "{ or_ids: { ids: [ { custom: { name: x } } ] } }")))
+        .startsWith(POLICY + ".principals[0].or_ids.ids[0].custom: ");
+    assertThat(refusal(policy("{ any: true }", "{ authenticated: { principal_name: { prefix: \"\" } } }")))
+        .isEqualTo(POLICY + ".principals[0].authenticated.principal_name.prefix: must not be empty");
   }
 
   @Test
@@ -279,13 +285,13 @@ class RbacTranslationTest {
             typed_per_filter_config:
               envoy.filters.http.rbac:
                 "@type": %s
-                rbac: { rules: { policies: { p: { permissions: [ { any: true } ], principals: [ { authenticated: {} } ] } } } }
+                rbac: { rules: { policies: { p: { permissions: [ { any: true } ], principals: [ { filter_state: { key: k } } ] } } } }
           """.formatted(PER_ROUTE_TYPE)).translate();
       throw new AssertionError("accepted");
     } catch (ConfigException e) {
       message = e.getMessage();
     }
     assertThat(message).startsWith(BootstrapYaml.ROUTE
-        + ".typed_per_filter_config[\"envoy.filters.http.rbac\"].rbac.rules.policies[\"p\"].principals[0].authenticated: ");
+        + ".typed_per_filter_config[\"envoy.filters.http.rbac\"].rbac.rules.policies[\"p\"].principals[0].filter_state: ");
   }
 }

@@ -7,9 +7,11 @@ import io.spillway.edge.config.RbacConfig.Permission;
 import io.spillway.edge.config.RbacConfig.Policy;
 import io.spillway.edge.config.RbacConfig.Principal;
 import io.spillway.edge.config.RbacConfig.Rules;
+import io.spillway.edge.config.Route;
 import io.spillway.edge.http.filter.ClientAddress;
 import io.spillway.edge.http.filter.DecoderFilter;
 import io.spillway.edge.http.filter.DecoderFilterCallbacks;
+import io.spillway.edge.http.filter.DownstreamTls;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
 import io.spillway.edge.http.filter.StreamInfo;
 import io.spillway.edge.http.message.RequestHeaders;
@@ -27,8 +29,9 @@ import java.util.List;
  * Envoy's local reply: 403 {@code RBAC: access denied}, response code details
  * {@code rbac_access_denied_matched_policy[<policy>]} ({@code none} when no policy matched).
  *
- * <p>Everything is compiled in the config; per request the filter only reads headers and the
- * connection's addresses, each address parsed at most once and only when a rule asks for it.
+ * <p>Everything is compiled in the config; per request the filter only reads headers, the
+ * connection's addresses (each parsed at most once, only when a rule asks for it) and the client
+ * certificate's names, which the connection reads once after its TLS handshake.
  */
 final class RbacFilter implements DecoderFilter {
   static final String BODY = "RBAC: access denied";
@@ -174,11 +177,40 @@ final class RbacFilter implements DecoderFilter {
       case Principal.DirectRemoteIp d -> d.range().contains(directRemote());
       case Principal.SourceIp s -> s.range().contains(directRemote());
       case Principal.RemoteIp r -> r.range().contains(remote());
+      case Principal.Authenticated a -> authenticated(a);
     };
   }
 
+  /**
+   * Envoy's {@code authenticated}: never without TLS; any TLS client without a principal name;
+   * else a URI SAN, a DNS SAN or the subject (RFC 2253) of the client certificate must match.
+   */
+  private boolean authenticated(Principal.Authenticated a) {
+    DownstreamTls tls = decoder.streamInfo().downstreamTls();
+    if (tls == null) {
+      return false;
+    }
+    if (a.principalName().isEmpty()) {
+      return true;
+    }
+    Route.StringMatch name = a.principalName().get();
+    List<String> uris = tls.uriSans();
+    for (int i = 0; i < uris.size(); i++) {
+      if (RouteMatcher.matches(name, uris.get(i))) {
+        return true;
+      }
+    }
+    List<String> dns = tls.dnsSans();
+    for (int i = 0; i < dns.size(); i++) {
+      if (RouteMatcher.matches(name, dns.get(i))) {
+        return true;
+      }
+    }
+    return RouteMatcher.matches(name, tls.subject());
+  }
+
   /** Envoy's {@code url_path}: the path without query and fragment; a request without one never matches. */
-  private boolean urlPathMatches(io.spillway.edge.config.Route.StringMatch match) {
+  private boolean urlPathMatches(Route.StringMatch match) {
     String path = headers.path();
     if (path == null || path.isEmpty()) {
       return false;

@@ -25,6 +25,7 @@ public final class StreamInfo {
   private boolean healthCheck;
   private InetSocketAddress downstreamRemote;
   private InetSocketAddress downstreamLocal;
+  private DownstreamTls downstreamTls;
   private long lastDownstreamRxNanos;
   private long firstUpstreamRxNanos;
   private long endNanos;
@@ -157,6 +158,15 @@ public final class StreamInfo {
   public void setDownstreamAddresses(InetSocketAddress remote, InetSocketAddress local) {
     this.downstreamRemote = remote;
     this.downstreamLocal = local;
+  }
+
+  /** What the TLS connection says about the client (its certificate's names), or null when it is not TLS. */
+  public DownstreamTls downstreamTls() {
+    return downstreamTls;
+  }
+
+  public void setDownstreamTls(DownstreamTls tls) {
+    this.downstreamTls = tls;
   }
 
   /** System.nanoTime of the request's last byte, 0 until the request is complete. */

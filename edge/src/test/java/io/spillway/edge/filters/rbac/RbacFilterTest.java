@@ -17,6 +17,7 @@ import io.spillway.edge.config.RetryPolicy;
 import io.spillway.edge.config.Route;
 import io.spillway.edge.config.Route.StringMatch;
 import io.spillway.edge.http.filter.DecoderFilter;
+import io.spillway.edge.http.filter.DownstreamTls;
 import io.spillway.edge.http.filter.EncoderFilter;
 import io.spillway.edge.http.filter.FilterChainBuilder;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
@@ -335,6 +336,46 @@ class RbacFilterTest {
     Principal either = new Principal.Or(List.of(admin, new Principal.Not(internal)));
     assertThat(admits(either, get("/", "x-role", "user"))).isFalse();
     assertThat(admits(either, get("/", "x-role", "admin"))).isTrue();
+  }
+
+  @Test
+  void authenticatedNeedsTlsAndMatchesAUriSanADnsSanOrTheSubject() {
+    DownstreamTls cert = new DownstreamTls(List.of("spiffe://mesh/ns/a/sa/web"), List.of("web.mesh.local"),
+        "CN=web,O=Mesh");
+    DownstreamTls noCert = new DownstreamTls(List.of(), List.of(), "");
+    Principal anyTls = new Principal.Authenticated(Optional.empty());
+    assertThat(admitsOver(anyTls, null)).as("not TLS").isFalse();
+    assertThat(admitsOver(anyTls, noCert)).as("TLS, no certificate, no name asked").isTrue();
+    assertThat(admitsOver(named(new StringMatch.Exact("spiffe://mesh/ns/a/sa/web", false)), cert)).isTrue();
+    assertThat(admitsOver(named(new StringMatch.Suffix(".mesh.local", false)), cert)).as("a DNS SAN").isTrue();
+    assertThat(admitsOver(named(new StringMatch.Exact("CN=web,O=Mesh", false)), cert)).as("the subject").isTrue();
+    assertThat(admitsOver(named(new StringMatch.Prefix("spiffe://other/", false)), cert)).isFalse();
+    assertThat(admitsOver(named(new StringMatch.Prefix("spiffe://", false)), noCert)).isFalse();
+  }
+
+  private static Principal named(StringMatch name) {
+    return new Principal.Authenticated(Optional.of(name));
+  }
+
+  private boolean admitsOver(Principal principal, DownstreamTls tls) {
+    RbacFactory f = factory(enforced(Action.ALLOW, policy("p", ANY, principal)));
+    RbacFilter[] made = new RbacFilter[1];
+    f.createFilters(new FilterChainBuilder() {
+      @Override
+      public void addDecoderFilter(DecoderFilter filter) {
+        made[0] = (RbacFilter) filter;
+      }
+
+      @Override
+      public void addEncoderFilter(EncoderFilter filter) {
+        throw new AssertionError("the RBAC filter only decodes");
+      }
+    });
+    Fake fake = new Fake(null, get("/"), "192.0.2.10");
+    fake.info.setDownstreamTls(tls);
+    made[0].setDecoderFilterCallbacks(fake);
+    made[0].decodeHeaders(fake.request, true);
+    return fake.replies == 0;
   }
 
   @Test
