@@ -2,9 +2,12 @@ package io.spillway.edge.http;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.http.filter.DownstreamTls;
+import io.spillway.edge.http.filter.StreamInfo;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
+import java.util.function.Supplier;
 
 /**
  * The downstream side of one stream as {@link HttpStream} sees it: an HTTP/1.1 connection serving
@@ -33,9 +36,12 @@ interface Downstream {
     return null;
   }
 
-  /** The connection's TLS facts (the client certificate's names), or null when it is not TLS. */
-  default io.spillway.edge.http.filter.DownstreamTls tls() {
-    return null;
+  /**
+   * The connection's TLS facts (the client certificate's names, null when it is not TLS), read
+   * on the first call and kept by the connection: one supplier per connection.
+   */
+  default Supplier<DownstreamTls> tls() {
+    return StreamInfo.NO_TLS;
   }
 
   /** Sends the response head; with {@code endStream} the response is complete. */

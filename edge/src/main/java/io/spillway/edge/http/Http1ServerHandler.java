@@ -33,6 +33,7 @@ import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledFuture;
+import java.util.function.Supplier;
 
 /**
  * The last handler of an HTTP/1.1 downstream connection: turns decoded messages into
@@ -61,6 +62,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   /** The connection's TLS facts, read on the first request that asks. */
   private DownstreamTls tls;
   private boolean tlsRead;
+  private final Supplier<DownstreamTls> tlsReader = this::readTls;
   private String remoteAddress;
   private HttpStream current;
   private boolean currentBodyDone;
@@ -343,10 +345,15 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   }
 
   @Override
-  public DownstreamTls tls() {
+  public Supplier<DownstreamTls> tls() {
+    return tlsReader;
+  }
+
+  private DownstreamTls readTls() {
     if (!tlsRead) {
       tls = DownstreamTls.of(ctx.pipeline());
-      tlsRead = tls != null || !hcm.tls();
+      // A request is only decoded after the handshake finished: what is read now holds for the connection.
+      tlsRead = true;
     }
     return tls;
   }

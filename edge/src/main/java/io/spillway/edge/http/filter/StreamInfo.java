@@ -4,6 +4,8 @@ import io.spillway.edge.router.RouteEntry;
 import io.spillway.edge.upstream.Host;
 import java.net.InetSocketAddress;
 import java.time.Instant;
+import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * What is known about one stream as it goes (Envoy's {@code StreamInfo}): when it started, the
@@ -12,6 +14,9 @@ import java.time.Instant;
  * the stream's worker loop; read by them and, at the end, by whoever records the stream.
  */
 public final class StreamInfo {
+  /** The {@link #downstreamTls()} of a connection without TLS. */
+  public static final Supplier<DownstreamTls> NO_TLS = () -> null;
+
   private final long startNanos;
   private final long startEpochNanos;
   private final String downstreamAddress;
@@ -25,7 +30,7 @@ public final class StreamInfo {
   private boolean healthCheck;
   private InetSocketAddress downstreamRemote;
   private InetSocketAddress downstreamLocal;
-  private DownstreamTls downstreamTls;
+  private Supplier<DownstreamTls> downstreamTls = NO_TLS;
   private long lastDownstreamRxNanos;
   private long firstUpstreamRxNanos;
   private long endNanos;
@@ -160,13 +165,17 @@ public final class StreamInfo {
     this.downstreamLocal = local;
   }
 
-  /** What the TLS connection says about the client (its certificate's names), or null when it is not TLS. */
+  /**
+   * What the TLS connection says about the client (its certificate's names), or null when it is
+   * not TLS. The connection reads it on the first call, once.
+   */
   public DownstreamTls downstreamTls() {
-    return downstreamTls;
+    return downstreamTls.get();
   }
 
-  public void setDownstreamTls(DownstreamTls tls) {
-    this.downstreamTls = tls;
+  /** Where {@link #downstreamTls()} comes from: the connection's cached reading, or {@link #NO_TLS}. */
+  public void setDownstreamTls(Supplier<DownstreamTls> tls) {
+    this.downstreamTls = Objects.requireNonNull(tls, "tls");
   }
 
   /** System.nanoTime of the request's last byte, 0 until the request is complete. */

@@ -372,7 +372,7 @@ class RbacFilterTest {
       }
     });
     Fake fake = new Fake(null, get("/"), "192.0.2.10");
-    fake.info.setDownstreamTls(tls);
+    fake.info.setDownstreamTls(() -> tls);
     made[0].setDecoderFilterCallbacks(fake);
     made[0].decodeHeaders(fake.request, true);
     return fake.replies == 0;
