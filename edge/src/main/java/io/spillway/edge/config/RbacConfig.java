@@ -138,6 +138,7 @@ public record RbacConfig(Optional<Rules> rules, String rulesStatPrefix, Optional
    *
    * @param address the configured IP literal
    * @param prefixLength how many leading bits must be equal
+   * @param bytes the literal's 4 or 16 bytes
    */
   public record IpRange(String address, int prefixLength, byte[] bytes) {
     public IpRange {
@@ -146,6 +147,12 @@ public record RbacConfig(Optional<Rules> rules, String rulesStatPrefix, Optional
       if (prefixLength < 0 || prefixLength > bytes.length * 8) {
         throw new IllegalArgumentException("prefix length " + prefixLength + " for " + address);
       }
+    }
+
+    /** The address's bytes (a copy). */
+    @Override
+    public byte[] bytes() {
+      return bytes.clone();
     }
 
     /** Whether {@code ip} (4 or 16 bytes; null never matches) is inside; another family never is. */
