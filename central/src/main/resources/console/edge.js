@@ -1,8 +1,9 @@
-// One edge's panel (#/edges/<id>): its status, the Overload protection card, the deployment
-// defaults it reported, and, for operators with edges:manage, relabel, new credential, deregister.
+// One edge's panel (#/edges/<id>): its status, the Overload protection card, the live charts of
+// what it reports, the deployment defaults it reported, and, for operators with edges:manage, relabel, new credential, deregister.
 
 import { ApiError, canManage, edgePath, policiesPath, request } from './api.js';
 import { json } from './audit.js';
+import { chartsCard } from './charts.js';
 import { confirmAction, h, labelChips, modal, replace, time, typeName, version } from './dom.js';
 import { ackedVersions, connection, credentialShown, labelsText, lastNack, parseLabels } from './edges.js';
 import { openEditor, resetToDeploymentDefaults } from './editor.js';
@@ -46,8 +47,10 @@ async function reload(panel) {
  * optionally { reload: true } for a Reload button.
  */
 function render(panel, messages = {}) {
+  panel.live = panel.live || chartsCard(panel.id);
   replace(panel.content,
     overloadCard(panel, messages.overload),
+    panel.live,
     statusCard(panel.edge),
     defaultsCard(panel),
     canManage() ? manageCard(panel, messages.manage) : null,

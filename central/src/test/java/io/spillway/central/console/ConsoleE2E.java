@@ -11,9 +11,11 @@ import io.spillway.policy.CrossFieldRule;
 import io.spillway.policy.PolicyField;
 import io.spillway.testkit.EdgeProcess;
 import io.spillway.testkit.FreePorts;
+import io.spillway.testkit.OriginServer;
 import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -24,9 +26,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.logging.Level;
 import org.junit.jupiter.api.AfterAll;
@@ -46,6 +51,7 @@ import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -65,7 +71,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * to it over ADS: login, the Edges list and its filter, the edge's panel, the overload editor with
  * central's own messages as you type, Save (checked through the API and on the real edge's
  * /overload), a 409 from a change made through the API meanwhile, Reset with confirmation, a
- * read-only operator, registering an edge, the login throttle. The browser runs in another time
+ * read-only operator, registering an edge, the login throttle, and the live charts of what the edge
+ * reports (refusals rising while a bounded load loop runs in enforce). The browser runs in another time
  * zone than UTC, so local times and their UTC titles differ.
  *
  * <p>Without chromium or chromedriver the class is skipped, unless the environment variable CI is
@@ -93,6 +100,8 @@ class ConsoleE2E {
 
   private CentralProcess central;
   private EdgeProcess edge;
+  private OriginServer origin;
+  private int listenerPort;
   private ServerSocket busyPort;
   private ApiClient api;
   private String base;
@@ -145,7 +154,10 @@ class ConsoleE2E {
         .path("credential").asText();
     call("POST", "/configuration/edges", "{\"id\": \"" + IDLE_EDGE + "\", \"labels\": {\"env\": \"staging\", \"tier\": \"web\"}}", 201);
 
-    // The real edge, with deployment defaults of its own, which it reports to central.
+    // The real edge, with deployment defaults of its own, which it reports to central, and a
+    // listener of its own in front of a real origin (for the live charts' refusals).
+    origin = OriginServer.start("backend");
+    listenerPort = FreePorts.pick();
     int adminPort = FreePorts.pick();
     Path bootstrap = dir.resolve("edge.yaml");
     Files.writeString(bootstrap, """
@@ -161,11 +173,36 @@ class ConsoleE2E {
               initial_metadata: [{key: authorization, value: "Bearer %s"}]
           cds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
           lds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
-        """.formatted(adminPort, EDGE, xdsPort, credential));
+        static_resources:
+          listeners:
+          - name: main
+            address: {socket_address: {address: 127.0.0.1, port_value: %d}}
+            filter_chains:
+            - filters:
+              - name: envoy.filters.network.http_connection_manager
+                typed_config:
+                  "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+                  stat_prefix: main
+                  route_config:
+                    virtual_hosts:
+                    - name: all
+                      domains: ["*"]
+                      routes: [{match: {prefix: "/"}, route: {cluster: backend}}]
+                  http_filters:
+                  - name: envoy.filters.http.router
+                    typed_config: {"@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router}
+          clusters:
+          - name: backend
+            type: STATIC
+            load_assignment:
+              cluster_name: backend
+              endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: %d}}}}]}]
+        """.formatted(adminPort, EDGE, xdsPort, credential, listenerPort, origin.port()));
     edge = EdgeProcess.builder().bootstrap(bootstrap).adminPort(adminPort)
         .environment("HTTP_ADMISSION_CONTINUATION_SHARE", "0.5")
         .environment("HTTP_ADMISSION_START_SHARE", "0.4")
-        .args("--xds-state-dir", Files.createDirectories(dir.resolve("edge-state")).toString()).start();
+        .args("--xds-state-dir", Files.createDirectories(dir.resolve("edge-state")).toString(),
+            "--report-interval", "0.5").start();
     awaitEdgeStatus(s -> s.path("connected").asBoolean() && s.path("reportedDefaults").has("HTTP_ADMISSION_CONTINUATION_SHARE")
         && s.path("ackedVersions").has("type.googleapis.com/spillway.policy.v1.OverloadPolicy"));
 
@@ -203,6 +240,9 @@ class ConsoleE2E {
     }
     if (busyPort != null) {
       busyPort.close();
+    }
+    if (origin != null) {
+      origin.close();
     }
   }
 
@@ -459,6 +499,61 @@ class ConsoleE2E {
     assertThat(call("GET", "/configuration/audit?edgeId=" + EDGE + "&section=overload&limit=1", null, 200)
         .path("entries").get(0).path("operator").asText()).isEqualTo(MANAGER);
     awaitEdgeAdmissionMode("shadow");
+  }
+
+  @Test
+  void theLiveChartsShowRefusalsRisingWhileALoadLoopRunsInEnforce() throws Exception {
+    logIn(READER);
+    driver.get(base + "/#/edges/" + EDGE);
+    // The charts are redrawn at every report, so each check reads the page afresh.
+    WebDriverWait charts = new WebDriverWait(driver, WAIT);
+    charts.ignoring(StaleElementReferenceException.class);
+    charts.until(d -> d.findElement(By.cssSelector(".card.live figure.chart.admission figcaption")).getText()
+        .startsWith("Admission limit and in flight — now: mode "));
+    charts.until(d -> d.findElement(By.cssSelector(".card.live figure.chart.peer")).getText().contains("Outbound guard: backend")
+        && "closed".equals(d.findElement(By.cssSelector(".card.live figure.chart.peer")).getAttribute("data-breaker")));
+    charts.until(d -> d.findElements(By.cssSelector(".card.live svg.plot[role=img][aria-label]")).size() >= 4);
+    long before = charts.until(d -> refusalsCharted());
+
+    // Enforce with a limit of one; a bounded loop of bursts of slow requests gets 503s.
+    call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE, "{\"overload\": {\"inbound\": {\"mode\": \"enforce\","
+        + " \"maxInFlight\": 1, \"adaptive\": {\"minLimit\": 1, \"maxLimit\": 1}}}}", 200);
+    try {
+      awaitEdgeAdmissionMode("enforce");
+      long refused = 0;
+      for (int round = 0; round < 3; round++) {
+        List<CompletableFuture<HttpResponse<Void>>> burst = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+          burst.add(http.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + listenerPort + "/delay/300"))
+              .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.discarding()));
+        }
+        for (CompletableFuture<HttpResponse<Void>> response : burst) {
+          refused += response.get(10, TimeUnit.SECONDS).statusCode() == 503 ? 1 : 0;
+        }
+      }
+      assertThat(refused).isPositive();
+      long expected = before + refused;
+      charts.until(d -> {
+        Long charted = refusalsCharted();
+        return charted != null && charted >= expected;
+      });
+      charts.until(d -> {
+        WebElement refusals = d.findElement(By.cssSelector(".card.live figure.chart.refusals"));
+        return refusals.getText().contains("proxy (enforce)")
+            && refusals.getText().contains(refusals.getAttribute("data-total") + " in the last ")
+            && !refusals.findElements(By.cssSelector("svg polyline.s-proxy, svg circle.s-proxy")).isEmpty();
+      });
+      scrollTo(driver.findElement(By.cssSelector(".card.live")));
+      screenshot("charts");
+    } finally {
+      call("PATCH", "/configuration/edges/policies?edgeId=" + EDGE, "{\"overload\": null}", 200);
+    }
+  }
+
+  /** The refusals the live chart counts over its window (its figure's data-total); null before it is drawn. */
+  private Long refusalsCharted() {
+    List<WebElement> figure = driver.findElements(By.cssSelector(".card.live figure.chart.refusals"));
+    return figure.isEmpty() ? null : Long.valueOf(figure.get(0).getAttribute("data-total"));
   }
 
   @Test

@@ -99,7 +99,9 @@ class ConsoleSourcesTest {
   @Test
   void nothingNamesAnotherOrigin() {
     for (Path file : files) {
-      String text = read(file).replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
+      // The SVG namespace is a name (in icon.svg's xmlns, and charts.js's createElementNS), never fetched.
+      String text = read(file).replace("xmlns=\"http://www.w3.org/2000/svg\"", "")
+          .replace("const SVG = 'http://www.w3.org/2000/svg';", "");
       assertThat(text).as(file.getFileName().toString()).doesNotContain("http://", "https://", "//cdn", "@import", "url(");
     }
   }

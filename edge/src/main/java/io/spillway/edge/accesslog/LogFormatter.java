@@ -270,12 +270,16 @@ public final class LogFormatter {
           return h == null ? null : h.addressString();
         }, max);
         case UPSTREAM_CLUSTER -> text(LogFormatter::upstreamCluster, max);
-        case DOWNSTREAM_REMOTE_ADDRESS, DOWNSTREAM_DIRECT_REMOTE_ADDRESS ->
+        case DOWNSTREAM_REMOTE_ADDRESS ->
             new Field((out, in) -> address(out, in.info().downstreamRemote(), in.info().downstreamAddress(), true),
                 false, max);
-        case DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT, DOWNSTREAM_DIRECT_REMOTE_ADDRESS_WITHOUT_PORT ->
+        case DOWNSTREAM_DIRECT_REMOTE_ADDRESS -> new Field((out, in) -> address(out, in.info().downstreamDirectRemote(),
+            in.info().downstreamDirectAddress(), true), false, max);
+        case DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT ->
             new Field((out, in) -> address(out, in.info().downstreamRemote(), in.info().downstreamAddress(), false),
                 false, max);
+        case DOWNSTREAM_DIRECT_REMOTE_ADDRESS_WITHOUT_PORT -> new Field((out, in) -> address(out,
+            in.info().downstreamDirectRemote(), in.info().downstreamDirectAddress(), false), false, max);
         case DOWNSTREAM_REMOTE_PORT -> new Field((out, in) -> port(out, in.info().downstreamRemote()), true, max);
         case DOWNSTREAM_LOCAL_ADDRESS -> new Field((out, in) -> address(out, in.info().downstreamLocal(), null, true),
             false, max);

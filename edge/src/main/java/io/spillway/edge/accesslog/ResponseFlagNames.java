@@ -11,6 +11,7 @@ final class ResponseFlagNames {
     return switch (f) {
       case UH -> "NoHealthyUpstream";
       case RL -> "RateLimited";
+      case RLSE -> "RateLimitServiceError";
       case UF -> "UpstreamConnectionFailure";
       case UO -> "UpstreamOverflow";
       case UT -> "UpstreamRequestTimeout";

@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  *       the queueing delay it is meant to detect. As a safety valve, when the limit has been pinned
  *       at {@code minLimit} by slow calls for {@value #REBASELINE_WINDOWS} consecutive windows the
  *       baseline is reset to the current call time (the world changed, e.g. a slower backend).
- *   <li><b>Executor lag.</b> {@link #onExecutorLag(long)} feeds the lateness of a 10 ms timer. The
+ *   <li><b>Executor lag.</b> {@link #onExecutorLag(long, int)} feeds the lateness of a 10 ms timer. The
  *       worst value of the last second (ten 100 ms buckets) is what {@code http_executor_lag_seconds}
  *       shows; the learner uses the worst of the last 100–200 ms (current and previous bucket), so
  *       one stall is acted on for a few windows, not re-applied every window for a whole second.
@@ -55,9 +55,11 @@ import java.util.function.LongSupplier;
  *       slow the calls. Less than one request in flight cannot queue behind itself, so slow calls
  *       then say nothing about the edge's load (JIT warm-up at start-up, a cold backend); without
  *       this a trickle of slow calls halved the limit of an idle edge every few windows.
- *   <li><b>Executor stall</b> (worst lag of the last second above {@code lagTargetMillis}): the
- *       estimate is at most {@code limit × max(0.5, lagTarget / lag)} and never grows — the edge
- *       itself is the bottleneck, whatever the call times say.
+ *   <li><b>Executor stall</b> (worst lag of the last second above {@code lagTargetMillis}) under
+ *       load (at least {@value #MIN_QUEUEING_CONCURRENCY} request in flight, or that concurrency
+ *       observed): the estimate is at most {@code limit × max(0.5, lagTarget / lag)} and never
+ *       grows — the edge itself is the bottleneck, whatever the call times say. A stall with
+ *       nothing in flight holds the limit: the lag is then another process's or the JVM's.
  * </ul>
  *
  * Then {@code limit = (1 − smoothing) × limit + smoothing × estimate}, clamped into [minLimit,
@@ -116,6 +118,8 @@ public final class AdaptiveLimit {
   // written only by the thread that owns the window being closed
   private volatile double baselineNanos;
   private volatile int pinnedWindows;
+  /** Requests in flight when the lag probe last fired (what a window without samples knows of load). */
+  private volatile int inFlightAtLag;
 
   /**
    * @param adaptive the learning settings
@@ -195,9 +199,14 @@ public final class AdaptiveLimit {
   /**
    * Feeds how late a 10 ms timer fired. The worst lateness of the last second is the stall
    * signal (and {@code http_executor_lag_seconds}). It also closes a due window, so a stall shrinks
-   * the limit even when no call completes.
+   * the limit even when no call completes — while requests are in flight: a late timer on an edge
+   * with nothing to do is the machine's doing (another process, a GC at idle), not load the limit
+   * could shed.
+   *
+   * @param inFlight requests counted in flight now
    */
-  public void onExecutorLag(long lagNanos) {
+  public void onExecutorLag(long lagNanos, int inFlight) {
+    inFlightAtLag = inFlight;
     recordLag(lagNanos);
     maybeUpdate();
   }
@@ -285,9 +294,11 @@ public final class AdaptiveLimit {
     double limit = exactLimit();
     double estimate = limit;
     boolean congested = false;
+    boolean loaded = inFlightAtLag >= MIN_QUEUEING_CONCURRENCY;
     if (count >= MIN_SAMPLES) {
       double rtt = (double) sum / count;
       double concurrency = (double) sum / elapsed;
+      loaded |= concurrency >= MIN_QUEUEING_CONCURRENCY;
       boolean appLimited = concurrency < limit / 2;
       double baseline = baselineNanos;
       if (baseline <= 0 || rtt < baseline) {
@@ -312,7 +323,7 @@ public final class AdaptiveLimit {
       }
       baselineNanos = baseline;
     }
-    if (stalled) {
+    if (stalled && loaded) {
       double lagGradient = Math.max(0.5, s.lagTargetMillis() * 1_000_000.0 / lag);
       estimate = Math.min(Math.min(estimate, limit), limit * lagGradient);
     }

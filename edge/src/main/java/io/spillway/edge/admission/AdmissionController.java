@@ -176,7 +176,7 @@ public final class AdmissionController {
     if (settings.mode() == Mode.OFF) {
       limit.recordLag(lagNanos);
     } else {
-      limit.onExecutorLag(lagNanos);
+      limit.onExecutorLag(lagNanos, inFlight.get());
     }
   }
 

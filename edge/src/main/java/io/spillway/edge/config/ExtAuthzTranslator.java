@@ -1,7 +1,6 @@
 package io.spillway.edge.config;
 
 import io.envoyproxy.envoy.config.core.v3.ApiVersion;
-import io.envoyproxy.envoy.config.core.v3.GrpcService;
 import io.envoyproxy.envoy.config.core.v3.HeaderValue;
 import io.envoyproxy.envoy.config.core.v3.HttpUri;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.AuthorizationRequest;
@@ -30,10 +29,6 @@ final class ExtAuthzTranslator {
           "http_service", "transport_api_version", "failure_mode_allow", "failure_mode_allow_header_add",
           "status_on_error", "include_peer_certificate", "stat_prefix", "allowed_headers", "grpc_service",
           "with_request_body");
-  private static final SupportedFields GRPC_SERVICE = SupportedFields.of(GrpcService.getDescriptor(),
-      "envoy_grpc", "google_grpc", "timeout", "initial_metadata");
-  private static final SupportedFields ENVOY_GRPC = SupportedFields.of(GrpcService.EnvoyGrpc.getDescriptor(),
-      "cluster_name", "authority", "skip_envoy_headers");
   private static final SupportedFields BUFFER_SETTINGS = SupportedFields.of(BufferSettings.getDescriptor(),
       "max_request_bytes", "allow_partial_message", "pack_as_bytes");
   private static final SupportedFields HTTP_SERVICE = SupportedFields.of(HttpService.getDescriptor(),
@@ -169,62 +164,19 @@ final class ExtAuthzTranslator {
   /** {@code grpc_service}: {@code envoy_grpc} with a configured cluster, its timeout and initial metadata. */
   private static ExtAuthzConfig grpc(ExtAuthz e, String filterName, Predicate<String> knownCluster, FieldPath path,
       int statusOnError, Optional<ExtAuthzConfig.RequestBody> requestBody) throws ConfigException {
-    FieldPath servicePath = path.field("grpc_service");
-    GrpcService service = e.getGrpcService();
-    GRPC_SERVICE.check(service, servicePath);
-    if (service.hasGoogleGrpc()) {
-      throw new ConfigException(servicePath.field("google_grpc"),
-          "google_grpc is not supported (use envoy_grpc with a cluster of the edge)");
-    }
-    FieldPath envoyPath = servicePath.field("envoy_grpc");
-    if (!service.hasEnvoyGrpc()) {
-      throw new ConfigException(envoyPath, "envoy_grpc is required");
-    }
-    GrpcService.EnvoyGrpc envoy = service.getEnvoyGrpc();
-    ENVOY_GRPC.check(envoy, envoyPath);
-    String cluster = envoy.getClusterName();
-    if (cluster.isEmpty()) {
-      throw new ConfigException(envoyPath.field("cluster_name"), "cluster_name is required");
-    }
-    if (!knownCluster.test(cluster)) {
-      throw new ConfigException(envoyPath.field("cluster_name"),
-          "unknown cluster \"" + cluster + "\" (no cluster of that name is configured)");
-    }
-    String authority = envoy.getAuthority();
-    if (!authority.isEmpty() && !validAuthority(authority)) {
-      throw new ConfigException(envoyPath.field("authority"), "\"" + authority + "\" is not a valid authority");
-    }
-    if (authority.isEmpty() && !validAuthority(cluster)) {
-      throw new ConfigException(envoyPath.field("authority"), "the cluster name \"" + cluster
-          + "\" is not a valid :authority for the calls; set authority");
-    }
-    Duration timeout = ProtoValues.duration(service.hasTimeout(), service.getTimeout(), servicePath.field("timeout"),
-        ExtAuthzConfig.DEFAULT_GRPC_TIMEOUT);
+    GrpcServiceConfig service = GrpcServiceTranslator.envoyGrpc(e.getGrpcService(), knownCluster,
+        path.field("grpc_service"));
+    Duration timeout = service.timeout().orElse(ExtAuthzConfig.DEFAULT_GRPC_TIMEOUT);
     List<ExtAuthzConfig.Header> metadata = new ArrayList<>();
-    FieldPath metadataPath = servicePath.field("initial_metadata");
-    for (int i = 0; i < service.getInitialMetadataCount(); i++) {
-      FieldPath headerPath = metadataPath.index(i);
-      HeaderValue h = service.getInitialMetadata(i);
-      HEADER_VALUE.check(h, headerPath);
-      String name = HeaderMutationTranslator.headerName(h.getKey(), headerPath.field("key"));
-      if (name.startsWith(":") || name.startsWith("grpc-") || name.equals("te") || name.equals("content-type")
-          || name.endsWith("-bin")) {
-        throw new ConfigException(headerPath.field("key"), "\"" + h.getKey() + "\" may not be set"
-            + " (pseudo-headers, te, content-type, grpc-* and binary -bin metadata are the call's own)");
-      }
-      for (int c = 0; c < h.getValue().length(); c++) {
-        char ch = h.getValue().charAt(c);
-        if (ch < 0x20 || ch > 0x7e) {
-          throw new ConfigException(headerPath.field("value"), "must be printable ASCII (gRPC ASCII metadata)");
-        }
-      }
-      metadata.add(new ExtAuthzConfig.Header(name, h.getValue()));
+    for (GrpcServiceConfig.Metadata m : service.initialMetadata()) {
+      metadata.add(new ExtAuthzConfig.Header(m.name(), m.value()));
     }
+    String authority = service.authority().equals(service.cluster()) ? "" : service.authority();
     List<StringMatch> allowedHeaders = e.hasAllowedHeaders()
         ? matchers(e.getAllowedHeaders(), path.field("allowed_headers")) : List.of();
-    return new ExtAuthzConfig(cluster, authority, timeout, "", allowedHeaders, metadata, List.of(), List.of(),
-        List.of(), e.getFailureModeAllow(), e.getFailureModeAllowHeaderAdd(), statusOnError, e.getStatPrefix(),
-        filterName, ExtAuthzConfig.Service.GRPC, requestBody);
+    return new ExtAuthzConfig(service.cluster(), authority, timeout, "", allowedHeaders, metadata, List.of(),
+        List.of(), List.of(), e.getFailureModeAllow(), e.getFailureModeAllowHeaderAdd(), statusOnError,
+        e.getStatPrefix(), filterName, ExtAuthzConfig.Service.GRPC, requestBody);
   }
 
   private static ExtAuthzConfig.RequestBody requestBody(BufferSettings b, FieldPath path) throws ConfigException {
@@ -234,18 +186,6 @@ final class ExtAuthzTranslator {
     }
     int max = ProtoValues.uint32(b.getMaxRequestBytes(), path.field("max_request_bytes"), 1);
     return new ExtAuthzConfig.RequestBody(max, b.getAllowPartialMessage(), b.getPackAsBytes());
-  }
-
-  /** A host, optionally with a port: letters, digits and {@code -._~:[]} only. */
-  private static boolean validAuthority(String authority) {
-    for (int i = 0; i < authority.length(); i++) {
-      char c = authority.charAt(i);
-      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~:[]".indexOf(c) >= 0;
-      if (!ok) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private static List<StringMatch> matchers(ListStringMatcher list, FieldPath path) throws ConfigException {

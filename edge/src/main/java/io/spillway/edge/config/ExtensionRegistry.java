@@ -115,6 +115,8 @@ public final class ExtensionRegistry {
   public static final String EXT_AUTHZ = "envoy.filters.http.ext_authz";
   /** Envoy's name of the local rate limit HTTP filter. */
   public static final String LOCAL_RATELIMIT = "envoy.filters.http.local_ratelimit";
+  /** Envoy's name of the global rate limit HTTP filter (a rate limit service over gRPC). */
+  public static final String RATELIMIT = "envoy.filters.http.ratelimit";
   /** Envoy's name of the CORS HTTP filter. */
   public static final String CORS = "envoy.filters.http.cors";
   /** Envoy's name of the compressor HTTP filter. */
@@ -152,6 +154,10 @@ public final class ExtensionRegistry {
       .add(EXT_AUTHZ, Category.HTTP_FILTER, ExtAuthz.getDefaultInstance())
       .add(EXT_AUTHZ + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, ExtAuthzPerRoute.getDefaultInstance())
       .add(LOCAL_RATELIMIT, Category.HTTP_FILTER, LocalRateLimit.getDefaultInstance())
+      .add(RATELIMIT, Category.HTTP_FILTER,
+          io.envoyproxy.envoy.extensions.filters.http.ratelimit.v3.RateLimit.getDefaultInstance())
+      .add(RATELIMIT + ".per_route", Category.PER_ROUTE_FILTER_CONFIG,
+          io.envoyproxy.envoy.extensions.filters.http.ratelimit.v3.RateLimitPerRoute.getDefaultInstance())
       .addNameSuffices(CORS, Category.HTTP_FILTER, Cors.getDefaultInstance())
       .add(CORS + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, CorsPolicy.getDefaultInstance())
       .add(COMPRESSOR, Category.HTTP_FILTER, Compressor.getDefaultInstance())

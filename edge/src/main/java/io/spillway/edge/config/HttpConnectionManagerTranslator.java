@@ -147,10 +147,6 @@ final class HttpConnectionManagerTranslator {
         AccessLogTranslator.translate(hcm.getAccessLogList(), path.field("access_log"), registry);
     List<HttpFilterConfig> filters = httpFilters(hcm.getHttpFiltersList(), path.field("http_filters"));
     int xffHops = ProtoValues.uint32(hcm.getXffNumTrustedHops(), path.field("xff_num_trusted_hops"), 0);
-    if (xffHops > 0) {
-      // Trusted hops decide which client address counts as the real one; nothing here uses it yet.
-      throw new ConfigException(path.field("xff_num_trusted_hops"), "values above 0 are not supported yet");
-    }
     boolean useRemoteAddress = hcm.hasUseRemoteAddress()
         ? hcm.getUseRemoteAddress().getValue() : defaults.useRemoteAddress();
     boolean generateRequestId = hcm.hasGenerateRequestId()
@@ -246,7 +242,10 @@ final class HttpConnectionManagerTranslator {
     return chain;
   }
 
-  /** One filter's {@code typed_config}, translated by its extension. */
+  /**
+   * One filter's {@code typed_config}, translated by its extension (the global rate limit filter,
+   * {@code ratelimit}, by {@link RateLimitTranslator#globalRateLimit} like the local one).
+   */
   private HttpFilterConfig.Settings settings(String extension, String entryName, HttpFilter filter,
       FieldPath filterPath) throws ConfigException {
     FieldPath configPath = filterPath.field("typed_config");
@@ -273,6 +272,9 @@ final class HttpConnectionManagerTranslator {
       case ExtensionRegistry.LOCAL_RATELIMIT -> RateLimitTranslator.localRateLimit(
           registry.unpack(filter.getTypedConfig(), LocalRateLimit.class, Category.HTTP_FILTER, configPath),
           configPath, false);
+      case ExtensionRegistry.RATELIMIT -> RateLimitTranslator.globalRateLimit(
+          registry.unpack(filter.getTypedConfig(), io.envoyproxy.envoy.extensions.filters.http.ratelimit.v3.RateLimit.class,
+              Category.HTTP_FILTER, configPath), entryName, routes::knowsCluster, configPath);
       case ExtensionRegistry.CORS -> {
         if (ExtensionRegistry.carriesConfig(filter.hasTypedConfig(), filter.getTypedConfig())) {
           CORS.check(registry.unpack(filter.getTypedConfig(), Cors.class, Category.HTTP_FILTER, configPath),

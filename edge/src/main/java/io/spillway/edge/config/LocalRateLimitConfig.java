@@ -38,7 +38,7 @@ public record LocalRateLimitConfig(
     int stage,
     boolean perDownstreamConnection,
     boolean xRateLimitHeaders,
-    VhRateLimits vhRateLimits,
+    RateLimitPolicy.VhRateLimits vhRateLimits,
     boolean alwaysConsumeDefaultTokenBucket,
     List<RateLimitPolicy> rateLimits) implements RouteFilterConfig, HttpFilterConfig.Settings {
 
@@ -57,22 +57,10 @@ public record LocalRateLimitConfig(
   public record TokenBucket(long maxTokens, long tokensPerFill, Duration fillInterval) {}
 
   /** A {@code LocalRateLimitDescriptor}: the entries a request's descriptor must equal, and its bucket. */
-  public record Descriptor(List<Entry> entries, TokenBucket tokenBucket) {
+  public record Descriptor(List<RateLimitPolicy.Entry> entries, TokenBucket tokenBucket) {
     public Descriptor {
       entries = List.copyOf(entries);
     }
   }
 
-  /** One {@code key: value} of a descriptor. */
-  public record Entry(String key, String value) {}
-
-  /** Envoy's {@code VhRateLimitsOptions}. */
-  public enum VhRateLimits {
-    /** The virtual host's entries only when the route has none (Envoy's default). */
-    OVERRIDE,
-    /** The route's entries and the virtual host's. */
-    INCLUDE,
-    /** The route's entries only. */
-    IGNORE
-  }
 }

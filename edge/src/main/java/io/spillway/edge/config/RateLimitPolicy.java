@@ -3,8 +3,8 @@ package io.spillway.edge.config;
 import java.util.List;
 
 /**
- * One of Envoy's {@code RateLimit} entries (a route's or virtual host's {@code rate_limits}, or the
- * local rate limit filter's own): the actions whose entries make up one request descriptor.
+ * One of Envoy's {@code RateLimit} entries (a route's or virtual host's {@code rate_limits}, or a
+ * rate limit filter's own): the actions whose entries make up one request descriptor.
  *
  * @param stage the filter stage it applies to (0 unless set)
  * @param actions in order; every action must yield its entry, or the request gets no descriptor
@@ -14,6 +14,19 @@ public record RateLimitPolicy(int stage, List<Action> actions) {
 
   public RateLimitPolicy {
     actions = List.copyOf(actions);
+  }
+
+  /** One {@code key: value} of a descriptor. */
+  public record Entry(String key, String value) {}
+
+  /** Envoy's {@code VhRateLimitsOptions}: whether a virtual host's entries count with the route's. */
+  public enum VhRateLimits {
+    /** The virtual host's entries only when the route has none (Envoy's default). */
+    OVERRIDE,
+    /** The route's entries and the virtual host's. */
+    INCLUDE,
+    /** The route's entries only. */
+    IGNORE
   }
 
   /** A descriptor entry taken from the request. */
@@ -49,4 +62,10 @@ public record RateLimitPolicy(int stage, List<Action> actions) {
    * route with one {@code cluster} or a {@code cluster_header}; other routes get no descriptor.
    */
   public record DestinationCluster() implements Action {}
+
+  /**
+   * {@code source_cluster}: the edge's own cluster ({@code node.cluster}, Envoy's
+   * {@code --service-cluster}); without one the request gets no descriptor from this entry.
+   */
+  public record SourceCluster() implements Action {}
 }

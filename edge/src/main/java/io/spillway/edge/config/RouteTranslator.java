@@ -16,6 +16,7 @@ import io.envoyproxy.envoy.config.route.v3.WeightedCluster;
 import io.envoyproxy.envoy.extensions.filters.http.compressor.v3.CompressorPerRoute;
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute;
 import io.envoyproxy.envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit;
+import io.envoyproxy.envoy.extensions.filters.http.ratelimit.v3.RateLimitPerRoute;
 import io.envoyproxy.envoy.extensions.filters.http.rbac.v3.RBACPerRoute;
 import io.spillway.edge.config.HeaderMutationTranslator.Direction;
 import io.spillway.edge.config.Route.PathMatch;
@@ -193,7 +194,8 @@ final class RouteTranslator {
    * filter off, {@link Boolean#FALSE} when it leaves it on, or the filter's configuration for the
    * route ({@link RouteFilterConfig}). Supported: {@code ExtAuthzPerRoute} with {@code disabled},
    * Envoy's generic {@code FilterConfig} with {@code disabled} and no {@code config}, a
-   * {@code LocalRateLimit} (the route's own limit), a CORS filter's {@code CorsPolicy}, a
+   * {@code LocalRateLimit} (the route's own limit), a global rate limit filter's
+   * {@code RateLimitPerRoute}, a CORS filter's {@code CorsPolicy}, a
    * {@code CompressorPerRoute}, an {@code HTTPFault} (the route's own faults) and an
    * {@code RBACPerRoute} (the route's own rules, or none).
    */
@@ -213,6 +215,8 @@ final class RouteTranslator {
           entries.put(entry.getKey(), config.getDisabled());
         } else if (any.is(LocalRateLimit.class)) {
           entries.put(entry.getKey(), RateLimitTranslator.localRateLimit(any.unpack(LocalRateLimit.class), at, true));
+        } else if (any.is(RateLimitPerRoute.class)) {
+          entries.put(entry.getKey(), RateLimitTranslator.globalPerRoute(any.unpack(RateLimitPerRoute.class), at));
         } else if (any.is(CORS_POLICY)) {
           entries.put(entry.getKey(), CorsPolicyTranslator.translate(any.unpack(CORS_POLICY), at));
         } else if (any.is(CompressorPerRoute.class)) {
@@ -226,6 +230,7 @@ final class RouteTranslator {
           throw new ConfigException(at, "\"" + any.getTypeUrl() + "\" is not supported here: only "
               + ExtAuthzPerRoute.getDescriptor().getFullName() + " or " + FilterConfig.getDescriptor().getFullName()
               + " with disabled, " + LocalRateLimit.getDescriptor().getFullName() + " or "
+              + RateLimitPerRoute.getDescriptor().getFullName() + " or "
               + io.envoyproxy.envoy.extensions.filters.http.cors.v3.CorsPolicy.getDescriptor().getFullName() + " or "
               + CompressorPerRoute.getDescriptor().getFullName() + " or "
               + io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.getDescriptor().getFullName() + " or "

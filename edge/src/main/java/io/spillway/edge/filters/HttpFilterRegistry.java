@@ -4,6 +4,7 @@ import io.spillway.edge.config.CorsPolicy;
 import io.spillway.edge.config.CompressorConfig;
 import io.spillway.edge.config.ExtAuthzConfig;
 import io.spillway.edge.config.FaultConfig;
+import io.spillway.edge.config.GlobalRateLimitConfig;
 import io.spillway.edge.config.HealthCheckFilterConfig;
 import io.spillway.edge.config.HttpFilterConfig;
 import io.spillway.edge.config.LocalRateLimitConfig;
@@ -16,6 +17,7 @@ import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
 import io.spillway.edge.filters.fault.FaultFactory;
 import io.spillway.edge.filters.healthcheck.HealthCheckFilter;
 import io.spillway.edge.filters.policylimit.PolicyRateLimits;
+import io.spillway.edge.filters.ratelimit.GlobalRateLimitFactory;
 import io.spillway.edge.filters.ratelimit.LocalRateLimitFactory;
 import io.spillway.edge.filters.rbac.RbacFactory;
 import io.spillway.edge.filters.router.RouterFactory;
@@ -41,6 +43,7 @@ public final class HttpFilterRegistry {
   public static final String BUFFER = "envoy.filters.http.buffer";
   public static final String EXT_AUTHZ = "envoy.filters.http.ext_authz";
   public static final String LOCAL_RATELIMIT = "envoy.filters.http.local_ratelimit";
+  public static final String RATELIMIT = "envoy.filters.http.ratelimit";
   public static final String CORS = "envoy.filters.http.cors";
   public static final String COMPRESSOR = "envoy.filters.http.compressor";
   public static final String FAULT = "envoy.filters.http.fault";
@@ -55,15 +58,15 @@ public final class HttpFilterRegistry {
       EXT_AUTHZ, (entry, context) -> new ExtAuthzFactory(entry.settings(ExtAuthzConfig.class), context),
       LOCAL_RATELIMIT, (entry, context) -> new LocalRateLimitFactory(entry.name(),
           entry.settings(LocalRateLimitConfig.class), context.rootScope(), context.nanoClock(),
-          context.runtime()::snapshot),
+          context.runtime()::snapshot, context.localCluster()),
+      RATELIMIT, (entry, context) -> new GlobalRateLimitFactory(entry.settings(GlobalRateLimitConfig.class), context),
       CORS, (entry, context) -> new CorsFactory(entry.name(), context.httpScope(), context.runtime()::snapshot),
       COMPRESSOR, CompressorFactory::new,
       FAULT, (entry, context) -> new FaultFactory(entry.name(), entry.settings(FaultConfig.class), context.httpScope(),
           context.runtime()::snapshot),
       HEALTH_CHECK, (entry, context) -> HealthCheckFilter.factory(entry.name(),
           entry.settings(HealthCheckFilterConfig.class), context.clusters(), context.healthCheckFailed()),
-      RBAC, (entry, context) -> new RbacFactory(entry.name(), entry.settings(RbacConfig.class), context.httpScope(),
-          context.config().xffNumTrustedHops()));
+      RBAC, (entry, context) -> new RbacFactory(entry.name(), entry.settings(RbacConfig.class), context.httpScope()));
 
   private HttpFilterRegistry() {}
 
@@ -80,6 +83,7 @@ public final class HttpFilterRegistry {
   public static RouteFilterCompiler routeFilters(Scope root, LongSupplier nanoClock, Runtime runtime) {
     return (filterName, config) -> switch (config) {
       case LocalRateLimitConfig l -> LocalRateLimitFactory.routeConfig(l, root, nanoClock, runtime::snapshot);
+      case GlobalRateLimitConfig.PerRoute p -> p;
       case CorsPolicy c -> c;
       case CompressorConfig.PerRoute p -> p;
       case FaultConfig f -> f;
@@ -94,7 +98,7 @@ public final class HttpFilterRegistry {
   public static List<HttpFilterFactory> chain(FilterContext context, PolicyRateLimits rateLimits) {
     List<HttpFilterFactory> chain = new ArrayList<>();
     if (rateLimits != null) {
-      chain.add(rateLimits.factory(context.config().xffNumTrustedHops()));
+      chain.add(rateLimits.factory());
     }
     chain.add(AdmissionFilter.factory(context.admission()));
     for (HttpFilterConfig entry : context.config().httpFilters()) {

@@ -9,9 +9,10 @@ import java.util.random.RandomGenerator;
 
 /**
  * The connection manager's own changes to a request before any filter sees it (Envoy's
- * {@code ConnectionManagerUtility::mutateRequestHeaders}, the supported part): x-forwarded-for and
- * x-forwarded-proto by {@code use_remote_address}, and x-request-id by {@code generate_request_id}
- * and {@code preserve_external_request_id}.
+ * {@code ConnectionManagerUtility::mutateRequestHeaders}, the supported part): the trusted client
+ * address ({@link TrustedClientAddress}), x-forwarded-for and x-forwarded-proto by
+ * {@code use_remote_address} and {@code xff_num_trusted_hops} (a trusted hop's x-forwarded-proto is
+ * kept), and x-request-id by {@code generate_request_id} and {@code preserve_external_request_id}.
  */
 final class ForwardedHeaders {
   private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
@@ -20,13 +21,21 @@ final class ForwardedHeaders {
 
   private ForwardedHeaders() {}
 
-  static void apply(RequestHeaders request, HttpConnectionManagerConfig config, String remoteAddress, boolean tls,
+  /**
+   * Applies the changes and answers the trusted client's IP address, or null when it is the
+   * connection's peer ({@code remoteAddress}).
+   */
+  static String apply(RequestHeaders request, HttpConnectionManagerConfig config, String remoteAddress, boolean tls,
       RandomGenerator random) {
     HttpHeaders headers = request.headers();
+    int hops = config.xffNumTrustedHops();
+    String xff = headers.get(X_FORWARDED_FOR);
+    String trusted = TrustedClientAddress.of(xff, hops, config.useRemoteAddress());
     if (config.useRemoteAddress()) {
-      String xff = headers.get(X_FORWARDED_FOR);
       headers.set(X_FORWARDED_FOR, xff == null ? remoteAddress : xff + "," + remoteAddress);
-      headers.set(X_FORWARDED_PROTO, tls ? "https" : "http");
+      if (hops == 0 || !headers.contains(X_FORWARDED_PROTO)) {
+        headers.set(X_FORWARDED_PROTO, tls ? "https" : "http");
+      }
     } else if (!headers.contains(X_FORWARDED_PROTO)) {
       headers.set(X_FORWARDED_PROTO, tls ? "https" : "http");
     }
@@ -36,6 +45,7 @@ final class ForwardedHeaders {
         headers.set(X_REQUEST_ID, requestId(random));
       }
     }
+    return trusted;
   }
 
   private static String requestId(RandomGenerator random) {

@@ -129,7 +129,11 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
         downstream.send100Continue();
       }
     }
-    ForwardedHeaders.apply(headers, config, downstream.remoteAddress(), hcm.tls(), worker().random());
+    String trustedClient = ForwardedHeaders.apply(headers, config, downstream.remoteAddress(), hcm.tls(),
+        worker().random());
+    if (trustedClient != null) {
+      info.setTrustedClient(trustedClient);
+    }
     route = hcm.routes().match(headers);
     info.setRoute(route);
     timers.setRoute(route);
@@ -184,12 +188,15 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
    * (Envoy's {@code maybeNormalizePath}), before the route is chosen: 400 when the path cannot be
    * normalized or holds escaped slashes under REJECT_REQUEST, and on HTTP/1 the connection then
    * closes, as after any 400 Envoy makes; 307 to the new path under UNESCAPE_AND_REDIRECT, except
-   * for gRPC, whose clients do not follow redirects: 400.
+   * for gRPC, whose clients do not follow redirects: 400. A path with a fragment ({@code #}) is
+   * refused the same way whatever the settings, as Envoy does by default (RFC 9110 §7.1: a
+   * fragment is never part of a request target); HTTP/1 already refuses it while parsing.
    *
    * @return whether the request goes on
    */
   private boolean pathNormalized(RequestHeaders headers) {
-    PathNormalizer.Outcome outcome = hcm.pathNormalizer().apply(headers);
+    PathNormalizer.Outcome outcome = headers.pathAndQuery().indexOf('#') >= 0
+        ? PathNormalizer.Outcome.REJECT : hcm.pathNormalizer().apply(headers);
     if (outcome == PathNormalizer.Outcome.CONTINUE) {
       return true;
     }

@@ -7,7 +7,6 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
 import io.spillway.edge.admin.AdminContext;
-import io.spillway.edge.admin.AdminServer;
 import io.spillway.edge.admission.AdmissionController;
 import io.spillway.edge.config.EdgeConfig;
 import io.spillway.edge.config.ListenerConfig;
@@ -55,8 +54,6 @@ public final class EdgeServer implements AdminContext {
   /** Node metadata key under which the edge reports its deployment's overload baseline. */
   public static final String DEPLOYMENT_DEFAULTS_KEY = "spillway.deployment_defaults";
 
-  private static final io.spillway.edge.config.SocketAddress DEFAULT_ADMIN =
-      new io.spillway.edge.config.SocketAddress("127.0.0.1", 9901);
 
   private final EdgeConfig config;
   private final Bootstrap bootstrap;
@@ -79,7 +76,6 @@ public final class EdgeServer implements AdminContext {
   private Transport transport;
   private EventLoopGroup acceptors;
   private EventLoopGroup workerGroup;
-  private EventLoopGroup adminGroup;
   /** One loop for every active health check's connections, so checks never run on a worker. */
   private EventLoopGroup healthCheckGroup;
   private ClusterManager clusters;
@@ -87,7 +83,7 @@ public final class EdgeServer implements AdminContext {
   private AdmissionController admission;
   private io.spillway.edge.filters.policylimit.PolicyRateLimits rateLimits; // the control plane's; shared by every HCM
   private io.spillway.edge.guard.GuardRegistry guards;
-  private AdminServer admin;
+  private AdminListener admin;
   /** The hot restart socket and the parent's, when hot restart runs (epoll, not disabled). */
   private HotRestart hotRestart;
   private StatsSinks statsSinks;
@@ -97,11 +93,11 @@ public final class EdgeServer implements AdminContext {
   private volatile Thread controlThread;
   private DynamicConfiguration dynamic;
   private ListenerAssembler listenerAssembler;
-  private io.spillway.policy.EffectivePolicy filePolicy;
-  private java.util.Optional<io.spillway.policy.OverloadPolicy> controlPlanePolicy = java.util.Optional.empty();
+  private PolicySources policies;
   private io.spillway.edge.xds.AdsClient xdsClient;
   /** ext_authz's gRPC channels: built with the connection managers that need them, closed on shutdown. */
-  private io.spillway.edge.authz.grpc.GrpcAuthorizationClients authorizationClients;
+  /** The gRPC channels of ext_authz and the rate limit service, shared by both. */
+  private io.spillway.edge.grpc.GrpcChannels grpcChannels;
   private final io.spillway.edge.runtime.Runtime runtime;
   private io.spillway.edge.runtime.DiskLayerWatcher runtimeWatcher;
   private final List<GuardDog> guardDogs = new java.util.ArrayList<>();
@@ -178,18 +174,18 @@ public final class EdgeServer implements AdminContext {
         .build();
     config.overload().warnings().forEach(w -> log.warn("overload manager: {}", w));
     OverloadHooks httpOverload = OverloadHooks.of(overload);
-    filePolicy = options.policy();
     admission = new AdmissionController(options.policy().inbound(), stats);
     rateLimits = new io.spillway.edge.filters.policylimit.PolicyRateLimits(stats.customScope(), nanoClock);
     java.util.Set<String> guarded = new java.util.LinkedHashSet<>(config.clusters().keySet());
     guarded.removeAll(xdsClusterNames(bootstrap));
     guards = io.spillway.edge.guard.GuardRegistry.build(guarded, options.policy().outbound(), stats);
+    policies = new PolicySources(options.policy(), options.deploymentDefaults(), admission, guards, rateLimits);
     control.scheduleAtFixedRate(() -> admission.onExecutorLag(lag.worstLagNanosForAdmission()),
         100, 100, TimeUnit.MILLISECONDS);
     startRuntime();
     ListenerOverload listenerOverload = ListenerOverload.of(overload, runtime);
     clusters = new ClusterManager(root, options.concurrency(), control, resolver, options.seed());
-    authorizationClients = new io.spillway.edge.authz.grpc.GrpcAuthorizationClients(clusters);
+    grpcChannels = new io.spillway.edge.grpc.GrpcChannels(clusters);
     healthCheckGroup = transport.newGroup(1, "spillway-health");
     clusters.setHealthCheckLoop(new io.spillway.edge.upstream.HealthCheckLoop(healthCheckGroup.next(),
         transport.clientChannels(), allocator));
@@ -203,8 +199,10 @@ public final class EdgeServer implements AdminContext {
     this.workers = Map.copyOf(workers);
     this.allocator = allocator;
     listenerAssembler = new ListenerAssembler(new ListenerAssembler.Parts(stats.rootScope(), this.workers, clusters,
-        guards, admission, rateLimits, drain, httpOverload, listenerOverload, accessLogs, authorizationClients, runtime,
-        nanoClock, () -> healthCheckFailed || drain.isDraining()));
+        guards, admission, rateLimits, drain, httpOverload, listenerOverload, accessLogs,
+        new io.spillway.edge.authz.grpc.GrpcAuthorizationClients(grpcChannels),
+        new io.spillway.edge.rls.grpc.GrpcRateLimitClients(grpcChannels), runtime,
+        nanoClock, () -> healthCheckFailed || drain.isDraining(), config.node().cluster()));
     for (ListenerConfig lc : config.listeners()) {
       Listener listener = listenerAssembler.listener(lc, lc.hasHttp() ? compileRoutes(lc.hcm().routeConfig()) : null);
       bind(listener);
@@ -213,13 +211,13 @@ public final class EdgeServer implements AdminContext {
     if (hotRestart != null) {
       hotRestart.drainParent(); // our listeners accept: the parent may stop
     }
-    startAdmin();
-    startPolicyFileWatcher(root);
+    admin = AdminListener.start(this, config.admin().map(a -> a.address()), hotRestart);
+    policies.watchFile(options.policyFile(), control, root);
     if (config.xds().isPresent()) {
       dynamic = new DynamicConfiguration(this, control,
           new io.spillway.edge.config.XdsResourceTranslator(io.spillway.edge.config.ExtensionRegistry.standard()),
           config.clusters(), config.listeners().stream().map(ListenerConfig::name).collect(Collectors.toSet()),
-          xdsClusterNames(bootstrap), this::decodePolicy);
+          xdsClusterNames(bootstrap), policies::decode);
       startXds(root);
     }
     stopAccepting = OverloadActions.wire(overload, config.overload(), listeners, options.concurrency(), root);
@@ -321,53 +319,9 @@ public final class EdgeServer implements AdminContext {
         .collect(Collectors.toSet());
   }
 
-  /** The policy resource → the validated overload policy (over the deployment defaults) and rate limits. */
-  private ControlPlanePolicy decodePolicy(com.google.protobuf.Message message) {
-    return ControlPlanePolicy.decode((io.spillway.policy.v1.OverloadPolicy) message, options.deploymentDefaults());
-  }
-
-  /**
-   * The one "apply a new overload policy" path: a policy from the control plane wins while there is
-   * one; otherwise the policy file's (over the deployment defaults). Runs on the main thread.
-   */
-  private void applyPolicy() {
-    io.spillway.policy.EffectivePolicy effective = controlPlanePolicy.isPresent()
-        ? io.spillway.policy.EffectivePolicy.resolve(controlPlanePolicy.get(), options.deploymentDefaults())
-        : filePolicy;
-    admission.applyPolicy(effective.inbound());
-    guards.applyPolicy(effective.outbound());
-    log.info("overload policy from {}: inbound {}, outbound {}",
-        controlPlanePolicy.isPresent() ? "the control plane" : "the deployment", effective.inbound().mode(),
-        effective.outbound().mode());
-  }
-
-  /** A new policy file content was accepted (main thread). */
-  void setFilePolicy(io.spillway.policy.EffectivePolicy policy) {
-    filePolicy = policy;
-    applyPolicy();
-  }
-
   /** The control plane's policy, or empty when it has none for this edge (main thread). */
   void setControlPlanePolicy(java.util.Optional<ControlPlanePolicy> policy) {
-    controlPlanePolicy = policy.flatMap(ControlPlanePolicy::overload);
-    rateLimits.apply(policy.map(ControlPlanePolicy::rateLimits).orElse(io.spillway.policy.RateLimitsPolicy.EMPTY));
-    applyPolicy();
-  }
-
-  private void startPolicyFileWatcher(Scope root) {
-    if (options.policyFile().isEmpty()) {
-      return;
-    }
-    java.nio.file.Path file = options.policyFile().get();
-    byte[] initial;
-    try {
-      initial = java.nio.file.Files.readAllBytes(file);
-    } catch (java.io.IOException e) {
-      initial = new byte[0];
-    }
-    PolicyFileWatcher watcher = new PolicyFileWatcher(file, initial, options.deploymentDefaults(),
-        this::setFilePolicy, root.scope("policy_file"));
-    control.scheduleWithFixedDelay(watcher, 1, 1, TimeUnit.SECONDS);
+    policies.setControlPlanePolicy(policy);
   }
 
   /** Where xDS-delivered resources are applied, or null for a static edge. */
@@ -424,36 +378,6 @@ public final class EdgeServer implements AdminContext {
     listener.stopAccepting();
     listener.drainConnections();
     control.schedule(listener::closeConnections, options.drainTime().toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  /**
-   * The admin listener: the bootstrap's {@code admin.address}, else 127.0.0.1:9901. A configured
-   * address that cannot be bound fails start-up; the implicit default only logs a warning.
-   */
-  private void startAdmin() throws InterruptedException {
-    adminGroup = Transport.NIO.newGroup(1, "spillway-admin");
-    admin = new AdminServer(this);
-    if (config.admin().isPresent()) {
-      bindAdmin(config.admin().get().address());
-    } else {
-      try {
-        bindAdmin(DEFAULT_ADMIN);
-      } catch (Exception e) {
-        log.warn("no admin listener: the default {} cannot be bound ({}); set admin.address", DEFAULT_ADMIN, e.toString());
-        admin = null;
-        return;
-      }
-    }
-    log.info("admin listener on {}", admin.localAddress());
-  }
-
-  /** Binds the admin listener; after a hot restart, once the parent has let go of the address. */
-  private void bindAdmin(io.spillway.edge.config.SocketAddress address) throws InterruptedException {
-    if (hotRestart == null) {
-      admin.bind(adminGroup, address);
-    } else {
-      hotRestart.bindAfterParent(() -> admin.bind(adminGroup, address));
-    }
   }
 
   /** Closes the admin listener (a hot restart's child binds its own). */
@@ -542,7 +466,7 @@ public final class EdgeServer implements AdminContext {
       l.closeConnections();
     }
     if (admin != null) {
-      admin.close();
+      admin.shutdown();
     }
     if (hotRestart != null) {
       hotRestart.close();
@@ -552,10 +476,9 @@ public final class EdgeServer implements AdminContext {
     }
     shutdownGroup(acceptors);
     shutdownGroup(workerGroup);
-    shutdownGroup(adminGroup);
     shutdownGroup(healthCheckGroup);
-    if (authorizationClients != null) {
-      authorizationClients.close(); // after the workers: no check starts any more
+    if (grpcChannels != null) {
+      grpcChannels.close(); // after the workers: no check or rate limit call starts any more
     }
     if (accessLogs != null) {
       accessLogs.close(); // after the loops: the connections' last lines are in

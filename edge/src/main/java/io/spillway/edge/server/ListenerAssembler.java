@@ -6,6 +6,7 @@ import io.spillway.edge.accesslog.AccessLogManager;
 import io.spillway.edge.accesslog.AccessLogs;
 import io.spillway.edge.admission.AdmissionController;
 import io.spillway.edge.authz.grpc.GrpcAuthorizationClients;
+import io.spillway.edge.rls.grpc.GrpcRateLimitClients;
 import io.spillway.edge.config.FilterChainConfig;
 import io.spillway.edge.config.HttpConnectionManagerConfig;
 import io.spillway.edge.config.ListenerConfig;
@@ -44,7 +45,8 @@ final class ListenerAssembler {
   record Parts(Scope root, Map<EventLoop, Worker> workers, ClusterManager clusters, GuardRegistry guards,
       AdmissionController admission, io.spillway.edge.filters.policylimit.PolicyRateLimits rateLimits, DrainSignal drain, OverloadHooks httpOverload,
       ListenerOverload listenerOverload, AccessLogManager accessLogs, GrpcAuthorizationClients authorizationClients,
-      Runtime runtime, LongSupplier nanoClock, java.util.function.BooleanSupplier healthCheckFailed) {}
+      GrpcRateLimitClients rateLimitClients, Runtime runtime, LongSupplier nanoClock,
+      java.util.function.BooleanSupplier healthCheckFailed, String localCluster) {}
 
   private final Parts parts;
 
@@ -80,7 +82,8 @@ final class ListenerAssembler {
         new io.spillway.edge.http.Http1CodecStats(root.scope("http1")), new Http2CodecStats(root.scope("http2")));
     var filters = HttpFilterRegistry.chain(new FilterContext(lc.hcm(), hcmStats.scope(), parts.clusters(),
         parts.guards(), parts.admission(), lc.perConnectionBufferLimitBytes(), lc.tls().isPresent(), root,
-        parts.nanoClock(), parts.runtime(), parts.authorizationClients(), parts.healthCheckFailed()), parts.rateLimits());
+        parts.nanoClock(), parts.runtime(), parts.authorizationClients(), parts.healthCheckFailed(),
+        parts.rateLimitClients(), parts.localCluster()), parts.rateLimits());
     return new HttpConnectionManager(lc.hcm(), hcmStats, routes, parts.drain(), lc.tls().isPresent(),
         lc.perConnectionBufferLimitBytes(), parts.httpOverload(), filters,
         parts.accessLogs().compile(lc.hcm().accessLogs()), parts.runtime()::snapshot);

@@ -53,6 +53,11 @@ public final class ClusterStats {
   public final Counter updateAttempt;
   public final Counter updateSuccess;
   public final Counter updateFailure;
+  /** {@code ratelimit.*}: the global rate limit filter's calls for requests routed to this cluster. */
+  public final Counter ratelimitOk;
+  public final Counter ratelimitOverLimit;
+  public final Counter ratelimitError;
+  public final Counter ratelimitFailureModeAllowed;
 
   /** {@code cluster.<name>}: where policies add their own stats. */
   final Scope scope;
@@ -102,6 +107,11 @@ public final class ClusterStats {
     updateAttempt = scope.counter("update_attempt");
     updateSuccess = scope.counter("update_success");
     updateFailure = scope.counter("update_failure");
+    Scope ratelimit = scope.scope("ratelimit");
+    ratelimitOk = ratelimit.counter("ok");
+    ratelimitOverLimit = ratelimit.counter("over_limit");
+    ratelimitError = ratelimit.counter("error");
+    ratelimitFailureModeAllowed = ratelimit.counter("failure_mode_allowed");
   }
 
   /** Counts a completed upstream response by status class. */

@@ -35,6 +35,21 @@ class AdaptiveLimitIdleTest {
   }
 
   @Test
+  void aLateTimerWithNothingInFlightIsNotLoadButUnderLoadItShrinksTheLimit() {
+    trickle(32, 200, 2);
+    for (int i = 0; i < 200; i++) { // 2 s of 150 ms lag on an edge with nothing to do
+      clock.addAndGet(10 * MS);
+      limit.onExecutorLag(150 * MS, 0);
+    }
+    assertThat(limit.limit()).isEqualTo(256);
+    for (int i = 0; i < 20; i++) { // the same lag with requests in flight
+      clock.addAndGet(10 * MS);
+      limit.onExecutorLag(150 * MS, 40);
+    }
+    assertThat(limit.limit()).isLessThan(256);
+  }
+
+  @Test
   void anIdleEdgeThatTurnsBusyStillShrinksWhenCallsQueue() {
     trickle(32, 200, 2);
     // 400 calls in flight on average over 25 ms windows, each 10 times slower than the baseline

@@ -186,8 +186,6 @@ class ConfigRejectionTest {
 
   @Test
   void rejectsSettingsWhoseEffectIsNotImplemented() {
-    BootstrapYaml.minimal().hcm("xff_num_trusted_hops: 1\n")
-        .rejects(HCM + ".xff_num_trusted_hops: values above 0 are not supported yet");
     BootstrapYaml.minimal().listener("stat_prefix: public\n")
         .rejects(LISTENER_0 + ".stat_prefix: stat_prefix is not supported");
     BootstrapYaml.minimal().top("admin: {address: {socket_address: {address: 127.0.0.1, port_value: 9901}}, "

@@ -367,6 +367,7 @@ class ExtAuthzTranslationTest {
         """).rejects(key + ": \"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router\" is not supported"
             + " here: only envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute or envoy.config.route.v3.FilterConfig"
             + " with disabled, envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit or"
+            + " envoy.extensions.filters.http.ratelimit.v3.RateLimitPerRoute or"
             + " envoy.extensions.filters.http.cors.v3.CorsPolicy or"
             + " envoy.extensions.filters.http.compressor.v3.CompressorPerRoute or"
             + " envoy.extensions.filters.http.fault.v3.HTTPFault");

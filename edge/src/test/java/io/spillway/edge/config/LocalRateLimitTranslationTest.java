@@ -5,7 +5,7 @@ import static io.spillway.edge.config.BootstrapYaml.ROUTE;
 import static io.spillway.edge.config.BootstrapYaml.VHOST;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spillway.edge.config.LocalRateLimitConfig.Entry;
+import io.spillway.edge.config.RateLimitPolicy.Entry;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -50,7 +50,7 @@ class LocalRateLimitTranslationTest {
     assertThat(c.filterEnabled()).isEqualTo(RuntimeFraction.NEVER); // Envoy: 0% unless set
     assertThat(c.filterEnforced()).isEqualTo(RuntimeFraction.NEVER);
     assertThat(c.alwaysConsumeDefaultTokenBucket()).isTrue();
-    assertThat(c.vhRateLimits()).isEqualTo(LocalRateLimitConfig.VhRateLimits.OVERRIDE);
+    assertThat(c.vhRateLimits()).isEqualTo(RateLimitPolicy.VhRateLimits.OVERRIDE);
     assertThat(c.xRateLimitHeaders()).isFalse();
     assertThat(c.perDownstreamConnection()).isFalse();
     assertThat(BootstrapYaml.minimal().translate().listeners().get(0).hcm().filter("envoy.filters.http.local_ratelimit")).isEmpty();
@@ -89,7 +89,7 @@ class LocalRateLimitTranslationTest {
     assertThat(c.stage()).isEqualTo(3);
     assertThat(c.perDownstreamConnection()).isTrue();
     assertThat(c.xRateLimitHeaders()).isTrue();
-    assertThat(c.vhRateLimits()).isEqualTo(LocalRateLimitConfig.VhRateLimits.INCLUDE);
+    assertThat(c.vhRateLimits()).isEqualTo(RateLimitPolicy.VhRateLimits.INCLUDE);
     assertThat(c.alwaysConsumeDefaultTokenBucket()).isFalse();
     assertThat(c.rateLimits()).containsExactly(new RateLimitPolicy(0,
         List.of(new RateLimitPolicy.RequestHeaders("x-client", "client", false))));
@@ -221,8 +221,6 @@ class LocalRateLimitTranslationTest {
         .rejects(filterLimits + ".stage: stage is not supported");
     withFilter("stat_prefix: rl\nrate_limits: [{actions: []}]\n")
         .rejects(filterLimits + ".actions: at least one action is required");
-    withFilter("stat_prefix: rl\nrate_limits: [{actions: [{source_cluster: {}}]}]\n")
-        .rejects(filterLimits + ".actions[0].source_cluster: source_cluster is not supported");
     withFilter("stat_prefix: rl\nrate_limits: [{actions: [{masked_remote_address: {}}]}]\n")
         .rejects(filterLimits + ".actions[0].masked_remote_address: masked_remote_address is not supported");
     withFilter("stat_prefix: rl\nrate_limits: [{actions: [{query_parameters: {query_parameter_name: a, descriptor_key: b}}]}]\n")

@@ -461,7 +461,7 @@ class GrpcExtAuthzIT {
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (!stopped && System.nanoTime() < deadline) {
       stopped = Thread.getAllStackTraces().keySet().stream()
-          .noneMatch(t -> t.getName().startsWith("spillway-ext-authz-grpc") && t.isAlive());
+          .noneMatch(t -> t.getName().startsWith("spillway-grpc-client") && t.isAlive());
       if (!stopped) {
         Thread.sleep(20);
       }

@@ -56,4 +56,28 @@ class HeaderFormattersIT {
     assertThat(r.headers().firstValue("x-upstream")).hasValue("127.0.0.1:" + origin.port());
     assertThat(r.headers().firstValue("x-via")).hasValue("edge HTTP/1.1 origin");
   }
+
+  @Test
+  void behindOneTrustedProxyTheClientIsTheAddressItForwarded() throws Exception {
+    try (EdgeHarness behindProxy = EdgeHarness.start(bootstrap("use_remote_address: true\nxff_num_trusted_hops: 1", """
+        - match: { prefix: "/" }
+          route: { cluster: origin }
+          request_headers_to_add:
+          - header: { key: x-client-ip, value: "%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%" }
+          - header: { key: x-peer-ip, value: "%DOWNSTREAM_DIRECT_REMOTE_ADDRESS_WITHOUT_PORT%" }
+        """, cluster("origin", "", origin.port())))) {
+      assertThat(behindProxy.get("/", "x-forwarded-for", "203.0.113.9, 198.51.100.7", "x-forwarded-proto", "https")
+          .statusCode()).isEqualTo(200);
+      RecordedRequest seen = origin.lastRequest();
+      assertThat(seen.header("x-client-ip")).isEqualTo("198.51.100.7");
+      assertThat(seen.header("x-peer-ip")).isEqualTo("127.0.0.1");
+      assertThat(seen.header("x-forwarded-for")).isEqualTo("203.0.113.9, 198.51.100.7,127.0.0.1");
+      assertThat(seen.header("x-forwarded-proto")).as("set by the trusted proxy").isEqualTo("https");
+
+      // Without x-forwarded-for the trusted proxy said nothing: the peer is the client.
+      assertThat(behindProxy.get("/").statusCode()).isEqualTo(200);
+      assertThat(origin.lastRequest().header("x-client-ip")).isEqualTo("127.0.0.1");
+      assertThat(origin.lastRequest().header("x-forwarded-proto")).isEqualTo("http");
+    }
+  }
 }

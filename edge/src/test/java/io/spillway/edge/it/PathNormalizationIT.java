@@ -143,6 +143,17 @@ class PathNormalizationIT {
   }
 
   @Test
+  void aFragmentInAnHttp2PathGets400WhateverTheSettings() throws Exception {
+    try (EdgeHarness plain = EdgeHarness.start(edgeYaml(""))) {
+      H2cClient.Response h2 = h2c(plain, "/a/c#top");
+      assertThat(h2.status()).isEqualTo(400);
+      assertThat(h2c(lenient, "/a/c?q=1#top").status()).isEqualTo(400);
+      assertThat(origin.requestCount()).isZero();
+      assertThat(plain.awaitStat("http.ingress.downstream_rq_failed_path_normalization", 1)).isEqualTo(1);
+    }
+  }
+
+  @Test
   void rejectRequestRefusesEscapedSlashes() throws Exception {
     long before = strict.stat("http.ingress.downstream_rq_failed_path_normalization");
     assertThat(http1(strict, "/a/c%2fd").status()).isEqualTo(400);

@@ -238,7 +238,7 @@ class RouteTableTest {
         Optional.of(new io.spillway.edge.config.LocalRateLimitConfig.TokenBucket(1, 1, Duration.ofSeconds(1))),
         io.spillway.edge.config.RuntimeFraction.NEVER, io.spillway.edge.config.RuntimeFraction.NEVER,
         HeaderMutations.NONE, HeaderMutations.NONE, List.of(), 0, false, false,
-        io.spillway.edge.config.LocalRateLimitConfig.VhRateLimits.OVERRIDE, true, List.of());
+        io.spillway.edge.config.RateLimitPolicy.VhRateLimits.OVERRIDE, true, List.of());
   }
 
   @Test

@@ -57,7 +57,7 @@ public class LocalRateLimitBenchmark {
     LocalRateLimitConfig.TokenBucket huge = new LocalRateLimitConfig.TokenBucket(MAX, MAX, Duration.ofMillis(50));
     byDefault = new LocalRateLimiter(config(huge, List.of(), List.of()), now);
     descriptorConfig = config(huge,
-        List.of(new LocalRateLimitConfig.Descriptor(List.of(new LocalRateLimitConfig.Entry("api_key", "k1")), huge)),
+        List.of(new LocalRateLimitConfig.Descriptor(List.of(new RateLimitPolicy.Entry("api_key", "k1")), huge)),
         List.of(new RateLimitPolicy(0, List.of(new RateLimitPolicy.RequestHeaders("x-api-key", "api_key", false)))));
     byDescriptor = new LocalRateLimiter(descriptorConfig, now);
     var headers = DefaultHttpHeadersFactory.headersFactory().newHeaders();
@@ -70,7 +70,7 @@ public class LocalRateLimitBenchmark {
       List<LocalRateLimitConfig.Descriptor> descriptors, List<RateLimitPolicy> rateLimits) {
     return new LocalRateLimitConfig("bench", 429, Optional.of(bucket), io.spillway.edge.config.RuntimeFraction.ALWAYS,
         io.spillway.edge.config.RuntimeFraction.ALWAYS, HeaderMutations.NONE, HeaderMutations.NONE, descriptors, 0, false, false,
-        LocalRateLimitConfig.VhRateLimits.OVERRIDE, true, rateLimits);
+        RateLimitPolicy.VhRateLimits.OVERRIDE, true, rateLimits);
   }
 
   /** The alternative: tokens and last refill in two fields under a lock. */
@@ -133,6 +133,7 @@ public class LocalRateLimitBenchmark {
 
   @Benchmark
   public Object decideDescriptor() {
-    return byDescriptor.decide(RequestDescriptors.of(descriptorConfig, request, "127.0.0.1", null), System.nanoTime());
+    return byDescriptor.decide(RequestDescriptors.of(descriptorConfig.rateLimits(), descriptorConfig.stage(),
+        descriptorConfig.vhRateLimits(), request, "127.0.0.1", null, ""), System.nanoTime());
   }
 }

@@ -8,19 +8,15 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.authz.AuthorizationClient;
 import io.spillway.edge.authz.AuthzAnswer;
 import io.spillway.edge.authz.AuthzRequest;
+import io.spillway.edge.guard.GuardedCall;
 import io.spillway.edge.guard.Outcome;
-import io.spillway.edge.guard.PeerGuard;
-import io.spillway.edge.guard.Permit;
-import io.spillway.edge.guard.QueueCallback;
 import io.spillway.edge.guard.Refusal;
-import io.spillway.edge.guard.Ticket;
 import io.spillway.edge.http.filter.DecoderFilterCallbacks;
 import io.spillway.edge.http.filter.ResponseFlag;
 import io.spillway.edge.http.message.RequestHeaders;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.OptionalInt;
 
 /**
  * One request's gRPC check ({@code envoy.service.auth.v3.Authorization/Check}, Envoy's
@@ -37,16 +33,14 @@ import java.util.OptionalInt;
  * {@code failure_mode_allow}; a guard refusal → {@code 503} with {@code GR}, or through with
  * {@code failure_mode_allow}.
  */
-final class GrpcAuthzCheck implements AuthzCheck, QueueCallback {
+final class GrpcAuthzCheck implements AuthzCheck, GuardedCall.Steps {
 
   private final ExtAuthzFactory filter;
   private final Verdict request;
   private final DecoderFilterCallbacks stream;
   private final RequestHeaders downstreamRequest;
   private AuthzRequest attributes;
-  private PeerGuard guard;
-  private Ticket ticket;
-  private Permit permit;
+  private GuardedCall guarded;
   private AuthorizationClient.PendingCheck pending;
   private boolean done;
 
@@ -61,49 +55,13 @@ final class GrpcAuthzCheck implements AuthzCheck, QueueCallback {
   public void start(ByteBuf body, boolean partial) {
     attributes = CheckAttributes.of(filter, stream, downstreamRequest, body, partial); // copies the body
     var guards = filter.context().guards();
-    guard = guards == null ? null : guards.guard(filter.config().cluster());
-    if (guard == null) {
-      call();
-      return;
-    }
-    switch (guard.tryAcquire(stream.worker().guardLoop(), this)) {
-      case Permit p -> {
-        permit = p;
-        call();
-      }
-      case Refusal r -> refused(r);
-      case Ticket t -> ticket = t;
-    }
+    guarded = new GuardedCall(guards == null ? null : guards.guard(filter.config().cluster()), filter.config().timeout(),
+        this);
+    guarded.start(stream.worker().guardLoop());
   }
 
   @Override
-  public void onAdmitted(Permit admitted) {
-    ticket = null;
-    if (done) {
-      admitted.release(Outcome.ABANDONED);
-      return;
-    }
-    permit = admitted;
-    call();
-  }
-
-  @Override
-  public void onRefused(Refusal reason) {
-    ticket = null;
-    if (!done) {
-      refused(reason);
-    }
-  }
-
-  private void call() {
-    Duration timeout = filter.config().timeout();
-    OptionalInt guardTimeout = permit == null ? OptionalInt.empty() : guard.requestTimeoutMillis();
-    if (guardTimeout.isPresent()) {
-      Duration capped = Duration.ofMillis(guardTimeout.getAsInt());
-      if (timeout.isZero() || capped.compareTo(timeout) < 0) {
-        timeout = capped;
-      }
-    }
+  public void call(Duration timeout) {
     pending = filter.grpcClient().check(attributes, timeout, stream.worker().loop(), this::onAnswer);
     attributes = null;
   }
@@ -114,24 +72,18 @@ final class GrpcAuthzCheck implements AuthzCheck, QueueCallback {
       return;
     }
     done = true;
-    if (ticket != null) {
-      ticket.cancel(); // a permit it still brings is released in onAdmitted
-      ticket = null;
-    }
     if (pending != null) {
       pending.cancel();
     }
-    release(Outcome.ABANDONED);
+    guarded.abandon();
   }
 
   private void release(Outcome outcome) {
-    if (permit != null) {
-      permit.release(outcome);
-      permit = null;
-    }
+    guarded.release(outcome);
   }
 
-  private void refused(Refusal reason) {
+  @Override
+  public void refused(Refusal reason) {
     done = true;
     filter.error.inc();
     if (filter.config().failureModeAllow()) {

@@ -4,6 +4,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.authz.AuthzAnswer;
 import io.spillway.edge.authz.AuthzHeader;
 import io.spillway.edge.http.message.RequestHeaders;
+import io.spillway.edge.http.message.HeaderRules;
 import java.util.List;
 
 /**
@@ -26,7 +27,7 @@ final class HeaderChanges {
     int invalid = 0;
     for (int i = 0; i < changes.size(); i++) {
       AuthzHeader h = changes.get(i);
-      if (!settable(h.name(), h.value())) {
+      if (!HeaderRules.settable(h.name(), h.value())) {
         invalid++;
         continue;
       }
@@ -141,34 +142,6 @@ final class HeaderChanges {
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       if (c <= 0x20 || c >= 0x7f || c == '#' || c == '&' || (key && c == '=')) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** Headers the edge owns: the authority and the message framing. */
-  private static final java.util.Set<String> FRAMING = java.util.Set.of("host", "content-length", "transfer-encoding",
-      "connection", "upgrade", "te", "keep-alive", "proxy-connection");
-
-  /**
-   * A regular header name (an RFC 9110 token, lower case, not the authority nor a framing header)
-   * with a value free of CR, LF and NUL.
-   */
-  static boolean settable(String name, String value) {
-    if (name.isEmpty() || FRAMING.contains(name)) {
-      return false;
-    }
-    for (int i = 0; i < name.length(); i++) {
-      char c = name.charAt(i);
-      boolean token = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-      if (!token) {
-        return false;
-      }
-    }
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      if (c == '\r' || c == '\n' || c == 0) {
         return false;
       }
     }

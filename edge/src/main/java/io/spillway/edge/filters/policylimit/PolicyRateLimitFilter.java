@@ -3,7 +3,6 @@ package io.spillway.edge.filters.policylimit;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.filters.ratelimit.TokenBucket;
-import io.spillway.edge.http.filter.ClientAddress;
 import io.spillway.edge.http.filter.DecoderFilter;
 import io.spillway.edge.http.filter.DecoderFilterCallbacks;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
@@ -28,15 +27,12 @@ import java.util.List;
  */
 final class PolicyRateLimitFilter implements DecoderFilter {
   static final String BODY = "rate_limited";
-  private static final String X_FORWARDED_FOR = "x-forwarded-for";
 
   private final PolicyRateLimits limits;
-  private final int xffNumTrustedHops;
   private DecoderFilterCallbacks callbacks;
 
-  PolicyRateLimitFilter(PolicyRateLimits limits, int xffNumTrustedHops) {
+  PolicyRateLimitFilter(PolicyRateLimits limits) {
     this.limits = limits;
-    this.xffNumTrustedHops = xffNumTrustedHops;
   }
 
   @Override
@@ -52,15 +48,12 @@ final class PolicyRateLimitFilter implements DecoderFilter {
     }
     HttpHeaders headers = request.headers();
     long now = limits.now();
-    String clientAddress = null;
     for (PolicyLimit limit : inForce) {
       if (limit.mode == Mode.OFF) {
         continue;
       }
       String value = switch (limit.key.kind()) {
-        case CLIENT_ADDRESS -> clientAddress != null ? clientAddress
-            : (clientAddress = ClientAddress.trusted(callbacks.streamInfo().downstreamAddress(),
-                headers.get(X_FORWARDED_FOR), xffNumTrustedHops));
+        case CLIENT_ADDRESS -> callbacks.streamInfo().downstreamAddress();
         case HEADER -> headers.get(limit.key.headerName());
         case ROUTE -> routeName(callbacks.route());
       };

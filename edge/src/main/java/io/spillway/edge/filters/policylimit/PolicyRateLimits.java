@@ -93,7 +93,7 @@ public final class PolicyRateLimits {
    *
    * @param xffNumTrustedHops the connection manager's {@code xff_num_trusted_hops}
    */
-  public HttpFilterFactory factory(int xffNumTrustedHops) {
+  public HttpFilterFactory factory() {
     return new HttpFilterFactory() {
       @Override
       public String name() {
@@ -102,7 +102,7 @@ public final class PolicyRateLimits {
 
       @Override
       public void createFilters(FilterChainBuilder chain) {
-        chain.addDecoderFilter(new PolicyRateLimitFilter(PolicyRateLimits.this, xffNumTrustedHops));
+        chain.addDecoderFilter(new PolicyRateLimitFilter(PolicyRateLimits.this));
       }
     };
   }

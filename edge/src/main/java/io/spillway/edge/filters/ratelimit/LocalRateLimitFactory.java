@@ -19,15 +19,18 @@ import java.util.function.Supplier;
 public final class LocalRateLimitFactory implements HttpFilterFactory {
   private final String name;
   private final LocalRateLimit config;
+  private final String localCluster;
 
   /**
    * @param name the chain entry's name, which routes' {@code typed_per_filter_config} refer to
    * @param root the root stats scope ({@code <stat_prefix>.http_local_rate_limit.*} live there)
    * @param nanoClock a monotonic clock in nanoseconds
+   * @param localCluster the edge's {@code node.cluster} ({@code source_cluster} descriptors), empty when unset
    */
   public LocalRateLimitFactory(String name, LocalRateLimitConfig config, Scope root, LongSupplier nanoClock,
-      Supplier<RuntimeSnapshot> runtime) {
+      Supplier<RuntimeSnapshot> runtime, String localCluster) {
     this.name = name;
+    this.localCluster = localCluster;
     this.config = new LocalRateLimit(config, root, nanoClock, runtime);
   }
 
@@ -45,6 +48,10 @@ public final class LocalRateLimitFactory implements HttpFilterFactory {
   @Override
   public void createFilters(FilterChainBuilder chain) {
     chain.addStreamFilter(new LocalRateLimitFilter(this));
+  }
+
+  String localCluster() {
+    return localCluster;
   }
 
   /** The most specific configuration for a request on {@code route} (null: none). */

@@ -1,6 +1,7 @@
 package io.spillway.edge.filters.ratelimit;
 
 import io.spillway.edge.config.LocalRateLimitConfig;
+import io.spillway.edge.config.RateLimitPolicy;
 import io.spillway.edge.http.filter.DecoderFilterCallbacks;
 import io.spillway.edge.http.filter.EncoderFilterCallbacks;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
@@ -51,8 +52,9 @@ final class LocalRateLimitFilter implements StreamFilter {
     }
     used = config;
     config.enabled.inc();
-    List<List<LocalRateLimitConfig.Entry>> descriptors = config.hasDescriptors()
-        ? RequestDescriptors.of(config.config, headers, decoder.streamInfo().downstreamAddress(), route)
+    List<List<RateLimitPolicy.Entry>> descriptors = config.hasDescriptors()
+        ? RequestDescriptors.of(config.config.rateLimits(), config.config.stage(), config.config.vhRateLimits(), headers,
+            decoder.streamInfo().downstreamAddress(), route, factory.localCluster())
         : List.of();
     LocalRateLimiter.Decision decision = config.limiter(decoder.connectionShare()).decide(descriptors, config.now());
     decidedBy = decision.bucket();

@@ -1,6 +1,7 @@
 package io.spillway.edge.filters.ratelimit;
 
 import io.spillway.edge.config.LocalRateLimitConfig;
+import io.spillway.edge.config.RateLimitPolicy;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -22,7 +23,7 @@ final class LocalRateLimiter {
 
   private final TokenBucket defaultBucket;
   /** Configured descriptors' entries, from the lowest fill rate up. */
-  private final List<LocalRateLimitConfig.Entry>[] descriptorEntries;
+  private final List<RateLimitPolicy.Entry>[] descriptorEntries;
   private final TokenBucket[] descriptorBuckets;
   private final boolean alwaysConsumeDefault;
 
@@ -50,7 +51,7 @@ final class LocalRateLimiter {
    *
    * @param requestDescriptors the request's descriptors (each a list of entries), possibly empty
    */
-  Decision decide(List<List<LocalRateLimitConfig.Entry>> requestDescriptors, long nowNanos) {
+  Decision decide(List<List<RateLimitPolicy.Entry>> requestDescriptors, long nowNanos) {
     TokenBucket firstMatched = null;
     if (!requestDescriptors.isEmpty()) {
       for (int i = 0; i < descriptorEntries.length; i++) {

@@ -17,7 +17,6 @@ import io.spillway.edge.stats.Scope;
 public final class RbacFactory implements HttpFilterFactory {
   private final String name;
   private final RbacConfig config;
-  private final int xffNumTrustedHops;
   final Counter allowed;
   final Counter denied;
   final Counter shadowAllowed;
@@ -27,12 +26,10 @@ public final class RbacFactory implements HttpFilterFactory {
    * @param name the chain entry's name, which routes' {@code typed_per_filter_config} refer to
    * @param config the filter's rules
    * @param httpScope the connection manager's {@code http.<stat_prefix>.} scope
-   * @param xffNumTrustedHops the connection manager's {@code xff_num_trusted_hops}, for {@code remote_ip}
    */
-  public RbacFactory(String name, RbacConfig config, Scope httpScope, int xffNumTrustedHops) {
+  public RbacFactory(String name, RbacConfig config, Scope httpScope) {
     this.name = name;
     this.config = config;
-    this.xffNumTrustedHops = xffNumTrustedHops;
     Scope rbac = httpScope.scope("rbac");
     this.allowed = rbac.counter(config.rulesStatPrefix() + "allowed");
     this.denied = rbac.counter(config.rulesStatPrefix() + "denied");
@@ -56,9 +53,5 @@ public final class RbacFactory implements HttpFilterFactory {
       return own;
     }
     return config;
-  }
-
-  int xffNumTrustedHops() {
-    return xffNumTrustedHops;
   }
 }

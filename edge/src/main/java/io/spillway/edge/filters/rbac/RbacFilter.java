@@ -1,19 +1,15 @@
 package io.spillway.edge.filters.rbac;
 
-import io.netty.util.AsciiString;
-import io.netty.util.NetUtil;
 import io.spillway.edge.config.RbacConfig;
 import io.spillway.edge.config.RbacConfig.Permission;
 import io.spillway.edge.config.RbacConfig.Policy;
 import io.spillway.edge.config.RbacConfig.Principal;
 import io.spillway.edge.config.RbacConfig.Rules;
 import io.spillway.edge.config.Route;
-import io.spillway.edge.http.filter.ClientAddress;
 import io.spillway.edge.http.filter.DecoderFilter;
 import io.spillway.edge.http.filter.DecoderFilterCallbacks;
 import io.spillway.edge.http.filter.DownstreamTls;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
-import io.spillway.edge.http.filter.StreamInfo;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.router.RouteMatcher;
 import java.net.InetSocketAddress;
@@ -36,7 +32,6 @@ import java.util.List;
 final class RbacFilter implements DecoderFilter {
   static final String BODY = "RBAC: access denied";
   static final String DETAILS_PREFIX = "rbac_access_denied_matched_policy[";
-  private static final AsciiString X_FORWARDED_FOR = AsciiString.cached("x-forwarded-for");
   private static final byte[] UNKNOWN = new byte[0];
 
   private final RbacFactory factory;
@@ -222,33 +217,29 @@ final class RbacFilter implements DecoderFilter {
   /** The physical peer's address bytes, or null when the connection did not say. */
   private byte[] directRemote() {
     if (directRemote == null) {
-      InetSocketAddress peer = decoder.streamInfo().downstreamRemote();
-      directRemote = peer == null || peer.getAddress() == null ? UNKNOWN : peer.getAddress().getAddress();
+      directRemote = bytes(decoder.streamInfo().downstreamDirectRemote());
     }
     return directRemote == UNKNOWN ? null : directRemote;
   }
 
-  /** The client address after x-forwarded-for handling ({@link ClientAddress}), or null. */
+  /**
+   * The client address the connection manager settled by its x-forwarded-for rules (Envoy's
+   * remote address: the peer unless a trusted hop named another), or null.
+   */
   private byte[] remote() {
     if (remote == null) {
-      StreamInfo info = decoder.streamInfo();
-      String peer = info.downstreamAddress();
-      String trusted = ClientAddress.trusted(peer, headers.headers().get(X_FORWARDED_FOR), factory.xffNumTrustedHops());
-      if (trusted == peer) {
-        byte[] direct = directRemote();
-        remote = direct == null ? UNKNOWN : direct;
-      } else {
-        byte[] parsed = NetUtil.createByteArrayFromIpAddressString(trusted);
-        remote = parsed == null ? UNKNOWN : parsed;
-      }
+      remote = bytes(decoder.streamInfo().downstreamRemote());
     }
     return remote == UNKNOWN ? null : remote;
   }
 
+  private static byte[] bytes(InetSocketAddress address) {
+    return address == null || address.getAddress() == null ? UNKNOWN : address.getAddress().getAddress();
+  }
+
   private byte[] local() {
     if (local == null) {
-      InetSocketAddress address = decoder.streamInfo().downstreamLocal();
-      local = address == null || address.getAddress() == null ? UNKNOWN : address.getAddress().getAddress();
+      local = bytes(decoder.streamInfo().downstreamLocal());
     }
     return local == UNKNOWN ? null : local;
   }

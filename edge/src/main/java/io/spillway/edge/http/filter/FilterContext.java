@@ -22,6 +22,8 @@ import io.spillway.edge.upstream.ClusterManager;
  * @param runtime the runtime, for filters whose fractions and limits runtime keys may override
  * @param authorization the gRPC authorization clients (ext_authz with a {@code grpc_service})
  * @param healthCheckFailed whether the edge fails its own health check now ({@code /healthcheck/fail}, a drain)
+ * @param rateLimitService the rate limit service clients (the global rate limit filter)
+ * @param localCluster the edge's {@code node.cluster} ({@code source_cluster} descriptors), empty when unset
  */
 public record FilterContext(
     HttpConnectionManagerConfig config,
@@ -35,4 +37,6 @@ public record FilterContext(
     java.util.function.LongSupplier nanoClock,
     io.spillway.edge.runtime.Runtime runtime,
     io.spillway.edge.authz.AuthorizationClients authorization,
-    java.util.function.BooleanSupplier healthCheckFailed) {}
+    java.util.function.BooleanSupplier healthCheckFailed,
+    io.spillway.edge.rls.RateLimitClients rateLimitService,
+    String localCluster) {}

@@ -37,8 +37,10 @@ public enum ResponseFlag {
   AR,
   /** Ours: the outbound guard refused the call (queue full, queue timeout, breaker open). */
   GR,
-  /** Rate limited: a local rate limit refused the request. */
+  /** Rate limited: a local rate limit or the rate limit service refused the request. */
   RL,
+  /** The rate limit service failed and {@code failure_mode_deny} refused the request. */
+  RLSE,
   /** The fault filter delayed the request. */
   DI,
   /** The fault filter aborted the request. */

@@ -19,7 +19,7 @@ public final class StreamInfo {
 
   private final long startNanos;
   private final long startEpochNanos;
-  private final String downstreamAddress;
+  private String downstreamAddress;
   private final boolean http2;
   private int responseCode;
   private int responseFlags;
@@ -29,6 +29,8 @@ public final class StreamInfo {
   private String upgrade;
   private boolean healthCheck;
   private InetSocketAddress downstreamRemote;
+  private InetSocketAddress downstreamDirectRemote;
+  private final String downstreamDirectAddress;
   private InetSocketAddress downstreamLocal;
   private Supplier<DownstreamTls> downstreamTls = NO_TLS;
   private long lastDownstreamRxNanos;
@@ -47,6 +49,7 @@ public final class StreamInfo {
     this.startNanos = startNanos;
     this.startEpochNanos = startEpochNanos;
     this.downstreamAddress = downstreamAddress;
+    this.downstreamDirectAddress = downstreamAddress;
     this.http2 = http2;
   }
 
@@ -64,7 +67,10 @@ public final class StreamInfo {
     return startEpochNanos;
   }
 
-  /** The client's IP address. */
+  /**
+   * The client's IP address: the connection's peer, or the address the connection manager trusts
+   * from {@code x-forwarded-for} (Envoy's downstream remote address).
+   */
   public String downstreamAddress() {
     return downstreamAddress;
   }
@@ -150,9 +156,36 @@ public final class StreamInfo {
     }
   }
 
-  /** The client's address and port, or null when the connection did not say. */
+  /**
+   * The client's address and port, or null when the connection did not say; an address trusted
+   * from {@code x-forwarded-for} has port 0, as in Envoy.
+   */
   public InetSocketAddress downstreamRemote() {
     return downstreamRemote;
+  }
+
+  /** The connection's peer IP address, whatever {@code x-forwarded-for} says. */
+  public String downstreamDirectAddress() {
+    return downstreamDirectAddress;
+  }
+
+  /** The connection's peer address and port, or null when the connection did not say. */
+  public InetSocketAddress downstreamDirectRemote() {
+    return downstreamDirectRemote;
+  }
+
+  /** The client is {@code ip} (an IP literal), by the connection manager's x-forwarded-for rules. */
+  public void setTrustedClient(String ip) {
+    byte[] bytes = io.netty.util.NetUtil.createByteArrayFromIpAddressString(ip);
+    if (bytes == null) {
+      return;
+    }
+    try {
+      downstreamRemote = new InetSocketAddress(java.net.InetAddress.getByAddress(bytes), 0);
+      downstreamAddress = ip;
+    } catch (java.net.UnknownHostException e) {
+      // not reached: the bytes are an IPv4 or IPv6 address
+    }
   }
 
   /** The address and port the client connected to, or null when the connection did not say. */
@@ -162,6 +195,7 @@ public final class StreamInfo {
 
   public void setDownstreamAddresses(InetSocketAddress remote, InetSocketAddress local) {
     this.downstreamRemote = remote;
+    this.downstreamDirectRemote = remote;
     this.downstreamLocal = local;
   }
 

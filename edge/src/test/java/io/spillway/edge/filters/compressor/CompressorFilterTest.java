@@ -106,7 +106,8 @@ class CompressorFilterTest {
         d.accessLogs(), d.upgradeConfigs(), d.pathNormalization(), d.headersWithUnderscores());
     FilterContext context = new FilterContext(hcm, stats.rootScope().scope("http").scope("ingress"), null, null,
         null, 1 << 20, false, stats.rootScope(), System::nanoTime, runtime,
-        io.spillway.edge.authz.AuthorizationClients.NONE, () -> false);
+        io.spillway.edge.authz.AuthorizationClients.NONE, () -> false,
+        io.spillway.edge.rls.RateLimitClients.NONE, "");
     List<CompressorFactory> factories = new ArrayList<>();
     for (int i = 0; i < entries.size() - 1; i++) {
       factories.add(new CompressorFactory(entries.get(i), context));

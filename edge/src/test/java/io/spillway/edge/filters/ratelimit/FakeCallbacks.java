@@ -15,7 +15,7 @@ import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
 /** The decoder side of one stream as a filter sees it, recording the local reply it is asked for. */
-final class FakeCallbacks extends StreamCallbacksStub {
+class FakeCallbacks extends StreamCallbacksStub {
   final Worker worker;
   final ConnectionShare connection;
   final RouteEntry route;

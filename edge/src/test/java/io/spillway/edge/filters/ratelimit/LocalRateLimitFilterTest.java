@@ -6,7 +6,7 @@ import io.spillway.edge.config.HeaderMutations;
 import io.spillway.edge.config.LocalRateLimitConfig;
 import io.spillway.edge.config.RuntimeFraction;
 import io.spillway.edge.runtime.RuntimeSnapshot;
-import io.spillway.edge.config.LocalRateLimitConfig.Entry;
+import io.spillway.edge.config.RateLimitPolicy.Entry;
 import io.spillway.edge.config.RateLimitPolicy;
 import io.spillway.edge.config.RetryPolicy;
 import io.spillway.edge.config.Route;
@@ -53,7 +53,7 @@ class LocalRateLimitFilterTest {
     List<LocalRateLimitConfig.Descriptor> descriptors = List.of();
     boolean perConnection;
     boolean xHeaders;
-    LocalRateLimitConfig.VhRateLimits vh = LocalRateLimitConfig.VhRateLimits.OVERRIDE;
+    RateLimitPolicy.VhRateLimits vh = RateLimitPolicy.VhRateLimits.OVERRIDE;
     boolean alwaysConsume = true;
     List<RateLimitPolicy> rateLimits = List.of();
 
@@ -73,7 +73,7 @@ class LocalRateLimitFilterTest {
   }
 
   private LocalRateLimitFactory factory(Config c) {
-    return new LocalRateLimitFactory(NAME, c.build(), stats.rootScope(), clock::get, () -> RuntimeSnapshot.EMPTY);
+    return new LocalRateLimitFactory(NAME, c.build(), stats.rootScope(), clock::get, () -> RuntimeSnapshot.EMPTY, "");
   }
 
   private static RequestHeaders request(String... nameValues) {
@@ -174,7 +174,7 @@ class LocalRateLimitFilterTest {
         base.vhRateLimits(), true, base.rateLimits());
     java.util.concurrent.atomic.AtomicReference<RuntimeSnapshot> runtime = new java.util.concurrent.atomic.AtomicReference<>(
         new RuntimeSnapshot(List.of("static"), List.of(Map.of("rl.enabled", "100"))));
-    LocalRateLimitFactory f = new LocalRateLimitFactory(NAME, config, stats.rootScope(), clock::get, runtime::get);
+    LocalRateLimitFactory f = new LocalRateLimitFactory(NAME, config, stats.rootScope(), clock::get, runtime::get, "");
 
     assertThat(send(f).response().status()).isEqualTo(200);
     assertThat(send(f).response().status()).isEqualTo(429);

@@ -151,11 +151,7 @@ class RbacFilterTest {
   }
 
   private RbacFactory factory(RbacConfig config) {
-    return factory(config, 0);
-  }
-
-  private RbacFactory factory(RbacConfig config, int xffHops) {
-    return new RbacFactory(NAME, config, stats.rootScope().scope("http").scope("ingress"), xffHops);
+    return new RbacFactory(NAME, config, stats.rootScope().scope("http").scope("ingress"));
   }
 
   private Outcome send(RbacFactory factory, RequestHeaders request) {
@@ -163,6 +159,12 @@ class RbacFilterTest {
   }
 
   private Outcome send(RbacFactory factory, RouteEntry route, RequestHeaders request, String peer) {
+    return send(factory, route, request, peer, null);
+  }
+
+  /** As the connection manager leaves the stream: {@code trustedClient} from x-forwarded-for, or null. */
+  private Outcome send(RbacFactory factory, RouteEntry route, RequestHeaders request, String peer,
+      String trustedClient) {
     RbacFilter[] made = new RbacFilter[1];
     factory.createFilters(new FilterChainBuilder() {
       @Override
@@ -176,6 +178,9 @@ class RbacFilterTest {
       }
     });
     Fake fake = new Fake(route, request, peer);
+    if (trustedClient != null) {
+      fake.info.setTrustedClient(trustedClient);
+    }
     made[0].setDecoderFilterCallbacks(fake);
     FilterHeadersStatus status = made[0].decodeHeaders(request, true);
     assertThat(status == FilterHeadersStatus.STOP_ITERATION).isEqualTo(fake.replies == 1);
@@ -313,17 +318,18 @@ class RbacFilterTest {
   }
 
   @Test
-  void remoteIpIsTheAddressBehindTheTrustedHopsAndDirectRemoteIpStaysThePeer() throws Exception {
+  void remoteIpIsTheClientTheConnectionManagerTrustsAndDirectRemoteIpStaysThePeer() throws Exception {
     RbacConfig remote = enforced(Action.ALLOW, policy("p", ANY, new Principal.RemoteIp(range("203.0.113.0", 24))));
     RbacConfig direct = enforced(Action.ALLOW, policy("p", ANY,
         new Principal.DirectRemoteIp(range("203.0.113.0", 24))));
-    // As the connection manager leaves it with use_remote_address: the peer appended.
-    RequestHeaders forwarded = get("/", "x-forwarded-for", "203.0.113.7,192.0.2.10");
-    assertThat(send(factory(remote, 1), null, forwarded, "192.0.2.10").denied()).isFalse();
-    assertThat(send(factory(remote, 0), null, forwarded, "192.0.2.10").denied()).as("no trusted hop").isTrue();
-    assertThat(send(factory(direct, 1), null, forwarded, "192.0.2.10").denied()).isTrue();
-    assertThat(send(factory(remote, 1), null, get("/", "x-forwarded-for", "garbage,192.0.2.10"), "192.0.2.10")
-        .denied()).as("not an IP: the peer").isTrue();
+    RbacConfig source = enforced(Action.ALLOW, policy("p", ANY, new Principal.SourceIp(range("203.0.113.0", 24))));
+    RequestHeaders forwarded = get("/", "x-forwarded-for", "203.0.113.7");
+    assertThat(send(factory(remote), null, forwarded, "192.0.2.10", "203.0.113.7").denied()).isFalse();
+    assertThat(send(factory(remote), null, forwarded, "192.0.2.10", null).denied())
+        .as("no trusted hop: the peer, whatever the header says").isTrue();
+    assertThat(send(factory(direct), null, forwarded, "192.0.2.10", "203.0.113.7").denied()).isTrue();
+    assertThat(send(factory(source), null, forwarded, "192.0.2.10", "203.0.113.7").denied()).isTrue();
+    assertThat(send(factory(direct), null, forwarded, "203.0.113.9", null).denied()).isFalse();
   }
 
   @Test

@@ -1,4 +1,4 @@
-package io.spillway.edge.authz.grpc;
+package io.spillway.edge.grpc;
 
 import io.grpc.EquivalentAddressGroup;
 import io.grpc.NameResolver;
