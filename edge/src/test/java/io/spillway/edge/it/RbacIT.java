@@ -143,6 +143,36 @@ class RbacIT {
   }
 
   @Test
+  void remoteIpIsTheClientBehindTheTrustedHopAndDirectRemoteIpThePeer() throws Exception {
+    edge.close();
+    String yaml = EdgeHarness.bootstrap("""
+        use_remote_address: true
+        xff_num_trusted_hops: 1
+        """, "- match: { prefix: \"/\" }\n  route: { cluster: upstream, timeout: 10s }\n",
+        cluster("upstream", "", upstream.port()));
+    edge = EdgeHarness.start(EdgeHarness.withHttpFilterBeforeRouter(yaml, """
+        - name: envoy.filters.http.rbac
+          typed_config:
+            "@type": %s
+            rules:
+              action: ALLOW
+              policies:
+                partners:
+                  permissions: [ { any: true } ]
+                  principals: [ { remote_ip: { address_prefix: 203.0.113.0, prefix_len: 24 } } ]
+                loopback-admin:
+                  permissions: [ { url_path: { path: { prefix: /admin } } } ]
+                  principals: [ { direct_remote_ip: { address_prefix: 127.0.0.1, prefix_len: 32 } } ]
+        """.formatted(TYPE)));
+    assertThat(edge.get("/a", "x-forwarded-for", "203.0.113.7").statusCode()).isEqualTo(200);
+    assertThat(edge.get("/a", "x-forwarded-for", "198.51.100.7").statusCode()).isEqualTo(403);
+    assertThat(edge.get("/a").statusCode()).as("no header: the peer, 127.0.0.1").isEqualTo(403);
+    assertThat(edge.get("/admin", "x-forwarded-for", "198.51.100.7").statusCode())
+        .as("direct_remote_ip ignores the header").isEqualTo(200);
+    assertThat(upstream.requestCount()).isEqualTo(2);
+  }
+
+  @Test
   void theCountersShowOnTheAdminStats() throws Exception {
     assertThat(edge.get("/api/a").statusCode()).isEqualTo(200);
     assertThat(edge.get("/nope").statusCode()).isEqualTo(403);
