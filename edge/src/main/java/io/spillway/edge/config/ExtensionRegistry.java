@@ -125,6 +125,8 @@ public final class ExtensionRegistry {
   public static final String FAULT = "envoy.filters.http.fault";
   /** Envoy's name of the health check HTTP filter. */
   public static final String HEALTH_CHECK = "envoy.filters.http.health_check";
+  /** Envoy's name of the role-based access control HTTP filter. */
+  public static final String RBAC = "envoy.filters.http.rbac";
   /** Envoy's name of the TLS transport socket. */
   public static final String TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
   /** The {@code typed_extension_protocol_options} key of upstream HTTP protocol options. */
@@ -163,6 +165,10 @@ public final class ExtensionRegistry {
           io.envoyproxy.envoy.extensions.filters.http.health_check.v3.HealthCheck.getDefaultInstance())
       .add(FAULT, Category.HTTP_FILTER,
           io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.getDefaultInstance())
+      .add(RBAC, Category.HTTP_FILTER,
+          io.envoyproxy.envoy.extensions.filters.http.rbac.v3.RBAC.getDefaultInstance())
+      .add(RBAC + ".per_route", Category.PER_ROUTE_FILTER_CONFIG,
+          io.envoyproxy.envoy.extensions.filters.http.rbac.v3.RBACPerRoute.getDefaultInstance())
       .add(COMPRESSOR + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, CompressorPerRoute.getDefaultInstance())
       .add("envoy.compression.gzip.compressor", Category.COMPRESSOR_LIBRARY, Gzip.getDefaultInstance())
       .add("envoy.compression.zstd.compressor", Category.COMPRESSOR_LIBRARY, Zstd.getDefaultInstance())

@@ -5,4 +5,5 @@ package io.spillway.edge.config;
  * (rather than only turning it off): the most specific one replaces the connection manager's.
  */
 public sealed interface RouteFilterConfig
-    permits LocalRateLimitConfig, GlobalRateLimitConfig.PerRoute, CorsPolicy, CompressorConfig.PerRoute, FaultConfig {}
+    permits LocalRateLimitConfig, GlobalRateLimitConfig.PerRoute, CorsPolicy, CompressorConfig.PerRoute, FaultConfig,
+        RbacConfig {}

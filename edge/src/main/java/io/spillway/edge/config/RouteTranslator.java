@@ -17,6 +17,7 @@ import io.envoyproxy.envoy.extensions.filters.http.compressor.v3.CompressorPerRo
 import io.envoyproxy.envoy.extensions.filters.http.ext_authz.v3.ExtAuthzPerRoute;
 import io.envoyproxy.envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit;
 import io.envoyproxy.envoy.extensions.filters.http.ratelimit.v3.RateLimitPerRoute;
+import io.envoyproxy.envoy.extensions.filters.http.rbac.v3.RBACPerRoute;
 import io.spillway.edge.config.HeaderMutationTranslator.Direction;
 import io.spillway.edge.config.Route.PathMatch;
 import java.time.Duration;
@@ -195,7 +196,8 @@ final class RouteTranslator {
    * Envoy's generic {@code FilterConfig} with {@code disabled} and no {@code config}, a
    * {@code LocalRateLimit} (the route's own limit), a global rate limit filter's
    * {@code RateLimitPerRoute}, a CORS filter's {@code CorsPolicy}, a
-   * {@code CompressorPerRoute} and an {@code HTTPFault} (the route's own faults).
+   * {@code CompressorPerRoute}, an {@code HTTPFault} (the route's own faults) and an
+   * {@code RBACPerRoute} (the route's own rules, or none).
    */
   private static Map<String, Object> perFilter(Map<String, Any> configs, FieldPath path) throws ConfigException {
     Map<String, Object> entries = new TreeMap<>();
@@ -222,6 +224,8 @@ final class RouteTranslator {
         } else if (any.is(io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.class)) {
           entries.put(entry.getKey(), FaultTranslator.translate(
               any.unpack(io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.class), at));
+        } else if (any.is(RBACPerRoute.class)) {
+          entries.put(entry.getKey(), RbacTranslator.perRoute(any.unpack(RBACPerRoute.class), at));
         } else {
           throw new ConfigException(at, "\"" + any.getTypeUrl() + "\" is not supported here: only "
               + ExtAuthzPerRoute.getDescriptor().getFullName() + " or " + FilterConfig.getDescriptor().getFullName()
@@ -229,7 +233,8 @@ final class RouteTranslator {
               + RateLimitPerRoute.getDescriptor().getFullName() + " or "
               + io.envoyproxy.envoy.extensions.filters.http.cors.v3.CorsPolicy.getDescriptor().getFullName() + " or "
               + CompressorPerRoute.getDescriptor().getFullName() + " or "
-              + io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.getDescriptor().getFullName());
+              + io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.getDescriptor().getFullName() + " or "
+              + RBACPerRoute.getDescriptor().getFullName());
         }
       } catch (InvalidProtocolBufferException e) {
         throw new ConfigException(at, "cannot decode " + any.getTypeUrl() + ": " + e.getMessage(), e);

@@ -8,6 +8,7 @@ import io.spillway.edge.config.GlobalRateLimitConfig;
 import io.spillway.edge.config.HealthCheckFilterConfig;
 import io.spillway.edge.config.HttpFilterConfig;
 import io.spillway.edge.config.LocalRateLimitConfig;
+import io.spillway.edge.config.RbacConfig;
 import io.spillway.edge.filters.admission.AdmissionFilter;
 import io.spillway.edge.filters.buffer.BufferFilter;
 import io.spillway.edge.filters.cors.CorsFactory;
@@ -18,6 +19,7 @@ import io.spillway.edge.filters.healthcheck.HealthCheckFilter;
 import io.spillway.edge.filters.policylimit.PolicyRateLimits;
 import io.spillway.edge.filters.ratelimit.GlobalRateLimitFactory;
 import io.spillway.edge.filters.ratelimit.LocalRateLimitFactory;
+import io.spillway.edge.filters.rbac.RbacFactory;
 import io.spillway.edge.filters.router.RouterFactory;
 import io.spillway.edge.http.filter.FilterContext;
 import io.spillway.edge.http.filter.HttpFilterFactory;
@@ -46,6 +48,7 @@ public final class HttpFilterRegistry {
   public static final String COMPRESSOR = "envoy.filters.http.compressor";
   public static final String FAULT = "envoy.filters.http.fault";
   public static final String HEALTH_CHECK = "envoy.filters.http.health_check";
+  public static final String RBAC = "envoy.filters.http.rbac";
 
   private static final Map<String, BiFunction<HttpFilterConfig, FilterContext, HttpFilterFactory>> FACTORIES = Map.of(
       ROUTER, (entry, context) -> new RouterFactory(entry.extension(), context),
@@ -62,7 +65,8 @@ public final class HttpFilterRegistry {
       FAULT, (entry, context) -> new FaultFactory(entry.name(), entry.settings(FaultConfig.class), context.httpScope(),
           context.runtime()::snapshot),
       HEALTH_CHECK, (entry, context) -> HealthCheckFilter.factory(entry.name(),
-          entry.settings(HealthCheckFilterConfig.class), context.clusters(), context.healthCheckFailed()));
+          entry.settings(HealthCheckFilterConfig.class), context.clusters(), context.healthCheckFailed()),
+      RBAC, (entry, context) -> new RbacFactory(entry.name(), entry.settings(RbacConfig.class), context.httpScope()));
 
   private HttpFilterRegistry() {}
 
@@ -74,7 +78,7 @@ public final class HttpFilterRegistry {
   /**
    * What routes' {@code typed_per_filter_config} becomes for their filters, built with each route
    * table (a route's local rate limit gets its own buckets and its stats in {@code root}; a CORS
-   * policy and a route's compressor settings are used as translated, matchers already compiled).
+   * policy, a route's compressor settings and its RBAC rules are used as translated, matchers already compiled).
    */
   public static RouteFilterCompiler routeFilters(Scope root, LongSupplier nanoClock, Runtime runtime) {
     return (filterName, config) -> switch (config) {
@@ -83,6 +87,7 @@ public final class HttpFilterRegistry {
       case CorsPolicy c -> c;
       case CompressorConfig.PerRoute p -> p;
       case FaultConfig f -> f;
+      case RbacConfig r -> r;
     };
   }
 

@@ -2,9 +2,12 @@ package io.spillway.edge.http;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.http.filter.DownstreamTls;
+import io.spillway.edge.http.filter.StreamInfo;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
+import java.util.function.Supplier;
 
 /**
  * The downstream side of one stream as {@link HttpStream} sees it: an HTTP/1.1 connection serving
@@ -31,6 +34,14 @@ interface Downstream {
   /** The local address and port the peer connected to (access log), or null when the connection does not say. */
   default java.net.InetSocketAddress localSocketAddress() {
     return null;
+  }
+
+  /**
+   * The connection's TLS facts (the client certificate's names, null when it is not TLS), read
+   * on the first call and kept by the connection: one supplier per connection.
+   */
+  default Supplier<DownstreamTls> tls() {
+    return StreamInfo.NO_TLS;
   }
 
   /** Sends the response head; with {@code endStream} the response is complete. */

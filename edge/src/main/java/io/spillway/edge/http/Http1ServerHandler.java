@@ -23,6 +23,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.SocketChannelConfig;
 import io.netty.util.ReferenceCountUtil;
+import io.spillway.edge.http.filter.DownstreamTls;
 import io.spillway.edge.http.message.HopByHop;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
@@ -32,6 +33,7 @@ import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.concurrent.ScheduledFuture;
+import java.util.function.Supplier;
 
 /**
  * The last handler of an HTTP/1.1 downstream connection: turns decoded messages into
@@ -57,6 +59,10 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   private final ArrayDeque<Object> pipelined = new ArrayDeque<>();
   private final ConnectionShare share = new ConnectionShare();
   private ChannelHandlerContext ctx;
+  /** The connection's TLS facts, read on the first request that asks. */
+  private DownstreamTls tls;
+  private boolean tlsRead;
+  private final Supplier<DownstreamTls> tlsReader = this::readTls;
   private String remoteAddress;
   private HttpStream current;
   private boolean currentBodyDone;
@@ -336,6 +342,20 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   @Override
   public InetSocketAddress localSocketAddress() {
     return ctx.channel().localAddress() instanceof InetSocketAddress a ? a : null;
+  }
+
+  @Override
+  public Supplier<DownstreamTls> tls() {
+    return tlsReader;
+  }
+
+  private DownstreamTls readTls() {
+    if (!tlsRead) {
+      tls = DownstreamTls.of(ctx.pipeline());
+      // A request is only decoded after the handshake finished: what is read now holds for the connection.
+      tlsRead = true;
+    }
+    return tls;
   }
 
   @Override

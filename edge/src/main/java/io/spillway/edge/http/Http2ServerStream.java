@@ -12,13 +12,15 @@ import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.AsciiString;
+import io.spillway.edge.http.filter.DownstreamTls;
 import io.spillway.edge.http.message.Http2Fields;
-import io.spillway.edge.http2.Http2Streams;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
+import io.spillway.edge.http2.Http2Streams;
 import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
+import java.util.function.Supplier;
 
 /**
  * One downstream HTTP/2 stream: its HEADERS and DATA frames, as {@link Http2ServerStreams} hands
@@ -166,6 +168,11 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
   @Override
   public InetSocketAddress localSocketAddress() {
     return connection.streams().ctx().channel().localAddress() instanceof InetSocketAddress a ? a : null;
+  }
+
+  @Override
+  public Supplier<DownstreamTls> tls() {
+    return connection.tls();
   }
 
   @Override

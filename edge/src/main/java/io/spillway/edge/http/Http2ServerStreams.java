@@ -5,10 +5,12 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.Http2FrameAdapter;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.spillway.edge.http.filter.DownstreamTls;
 import io.spillway.edge.http2.EdgeHttp2ConnectionHandler;
 import io.spillway.edge.http2.Http2Streams;
 import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
+import java.util.function.Supplier;
 
 /**
  * The streams of one downstream HTTP/2 connection: the codec's frame listener, which gives each
@@ -24,6 +26,10 @@ final class Http2ServerStreams extends Http2FrameAdapter {
   private final ConnectionShare share = new ConnectionShare();
   private final boolean tracksResponseBytes;
   private Http2Streams<Http2ServerStream> streams;
+  /** The connection's TLS facts, read on the first stream that asks. */
+  private DownstreamTls tls;
+  private boolean tlsRead;
+  private final Supplier<DownstreamTls> tlsReader = this::readTls;
 
   /**
    * @param tracksResponseBytes whether streams count their queued response bytes (for the
@@ -41,6 +47,20 @@ final class Http2ServerStreams extends Http2FrameAdapter {
   /** Connects to the codec once it is in the pipeline ({@code ctx} is the codec's context). */
   void attach(EdgeHttp2ConnectionHandler codec, ChannelHandlerContext ctx) {
     streams = new Http2Streams<>(codec, ctx, Http2ServerStream::onWritabilityChanged, Http2ServerStream::onClosed);
+  }
+
+  /** The connection's TLS facts (null when it is not TLS), read on the first call, once. */
+  Supplier<DownstreamTls> tls() {
+    return tlsReader;
+  }
+
+  private DownstreamTls readTls() {
+    if (!tlsRead) {
+      tls = DownstreamTls.of(streams.ctx().pipeline());
+      // A request is only decoded after the handshake finished: what is read now holds for the connection.
+      tlsRead = true;
+    }
+    return tls;
   }
 
   // --- frames from the codec -----------------------------------------------------------------

@@ -75,6 +75,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     this.timers = new StreamTimers(hcm, downstream, this, now);
     this.info = new StreamInfo(now, downstream.remoteAddress(), downstream.isHttp2());
     info.setDownstreamAddresses(downstream.remoteSocketAddress(), downstream.localSocketAddress());
+    info.setDownstreamTls(downstream.tls());
     this.chain = new FilterChain(this, hcm.filterFactories().size());
     chain.setDecoderBufferLimitDefault(hcm.bufferLimitBytes());
   }

@@ -4,6 +4,8 @@ import io.spillway.edge.router.RouteEntry;
 import io.spillway.edge.upstream.Host;
 import java.net.InetSocketAddress;
 import java.time.Instant;
+import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * What is known about one stream as it goes (Envoy's {@code StreamInfo}): when it started, the
@@ -12,6 +14,9 @@ import java.time.Instant;
  * the stream's worker loop; read by them and, at the end, by whoever records the stream.
  */
 public final class StreamInfo {
+  /** The {@link #downstreamTls()} of a connection without TLS. */
+  public static final Supplier<DownstreamTls> NO_TLS = () -> null;
+
   private final long startNanos;
   private final long startEpochNanos;
   private String downstreamAddress;
@@ -27,6 +32,7 @@ public final class StreamInfo {
   private InetSocketAddress downstreamDirectRemote;
   private final String downstreamDirectAddress;
   private InetSocketAddress downstreamLocal;
+  private Supplier<DownstreamTls> downstreamTls = NO_TLS;
   private long lastDownstreamRxNanos;
   private long firstUpstreamRxNanos;
   private long endNanos;
@@ -191,6 +197,19 @@ public final class StreamInfo {
     this.downstreamRemote = remote;
     this.downstreamDirectRemote = remote;
     this.downstreamLocal = local;
+  }
+
+  /**
+   * What the TLS connection says about the client (its certificate's names), or null when it is
+   * not TLS. The connection reads it on the first call, once.
+   */
+  public DownstreamTls downstreamTls() {
+    return downstreamTls.get();
+  }
+
+  /** Where {@link #downstreamTls()} comes from: the connection's cached reading, or {@link #NO_TLS}. */
+  public void setDownstreamTls(Supplier<DownstreamTls> tls) {
+    this.downstreamTls = Objects.requireNonNull(tls, "tls");
   }
 
   /** System.nanoTime of the request's last byte, 0 until the request is complete. */
