@@ -121,6 +121,8 @@ public final class ExtensionRegistry {
   public static final String COMPRESSOR = "envoy.filters.http.compressor";
   /** Envoy's name of the fault injection HTTP filter. */
   public static final String FAULT = "envoy.filters.http.fault";
+  /** Envoy's name of the JWT authentication HTTP filter. */
+  public static final String JWT_AUTHN = "envoy.filters.http.jwt_authn";
   /** Envoy's name of the health check HTTP filter. */
   public static final String HEALTH_CHECK = "envoy.filters.http.health_check";
   /** Envoy's name of the TLS transport socket. */
@@ -157,6 +159,10 @@ public final class ExtensionRegistry {
           io.envoyproxy.envoy.extensions.filters.http.health_check.v3.HealthCheck.getDefaultInstance())
       .add(FAULT, Category.HTTP_FILTER,
           io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.getDefaultInstance())
+      .add(JWT_AUTHN, Category.HTTP_FILTER,
+          io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication.getDefaultInstance())
+      .add(JWT_AUTHN + ".per_route", Category.PER_ROUTE_FILTER_CONFIG,
+          io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.getDefaultInstance())
       .add(COMPRESSOR + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, CompressorPerRoute.getDefaultInstance())
       .add("envoy.compression.gzip.compressor", Category.COMPRESSOR_LIBRARY, Gzip.getDefaultInstance())
       .add("envoy.compression.zstd.compressor", Category.COMPRESSOR_LIBRARY, Zstd.getDefaultInstance())

@@ -21,7 +21,7 @@ import java.util.Optional;
 /**
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
- * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault and health_check filters (the compressor
+ * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault, jwt_authn and health_check filters (the compressor
  * more than once, one per encoding) and must end with the router. {@code normalize_path},
  * {@code merge_slashes}, {@code path_with_escaped_slashes_action} and
  * {@code headers_with_underscores_action} are taken as they are (the runtime settles their unset
@@ -289,6 +289,9 @@ final class HttpConnectionManagerTranslator {
       case ExtensionRegistry.FAULT -> FaultTranslator.translate(registry.unpack(filter.getTypedConfig(),
           io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.class, Category.HTTP_FILTER, configPath),
           configPath);
+      case ExtensionRegistry.JWT_AUTHN -> JwtAuthnTranslator.translate(registry.unpack(filter.getTypedConfig(),
+          io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication.class, Category.HTTP_FILTER,
+          configPath), configPath);
       default -> throw new ConfigException(filterPath, extension + " is not supported");
     };
   }

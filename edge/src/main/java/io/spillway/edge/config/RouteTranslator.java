@@ -193,7 +193,8 @@ final class RouteTranslator {
    * route ({@link RouteFilterConfig}). Supported: {@code ExtAuthzPerRoute} with {@code disabled},
    * Envoy's generic {@code FilterConfig} with {@code disabled} and no {@code config}, a
    * {@code LocalRateLimit} (the route's own limit), a CORS filter's {@code CorsPolicy}, a
-   * {@code CompressorPerRoute} and an {@code HTTPFault} (the route's own faults).
+   * {@code CompressorPerRoute}, an {@code HTTPFault} (the route's own faults) and a jwt_authn
+   * {@code PerRouteConfig}.
    */
   private static Map<String, Object> perFilter(Map<String, Any> configs, FieldPath path) throws ConfigException {
     Map<String, Object> entries = new TreeMap<>();
@@ -218,13 +219,17 @@ final class RouteTranslator {
         } else if (any.is(io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.class)) {
           entries.put(entry.getKey(), FaultTranslator.translate(
               any.unpack(io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.class), at));
+        } else if (any.is(io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.class)) {
+          entries.put(entry.getKey(), JwtAuthnTranslator.perRoute(
+              any.unpack(io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.class), at));
         } else {
           throw new ConfigException(at, "\"" + any.getTypeUrl() + "\" is not supported here: only "
               + ExtAuthzPerRoute.getDescriptor().getFullName() + " or " + FilterConfig.getDescriptor().getFullName()
               + " with disabled, " + LocalRateLimit.getDescriptor().getFullName() + " or "
               + io.envoyproxy.envoy.extensions.filters.http.cors.v3.CorsPolicy.getDescriptor().getFullName() + " or "
               + CompressorPerRoute.getDescriptor().getFullName() + " or "
-              + io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.getDescriptor().getFullName());
+              + io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.getDescriptor().getFullName() + " or "
+              + io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.getDescriptor().getFullName());
         }
       } catch (InvalidProtocolBufferException e) {
         throw new ConfigException(at, "cannot decode " + any.getTypeUrl() + ": " + e.getMessage(), e);

@@ -6,6 +6,7 @@ import io.spillway.edge.config.ExtAuthzConfig;
 import io.spillway.edge.config.FaultConfig;
 import io.spillway.edge.config.HealthCheckFilterConfig;
 import io.spillway.edge.config.HttpFilterConfig;
+import io.spillway.edge.config.JwtAuthnConfig;
 import io.spillway.edge.config.LocalRateLimitConfig;
 import io.spillway.edge.filters.admission.AdmissionFilter;
 import io.spillway.edge.filters.buffer.BufferFilter;
@@ -14,6 +15,7 @@ import io.spillway.edge.filters.compressor.CompressorFactory;
 import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
 import io.spillway.edge.filters.fault.FaultFactory;
 import io.spillway.edge.filters.healthcheck.HealthCheckFilter;
+import io.spillway.edge.filters.jwtauthn.JwtAuthnFactory;
 import io.spillway.edge.filters.policylimit.PolicyRateLimits;
 import io.spillway.edge.filters.ratelimit.LocalRateLimitFactory;
 import io.spillway.edge.filters.router.RouterFactory;
@@ -43,6 +45,7 @@ public final class HttpFilterRegistry {
   public static final String COMPRESSOR = "envoy.filters.http.compressor";
   public static final String FAULT = "envoy.filters.http.fault";
   public static final String HEALTH_CHECK = "envoy.filters.http.health_check";
+  public static final String JWT_AUTHN = "envoy.filters.http.jwt_authn";
 
   private static final Map<String, BiFunction<HttpFilterConfig, FilterContext, HttpFilterFactory>> FACTORIES = Map.of(
       ROUTER, (entry, context) -> new RouterFactory(entry.extension(), context),
@@ -57,6 +60,8 @@ public final class HttpFilterRegistry {
       COMPRESSOR, CompressorFactory::new,
       FAULT, (entry, context) -> new FaultFactory(entry.name(), entry.settings(FaultConfig.class), context.httpScope(),
           context.runtime()::snapshot),
+      JWT_AUTHN, (entry, context) -> new JwtAuthnFactory(entry.name(), entry.settings(JwtAuthnConfig.class),
+          context.httpScope(), context.runtime()::snapshot),
       HEALTH_CHECK, (entry, context) -> HealthCheckFilter.factory(entry.name(),
           entry.settings(HealthCheckFilterConfig.class), context.clusters(), context.healthCheckFailed()));
 
@@ -78,6 +83,7 @@ public final class HttpFilterRegistry {
       case CorsPolicy c -> c;
       case CompressorConfig.PerRoute p -> p;
       case FaultConfig f -> f;
+      case JwtAuthnConfig.PerRoute j -> j;
     };
   }
 
