@@ -71,13 +71,31 @@ public final class JwtAuthnFactory implements HttpFilterFactory {
       case JwtAuthnConfig.ProviderRequirement p -> p.audiences().isEmpty() ? providers.get(p.provider())
           : new Requirements.ProviderCheck(providers.get(p.provider()).provider(),
               providers.get(p.provider()).extractor(), p.audiences());
-      case JwtAuthnConfig.RequiresAny any -> new Requirements.AnyCheck(
-          any.requirements().stream().map(q -> compile(q, providers, all)).toList());
+      case JwtAuthnConfig.RequiresAny any -> requiresAny(any, providers, all);
       case JwtAuthnConfig.RequiresAll each -> new Requirements.AllCheck(
           each.requirements().stream().map(q -> compile(q, providers, all)).toList());
       case JwtAuthnConfig.AllowMissing m -> new Requirements.AllowMissingCheck(all, false);
       case JwtAuthnConfig.AllowMissingOrFailed m -> new Requirements.AllowMissingCheck(all, true);
     };
+  }
+
+  /** Envoy's shape: {@code allow_missing…} entries become flags; alone, they are the check. */
+  private static Requirements.Check requiresAny(JwtAuthnConfig.RequiresAny any,
+      Map<String, Requirements.ProviderCheck> providers, List<Requirements.ProviderCheck> all) {
+    boolean allowMissing = false;
+    boolean allowMissingOrFailed = false;
+    List<Requirements.Check> checks = new ArrayList<>();
+    for (JwtAuthnConfig.Requirement q : any.requirements()) {
+      switch (q) {
+        case JwtAuthnConfig.AllowMissing m -> allowMissing = true;
+        case JwtAuthnConfig.AllowMissingOrFailed m -> allowMissingOrFailed = true;
+        default -> checks.add(compile(q, providers, all));
+      }
+    }
+    if (checks.isEmpty()) {
+      return new Requirements.AllowMissingCheck(all, allowMissingOrFailed);
+    }
+    return new Requirements.AnyCheck(List.copyOf(checks), allowMissing, allowMissingOrFailed);
   }
 
   @Override

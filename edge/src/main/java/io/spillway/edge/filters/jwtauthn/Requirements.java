@@ -99,13 +99,17 @@ final class Requirements {
   }
 
   /**
-   * {@code requires_any}: the first that holds is enough. When none holds, the refusal is the
-   * first one other than a missing token, or "missing" when every one was.
+   * {@code requires_any}, as Envoy's {@code AnyVerifierImpl}: the first that holds is enough. An
+   * {@code allow_missing} or {@code allow_missing_or_failed} among them is not a check of its own
+   * but a flag. When none holds, the statuses are aggregated: any error other than "missing" and
+   * "unknown issuer" wins (the last such), then "unknown issuer", then "missing"; then
+   * {@code allow_missing_or_failed} makes any of them a pass and {@code allow_missing} makes
+   * "missing" a pass.
    */
-  record AnyCheck(List<Check> checks) implements Check {
+  record AnyCheck(List<Check> checks, boolean allowMissing, boolean allowMissingOrFailed) implements Check {
     @Override
     public JwtStatus check(Verification v) {
-      JwtStatus failure = null;
+      JwtStatus result = JwtStatus.MISSING;
       for (int i = 0; i < checks.size(); i++) {
         int mark = v.successes.size();
         JwtStatus s = checks.get(i).check(v);
@@ -113,11 +117,14 @@ final class Requirements {
           return s;
         }
         v.truncate(mark);
-        if (failure == null && s != JwtStatus.MISSING) {
-          failure = s;
+        if ((s != JwtStatus.MISSING && s != JwtStatus.UNKNOWN_ISSUER) || result == JwtStatus.MISSING) {
+          result = s;
         }
       }
-      return failure == null ? JwtStatus.MISSING : failure;
+      if (allowMissingOrFailed || (allowMissing && result == JwtStatus.MISSING)) {
+        return JwtStatus.OK;
+      }
+      return result;
     }
   }
 

@@ -289,6 +289,11 @@ class JwtAuthnFilterTest {
     assertRefused(send(any, request()), 401, "Jwt is missing", false);
     assertRefused(send(any, request("x-other", "garbage")), 401,
         "Jwt is not in the form of Header.Payload.Signature with two dots and 3 sections", true);
+    assertRefused(send(any, bearer(rs256(claims().issuer("https://evil.example").build()))), 401,
+        "Jwt issuer is not configured", true);
+    assertRefused(send(any, request("authorization", "Bearer " + rs256(claims().issuer("https://evil.example").build()),
+        "x-other", "garbage")), 401,
+        "Jwt is not in the form of Header.Payload.Signature with two dots and 3 sections", true);
 
     Requirement all = new JwtAuthnConfig.RequiresAll(List.of(P1, P2));
     RequestHeaders both = request("authorization", "Bearer " + rs256(claims().build()), "x-other", p2Token);
@@ -319,6 +324,10 @@ class JwtAuthnFilterTest {
 
     Requirement anyOrMissing = new JwtAuthnConfig.RequiresAny(List.of(P1, missing));
     assertThat(send(anyOrMissing, request()).passed()).isTrue();
+    assertRefused(send(anyOrMissing, bearer(rs256(claims().issuer("https://evil.example").build()))), 401,
+        "Jwt issuer is not configured", true);
+    assertThat(send(new JwtAuthnConfig.RequiresAny(List.of(P1, orFailed)),
+        bearer(rs256(claims().issuer("https://evil.example").build()))).passed()).isTrue();
     assertRefused(send(anyOrMissing, bearer("bm90anNvbg.e30.c2ln")), 401, "Jwt header is an invalid JSON", true);
     assertRefused(send(anyOrMissing, bearer("e30.e30.c2ln")), 401,
         "Jwt header [alg] field is required and must be a string", true);
