@@ -21,7 +21,8 @@ import java.util.Map;
  * redacted and other scalars are cleared, except that a {@code DataSource} keeps its
  * {@code filename} (a path is not a secret and tells the operator where the key comes from) while
  * its {@code inline_string}, {@code inline_bytes} and {@code environment_variable} are redacted.
- * gRPC {@code initial_metadata} values (credentials, usually) are redacted too.
+ * gRPC {@code initial_metadata} values (credentials, usually) are redacted too, and so is a jwt_authn
+ * provider's {@code local_jwks} (its keys may be HMAC secrets), though Envoy does not mark it.
  */
 final class SecretRedactor {
   static final String REDACTED = "[redacted]";
@@ -122,6 +123,11 @@ final class SecretRedactor {
   }
 
   private static boolean isSensitive(FieldDescriptor f) {
+    // jwt_authn's local_jwks is not marked sensitive in Envoy's proto, but it may hold HMAC (oct) secrets.
+    if (f.getName().equals("local_jwks")
+        && f.getContainingType().getFullName().equals("envoy.extensions.filters.http.jwt_authn.v3.JwtProvider")) {
+      return true;
+    }
     return f.getOptions().getExtension(udpa.annotations.Sensitive.sensitive)
         || f.getOptions().getExtension(xds.annotations.v3.Sensitive.sensitive);
   }

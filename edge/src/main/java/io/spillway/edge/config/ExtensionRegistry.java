@@ -123,6 +123,8 @@ public final class ExtensionRegistry {
   public static final String COMPRESSOR = "envoy.filters.http.compressor";
   /** Envoy's name of the fault injection HTTP filter. */
   public static final String FAULT = "envoy.filters.http.fault";
+  /** Envoy's name of the JWT authentication HTTP filter. */
+  public static final String JWT_AUTHN = "envoy.filters.http.jwt_authn";
   /** Envoy's name of the health check HTTP filter. */
   public static final String HEALTH_CHECK = "envoy.filters.http.health_check";
   /** Envoy's name of the role-based access control HTTP filter. */
@@ -169,6 +171,10 @@ public final class ExtensionRegistry {
           io.envoyproxy.envoy.extensions.filters.http.rbac.v3.RBAC.getDefaultInstance())
       .add(RBAC + ".per_route", Category.PER_ROUTE_FILTER_CONFIG,
           io.envoyproxy.envoy.extensions.filters.http.rbac.v3.RBACPerRoute.getDefaultInstance())
+      .add(JWT_AUTHN, Category.HTTP_FILTER,
+          io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication.getDefaultInstance())
+      .add(JWT_AUTHN + ".per_route", Category.PER_ROUTE_FILTER_CONFIG,
+          io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.getDefaultInstance())
       .add(COMPRESSOR + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, CompressorPerRoute.getDefaultInstance())
       .add("envoy.compression.gzip.compressor", Category.COMPRESSOR_LIBRARY, Gzip.getDefaultInstance())
       .add("envoy.compression.zstd.compressor", Category.COMPRESSOR_LIBRARY, Zstd.getDefaultInstance())

@@ -196,8 +196,8 @@ final class RouteTranslator {
    * Envoy's generic {@code FilterConfig} with {@code disabled} and no {@code config}, a
    * {@code LocalRateLimit} (the route's own limit), a global rate limit filter's
    * {@code RateLimitPerRoute}, a CORS filter's {@code CorsPolicy}, a
-   * {@code CompressorPerRoute}, an {@code HTTPFault} (the route's own faults) and an
-   * {@code RBACPerRoute} (the route's own rules, or none).
+   * {@code CompressorPerRoute}, an {@code HTTPFault} (the route's own faults), an
+   * {@code RBACPerRoute} (the route's own rules, or none) and a jwt_authn {@code PerRouteConfig}.
    */
   private static Map<String, Object> perFilter(Map<String, Any> configs, FieldPath path) throws ConfigException {
     Map<String, Object> entries = new TreeMap<>();
@@ -226,6 +226,9 @@ final class RouteTranslator {
               any.unpack(io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.class), at));
         } else if (any.is(RBACPerRoute.class)) {
           entries.put(entry.getKey(), RbacTranslator.perRoute(any.unpack(RBACPerRoute.class), at));
+        } else if (any.is(io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.class)) {
+          entries.put(entry.getKey(), JwtAuthnTranslator.perRoute(
+              any.unpack(io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.class), at));
         } else {
           throw new ConfigException(at, "\"" + any.getTypeUrl() + "\" is not supported here: only "
               + ExtAuthzPerRoute.getDescriptor().getFullName() + " or " + FilterConfig.getDescriptor().getFullName()
@@ -234,7 +237,8 @@ final class RouteTranslator {
               + io.envoyproxy.envoy.extensions.filters.http.cors.v3.CorsPolicy.getDescriptor().getFullName() + " or "
               + CompressorPerRoute.getDescriptor().getFullName() + " or "
               + io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.getDescriptor().getFullName() + " or "
-              + RBACPerRoute.getDescriptor().getFullName());
+              + RBACPerRoute.getDescriptor().getFullName() + " or "
+              + io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.getDescriptor().getFullName());
         }
       } catch (InvalidProtocolBufferException e) {
         throw new ConfigException(at, "cannot decode " + any.getTypeUrl() + ": " + e.getMessage(), e);

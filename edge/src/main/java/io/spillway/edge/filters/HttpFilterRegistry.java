@@ -7,6 +7,7 @@ import io.spillway.edge.config.FaultConfig;
 import io.spillway.edge.config.GlobalRateLimitConfig;
 import io.spillway.edge.config.HealthCheckFilterConfig;
 import io.spillway.edge.config.HttpFilterConfig;
+import io.spillway.edge.config.JwtAuthnConfig;
 import io.spillway.edge.config.LocalRateLimitConfig;
 import io.spillway.edge.config.RbacConfig;
 import io.spillway.edge.filters.admission.AdmissionFilter;
@@ -16,6 +17,7 @@ import io.spillway.edge.filters.compressor.CompressorFactory;
 import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
 import io.spillway.edge.filters.fault.FaultFactory;
 import io.spillway.edge.filters.healthcheck.HealthCheckFilter;
+import io.spillway.edge.filters.jwtauthn.JwtAuthnFactory;
 import io.spillway.edge.filters.policylimit.PolicyRateLimits;
 import io.spillway.edge.filters.ratelimit.GlobalRateLimitFactory;
 import io.spillway.edge.filters.ratelimit.LocalRateLimitFactory;
@@ -49,24 +51,31 @@ public final class HttpFilterRegistry {
   public static final String FAULT = "envoy.filters.http.fault";
   public static final String HEALTH_CHECK = "envoy.filters.http.health_check";
   public static final String RBAC = "envoy.filters.http.rbac";
+  public static final String JWT_AUTHN = "envoy.filters.http.jwt_authn";
 
-  private static final Map<String, BiFunction<HttpFilterConfig, FilterContext, HttpFilterFactory>> FACTORIES = Map.of(
-      ROUTER, (entry, context) -> new RouterFactory(entry.extension(), context),
-      BUFFER, (entry, context) -> BufferFilter.factory(entry.extension(),
-          entry.settings(HttpFilterConfig.Buffer.class).maxRequestBytes(),
-          context.httpScope().counter("downstream_rq_too_large")),
-      EXT_AUTHZ, (entry, context) -> new ExtAuthzFactory(entry.settings(ExtAuthzConfig.class), context),
-      LOCAL_RATELIMIT, (entry, context) -> new LocalRateLimitFactory(entry.name(),
-          entry.settings(LocalRateLimitConfig.class), context.rootScope(), context.nanoClock(),
-          context.runtime()::snapshot, context.localCluster()),
-      RATELIMIT, (entry, context) -> new GlobalRateLimitFactory(entry.settings(GlobalRateLimitConfig.class), context),
-      CORS, (entry, context) -> new CorsFactory(entry.name(), context.httpScope(), context.runtime()::snapshot),
-      COMPRESSOR, CompressorFactory::new,
-      FAULT, (entry, context) -> new FaultFactory(entry.name(), entry.settings(FaultConfig.class), context.httpScope(),
-          context.runtime()::snapshot),
-      HEALTH_CHECK, (entry, context) -> HealthCheckFilter.factory(entry.name(),
-          entry.settings(HealthCheckFilterConfig.class), context.clusters(), context.healthCheckFailed()),
-      RBAC, (entry, context) -> new RbacFactory(entry.name(), entry.settings(RbacConfig.class), context.httpScope()));
+  private static final Map<String, BiFunction<HttpFilterConfig, FilterContext, HttpFilterFactory>> FACTORIES =
+      Map.ofEntries(
+          Map.entry(ROUTER, (entry, context) -> new RouterFactory(entry.extension(), context)),
+          Map.entry(BUFFER, (entry, context) -> BufferFilter.factory(entry.extension(),
+              entry.settings(HttpFilterConfig.Buffer.class).maxRequestBytes(),
+              context.httpScope().counter("downstream_rq_too_large"))),
+          Map.entry(EXT_AUTHZ, (entry, context) -> new ExtAuthzFactory(entry.settings(ExtAuthzConfig.class), context)),
+          Map.entry(LOCAL_RATELIMIT, (entry, context) -> new LocalRateLimitFactory(entry.name(),
+              entry.settings(LocalRateLimitConfig.class), context.rootScope(), context.nanoClock(),
+              context.runtime()::snapshot, context.localCluster())),
+          Map.entry(RATELIMIT, (entry, context) -> new GlobalRateLimitFactory(
+              entry.settings(GlobalRateLimitConfig.class), context)),
+          Map.entry(CORS, (entry, context) -> new CorsFactory(entry.name(), context.httpScope(),
+              context.runtime()::snapshot)),
+          Map.entry(COMPRESSOR, CompressorFactory::new),
+          Map.entry(FAULT, (entry, context) -> new FaultFactory(entry.name(), entry.settings(FaultConfig.class),
+              context.httpScope(), context.runtime()::snapshot)),
+          Map.entry(JWT_AUTHN, (entry, context) -> new JwtAuthnFactory(entry.name(),
+              entry.settings(JwtAuthnConfig.class), context.httpScope(), context.runtime()::snapshot)),
+          Map.entry(HEALTH_CHECK, (entry, context) -> HealthCheckFilter.factory(entry.name(),
+              entry.settings(HealthCheckFilterConfig.class), context.clusters(), context.healthCheckFailed())),
+          Map.entry(RBAC, (entry, context) -> new RbacFactory(entry.name(), entry.settings(RbacConfig.class),
+              context.httpScope())));
 
   private HttpFilterRegistry() {}
 
@@ -88,6 +97,7 @@ public final class HttpFilterRegistry {
       case CompressorConfig.PerRoute p -> p;
       case FaultConfig f -> f;
       case RbacConfig r -> r;
+      case JwtAuthnConfig.PerRoute j -> j;
     };
   }
 

@@ -29,11 +29,15 @@ public final class RouteMatcher {
     this.runtime = runtime;
   }
 
-  static RouteMatcher of(Route.Match match, Supplier<RuntimeSnapshot> runtime) {
+  /**
+   * A route match compiled for use outside the route table (a filter's own rules, such as
+   * jwt_authn's {@code rules}): the same predicate a route uses.
+   */
+  public static RouteMatcher of(Route.Match match, Supplier<RuntimeSnapshot> runtime) {
     return new RouteMatcher(match, runtime);
   }
 
-  boolean matches(RequestView request) {
+  public boolean matches(RequestView request) {
     if (!matchesPath(request.path())) {
       return false;
     }

@@ -47,6 +47,17 @@ class SecretRedactorTest {
   }
 
   @Test
+  void redactsAJwtProvidersLocalJwksWhichMayHoldHmacSecrets() {
+    var provider = io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.JwtProvider.newBuilder()
+        .setIssuer("https://issuer.example")
+        .setLocalJwks(DataSource.newBuilder().setInlineString("{\"keys\":[{\"kty\":\"oct\",\"k\":\"c2VjcmV0\"}]}"))
+        .build();
+    var redacted = redactor.redact(provider);
+    assertThat(redacted.getLocalJwks().getInlineString()).isEqualTo("[redacted]");
+    assertThat(redacted.getIssuer()).isEqualTo("https://issuer.example");
+  }
+
+  @Test
   void looksInsideAnyAndKeepsItsTypeUrl() throws Exception {
     DownstreamTlsContext tls = DownstreamTlsContext.newBuilder()
         .setCommonTlsContext(CommonTlsContext.newBuilder()
