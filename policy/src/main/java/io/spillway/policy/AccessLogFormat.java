@@ -35,8 +35,8 @@ public final class AccessLogFormat {
       "ROUTE_NAME", "GRPC_STATUS", "HOSTNAME", "UNIQUE_ID", "FILTER_STATE", "ENVIRONMENT");
 
   /** The response flags the edge sets, by Envoy's short names, in the edge's order. */
-  public static final List<String> RESPONSE_FLAGS = List.of("UH", "RL", "RLSE", "UF", "UO", "UT", "UR", "URX", "NR",
-      "NC", "DC", "LR", "SI", "DPE", "OM", "UAEX", "AR", "GR", "DI", "FI");
+  public static final List<String> RESPONSE_FLAGS = List.of("UH", "UF", "UO", "UT", "UR", "URX", "NR", "NC",
+      "DC", "LR", "SI", "DPE", "OM", "UAEX", "AR", "GR", "RL", "RLSE", "DI", "FI");
 
   private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9._-]+");
 
