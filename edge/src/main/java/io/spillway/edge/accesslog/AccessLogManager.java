@@ -99,15 +99,7 @@ public final class AccessLogManager implements AutoCloseable {
     if (c.sink() != AccessLogConfig.Sink.FILE || files.containsKey(c.path())) {
       return null;
     }
-    try {
-      java.nio.file.Path parent = java.nio.file.Path.of(c.path()).getParent();
-      if (parent != null) {
-        java.nio.file.Files.createDirectories(parent);
-      }
-    } catch (java.io.IOException | RuntimeException e) {
-      throw new IllegalArgumentException("access log " + c.path() + " cannot be opened: " + e, e);
-    }
-    return BufferedLogFile.open(c.path(), limits, stats);
+    return BufferedLogFile.openCreatingDirectories(c.path(), limits, stats);
   }
 
   /** The buffered file of a logger's sink, opened the first time it is named. */

@@ -12,6 +12,7 @@ import java.nio.channels.WritableByteChannel;
 import java.nio.charset.CharsetEncoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Queue;
@@ -74,6 +75,23 @@ final class BufferedLogFile implements LogSink, AutoCloseable {
     }
     f.thread.start();
     return f;
+  }
+
+  /**
+   * {@link #open}, creating the missing parent directories first.
+   *
+   * @throws IllegalArgumentException naming the path when it cannot be opened
+   */
+  static BufferedLogFile openCreatingDirectories(String path, Limits limits, Stats stats) {
+    try {
+      Path parent = Path.of(path).getParent();
+      if (parent != null) {
+        Files.createDirectories(parent);
+      }
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalArgumentException("access log " + path + " cannot be opened: " + e, e);
+    }
+    return open(path, limits, stats);
   }
 
   static BufferedLogFile stdout(Limits limits, Stats stats) {
