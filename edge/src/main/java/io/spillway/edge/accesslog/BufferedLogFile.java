@@ -47,6 +47,8 @@ final class BufferedLogFile implements LogSink, AutoCloseable {
   private final Thread thread;
   private volatile boolean running = true;
   private volatile boolean reopenRequested;
+  private volatile boolean retiring;
+  private volatile long retireAtNanos;
   private WritableByteChannel channel; // flush thread only
 
   private BufferedLogFile(String name, Path path, FileDescriptor stream, Limits limits, Stats stats) {
@@ -113,6 +115,11 @@ final class BufferedLogFile implements LogSink, AutoCloseable {
     return name;
   }
 
+  /** Whether the flush thread still runs. */
+  boolean isRunning() {
+    return thread.isAlive();
+  }
+
   /** Bytes queued and not yet written. */
   long bufferedBytes() {
     return bufferedBytes.get();
@@ -143,6 +150,16 @@ final class BufferedLogFile implements LogSink, AutoCloseable {
     }
   }
 
+  /**
+   * Stops after {@code graceNanos} without waiting: lines handed over until then (by a worker that
+   * read the logger just before it was replaced) are still written, then the file is closed.
+   */
+  void closeAfter(long graceNanos) {
+    retireAtNanos = System.nanoTime() + graceNanos;
+    retiring = true;
+    LockSupport.unpark(thread);
+  }
+
   /** Writes what is queued and stops the flush thread. */
   @Override
   public void close() {
@@ -165,6 +182,13 @@ final class BufferedLogFile implements LogSink, AutoCloseable {
     long lastFlush = System.nanoTime();
     while (running) {
       long wait = lastFlush + limits.flushIntervalNanos() - System.nanoTime();
+      if (retiring) {
+        long left = retireAtNanos - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        wait = Math.min(wait, left);
+      }
       if (wait > 0) {
         LockSupport.parkNanos(this, wait);
       }

@@ -9,8 +9,9 @@ import org.slf4j.LoggerFactory;
  * The access log the control plane's {@code accessLog} section asks for: one more logger on every
  * HTTP connection manager, beside the bootstrap's {@code access_log} entries. Workers read one
  * published reference ({@link #logger()}) per finished stream; the control side compiles a new
- * section, publishes it, and only then closes the logger it replaced (its flush thread writes what
- * is queued and stops). A file is this logger's own, with its own buffer and flush thread, unless a
+ * section, publishes it, and only then retires the logger it replaced: its flush thread keeps
+ * writing for {@link #RETIRE_GRACE} (a worker that read the old reference just before the swap
+ * still gets its line written), then writes what is queued, closes the file and stops. A file is this logger's own, with its own buffer and flush thread, unless a
  * bootstrap access log already writes that path, which it then shares (and leaves open).
  */
 public final class PolicyAccessLog {
@@ -19,7 +20,11 @@ public final class PolicyAccessLog {
   /** A compiled section: what workers call, what it was compiled from, the file to close after it. */
   private record Installed(AccessLogger logger, AccessLogConfig config, BufferedLogFile owned) {}
 
+  /** How long a replaced logger's file still takes lines before it is closed. */
+  static final java.time.Duration RETIRE_GRACE = java.time.Duration.ofSeconds(1);
+
   private final AccessLogManager manager;
+  private final java.util.List<BufferedLogFile> retired = new java.util.ArrayList<>(); // closed at shutdown
   private volatile Installed current; // null: no section
 
   PolicyAccessLog(AccessLogManager manager) {
@@ -46,7 +51,7 @@ public final class PolicyAccessLog {
     Installed old = current;
     if (config.isEmpty()) {
       current = null;
-      close(old);
+      retire(old);
       if (old != null) {
         log.info("access log from the control plane removed");
       }
@@ -67,7 +72,7 @@ public final class PolicyAccessLog {
       return;
     }
     current = next;
-    close(old); // after the swap: workers that read it before have handed their line over already or are about to
+    retire(old); // after the swap
     log.info("access log from the control plane in force: {} {}", next.config.sink(), next.config.path());
   }
 
@@ -79,16 +84,22 @@ public final class PolicyAccessLog {
     }
   }
 
-  /** Writes what is buffered and closes its own file. */
+  /** Writes what is buffered and closes its own files, the retired ones too (shutdown). */
   void close() {
     Installed old = current;
     current = null;
-    close(old);
+    if (old != null && old.owned != null) {
+      old.owned.close();
+    }
+    retired.forEach(BufferedLogFile::close);
+    retired.clear();
   }
 
-  private static void close(Installed installed) {
+  private void retire(Installed installed) {
     if (installed != null && installed.owned != null) {
-      installed.owned.close();
+      installed.owned.closeAfter(RETIRE_GRACE.toNanos());
+      retired.removeIf(f -> !f.isRunning());
+      retired.add(installed.owned);
     }
   }
 }
