@@ -86,7 +86,7 @@ abstract class CentralApiContract extends PolicyApiFixture {
   @Test
   void nullDeletesOverloadAndLeavesOtherSectionsAsTheyAre() {
     String edge = newEdge();
-    String accessLog = "{\"format\": \"json\", \"sample\": 0.5}";
+    String accessLog = "{\"format\": \"%RESPONSE_CODE% %DURATION%\", \"destination\": \"stderr\"}";
     String rateLimits = "{\"limits\": [{\"name\": \"per-client\", \"key\": \"clientAddress\", \"rate\": 10, \"burst\": 20}]}";
     assertThat(patch(edge, "{\"accessLog\": " + accessLog + ", \"rateLimits\": " + rateLimits + ", "
         + SEED_EXAMPLE.substring(1)).statusCode()).isEqualTo(200);
@@ -280,7 +280,7 @@ abstract class CentralApiContract extends PolicyApiFixture {
     Instant afterFirst = clock.instant();
     clock.advance(Duration.ofMinutes(5));
     assertThat(api.json("PATCH", "/configuration/edges/policies?edgeId=" + edge, operatorToken,
-        "{\"overload\": null, \"accessLog\": {\"on\": true}}").statusCode()).isEqualTo(200);
+        "{\"overload\": null, \"accessLog\": {\"destination\": \"stdout\"}}").statusCode()).isEqualTo(200);
     JsonNode all = audit("edgeId=" + edge);
     assertThat(all).hasSize(3);
     JsonNode newest = all.get(0);

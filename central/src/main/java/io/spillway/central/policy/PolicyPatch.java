@@ -1,6 +1,7 @@
 package io.spillway.central.policy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.spillway.policy.AccessLogJson;
 import io.spillway.policy.DeploymentDefaults;
 import io.spillway.policy.ParseResult;
 import io.spillway.policy.PolicyJson;
@@ -22,8 +23,8 @@ import java.util.Optional;
  *   <li>{@code overload} is read and validated by the shared policy module (unknown fields dropped,
  *       every problem with its field path), cross-field rules against the edge's deployment
  *       defaults; {@code rateLimits} likewise, along the module's {@code RateLimitField} table (problem
- *       paths such as {@code rateLimits.limits[1].rate}); {@code accessLog} must be an object and is
- *       kept as it is;
+ *       paths such as {@code rateLimits.limits[1].rate}), and {@code accessLog} along its
+ *       {@code AccessLogField} table (paths such as {@code accessLog.filters.statusCode.value});
  *   <li>{@code expectedRevisions} names sections whose revision must still be the given number,
  *       else the whole PATCH is a conflict;
  *   <li>{@code dryRun: true} asks for the would-be result without saving;
@@ -91,6 +92,8 @@ public record PolicyPatch(Map<Section, Optional<JsonNode>> changes, Map<Section,
         changes.put(section, Optional.of(overload(node, defaults)));
       } else if (section == Section.RATE_LIMITS) {
         changes.put(section, Optional.of(rateLimits(node)));
+      } else if (section == Section.ACCESS_LOG) {
+        changes.put(section, Optional.of(accessLog(node)));
       } else if (node.isObject()) {
         changes.put(section, Optional.of(node.deepCopy()));
       } else {
@@ -135,6 +138,15 @@ public record PolicyPatch(Map<Section, Optional<JsonNode>> changes, Map<Section,
       throw new InvalidPatchException(new Problem(field, problem.message()));
     }
     return PolicyJson.toTree(result.policy());
+  }
+
+  private static JsonNode accessLog(JsonNode node) throws InvalidPatchException {
+    AccessLogJson.Result result = AccessLogJson.parse(node);
+    Optional<Problem> first = result.firstProblem();
+    if (first.isPresent()) {
+      throw new InvalidPatchException(first.get()); // its path already starts with accessLog
+    }
+    return AccessLogJson.toTree(result.policy());
   }
 
   private static JsonNode rateLimits(JsonNode node) throws InvalidPatchException {

@@ -6,7 +6,7 @@ import java.util.Optional;
 public enum Section {
   /** The overload policy; validated with the shared {@code spillway-policy} module. */
   OVERLOAD("overload"),
-  /** Access log settings; stored as an opaque JSON object until its schema exists. */
+  /** The edge's extra access log; validated with the shared module's {@code AccessLogJson}, sent in the policy resource. */
   ACCESS_LOG("accessLog"),
   /** Rate limits; validated with the shared module's {@code RateLimitJson}, sent in the policy resource. */
   RATE_LIMITS("rateLimits");

@@ -3,6 +3,8 @@ package io.spillway.central.xds;
 import io.spillway.central.policy.PolicyState;
 import io.spillway.central.policy.PolicyStore;
 import io.spillway.central.policy.Section;
+import io.spillway.policy.AccessLogJson;
+import io.spillway.policy.AccessLogProto;
 import io.spillway.policy.DeploymentDefaults;
 import io.spillway.policy.ParseResult;
 import io.spillway.policy.PolicyJson;
@@ -20,11 +22,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The policy resource of an edge: its {@code overload} section converted with
- * {@link PolicyProto#toProto} and its {@code rateLimits} section in the same message
- * ({@code rate_limits}, {@link RateLimitProto#toProto}), one resource named after the edge. The
- * version is the sum of the two sections' revisions, which only grow, so it grows with every change
- * to either. Neither section set (never set, or deleted) is the empty set at that version, and the
- * edge falls back to its deployment defaults and has no rate limits.
+ * {@link PolicyProto#toProto}, its {@code rateLimits} section ({@code rate_limits},
+ * {@link RateLimitProto#toProto}) and its {@code accessLog} section ({@code access_log},
+ * {@link AccessLogProto#toProto}) in the same message, one resource named after the edge. The
+ * version is the sum of the three sections' revisions, which only grow, so it grows with every
+ * change to any. No section set (never set, or deleted) is the empty set at that version, and the
+ * edge falls back to its deployment defaults, has no rate limits and only its bootstrap's access
+ * logs.
  */
 final class PolicyResource {
 
@@ -56,8 +60,9 @@ final class PolicyResource {
     }
     PolicyState.Entry overload = state.get().get(Section.OVERLOAD);
     PolicyState.Entry rateLimits = state.get().get(Section.RATE_LIMITS);
-    String version = Long.toString(overload.revision() + rateLimits.revision());
-    if (overload.value() == null && rateLimits.value() == null) {
+    PolicyState.Entry accessLog = state.get().get(Section.ACCESS_LOG);
+    String version = Long.toString(overload.revision() + rateLimits.revision() + accessLog.revision());
+    if (overload.value() == null && rateLimits.value() == null && accessLog.value() == null) {
       return new TypeResources(version, Map.of());
     }
     io.spillway.policy.v1.OverloadPolicy.Builder message = io.spillway.policy.v1.OverloadPolicy.newBuilder();
@@ -75,6 +80,13 @@ final class PolicyResource {
         warnInvalid(edgeId, "rateLimits", version, parsed.firstProblem());
       }
       message.setRateLimits(RateLimitProto.toProto(parsed.policy()));
+    }
+    if (accessLog.value() != null) {
+      AccessLogJson.Result parsed = AccessLogJson.parse(accessLog.value());
+      if (!parsed.valid()) {
+        warnInvalid(edgeId, "accessLog", version, parsed.firstProblem());
+      }
+      message.setAccessLog(AccessLogProto.toProto(parsed.policy()));
     }
     return new TypeResources(version, Map.of(edgeId, message.build()));
   }

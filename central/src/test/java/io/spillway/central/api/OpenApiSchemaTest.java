@@ -45,6 +45,16 @@ class OpenApiSchemaTest {
   }
 
   @Test
+  void accessLogPolicySchemaIsExactlyTheSharedModels() throws Exception {
+    ObjectNode expected = io.spillway.policy.AccessLogSchema.jsonSchema();
+    expected.remove("$schema");
+    assertThat(openApi().path("components").path("schemas").path("AccessLogPolicy"))
+        .as("regenerate components.schemas.AccessLogPolicy in openapi.yaml from AccessLogSchema.jsonSchema() (without $schema):%n%s",
+            YAML.writeValueAsString(expected))
+        .isEqualTo(expected);
+  }
+
+  @Test
   void everyFieldHasTheModelsTypeRangeDefaultAndValues() throws Exception {
     JsonNode schema = overloadPolicy();
     for (PolicyField field : PolicyField.values()) {

@@ -243,6 +243,98 @@ class CentralEdgeE2E {
     }
   }
 
+  private static List<String> lines(Path file) throws Exception {
+    return Files.exists(file) ? Files.readAllLines(file) : List.of();
+  }
+
+  private void awaitLines(Path file, int count) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (lines(file).size() < count) {
+      assertThat(System.nanoTime()).as("%d lines in %s within %s", count, file, WAIT).isLessThan(deadline);
+      Thread.sleep(10);
+    }
+  }
+
+  private void awaitConfigDump(EdgeProcess edge, Predicate<String> condition, String what) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!condition.test(call("GET", edge.adminUri("/config_dump").toString(), null).body())) {
+      assertThat(System.nanoTime()).as("%s in /config_dump within %s", what, WAIT).isLessThan(deadline);
+      Thread.sleep(10);
+    }
+  }
+
+  private void get(int listenerPort, String path, int count) throws Exception {
+    for (int i = 0; i < count; i++) {
+      HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + listenerPort + path + i))
+          .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void anAccessLogPatchedInCentralIsWrittenByTheRealEdgeBesideItsBootstrapOnesAndRemovedOnNull() throws Exception {
+    int[] ports = FreePorts.pick(3);
+    int listenerPort = ports[0];
+    int adminPort = ports[1];
+    int xdsPort = ports[2];
+    Path data = Files.createDirectories(dir.resolve("central-data"));
+    Path logs = dir.resolve("edge-logs");
+    try (OriginServer origin = OriginServer.start("backend");
+        CentralProcess central = startCentral(xdsPort, List.of("--data-dir", data.toString()), Map.of("SPILLWAY_ADMIN_TOKEN", TOKEN))) {
+      String base = "http://127.0.0.1:" + central.port();
+      HttpResponse<String> registered = call("POST", base + "/configuration/edges", "{\"id\": \"edge-al\", \"labels\": {}}");
+      assertThat(registered.statusCode()).as(registered.body()).isEqualTo(201);
+      String credential = JSON.readTree(registered.body()).path("credential").asText();
+      Path bootstrap = dir.resolve("edge-al.yaml");
+      Path bootstrapLog = dir.resolve("bootstrap.log");
+      String accessLog = """
+                            stat_prefix: main
+                            access_log:
+                            - name: envoy.access_loggers.file
+                              typed_config:
+                                "@type": type.googleapis.com/envoy.extensions.access_loggers.file.v3.FileAccessLog
+                                path: %s
+                                log_format: {text_format_source: {inline_string: "boot %%REQ(:PATH)%%\\n"}}
+                  """.formatted(bootstrapLog);
+      Files.writeString(bootstrap, bootstrap("edge-al", adminPort, listenerPort, xdsPort, credential, origin.port())
+          .replace("          stat_prefix: main\n", accessLog));
+      try (EdgeProcess edge = EdgeProcess.builder().bootstrap(bootstrap).adminPort(adminPort)
+          .args("--access-log-dir", logs.toString(), "--file-flush-interval-msec", "50").start()) {
+        awaitEdgeStatus(central.port(), "edge-al", s -> s.path("connected").asBoolean()
+            && s.path("ackedVersions").has(XdsType.OVERLOAD_POLICY.typeUrl()));
+        get(listenerPort, "/before/", 2); // no access log yet
+
+        HttpResponse<String> patched = call("PATCH", base + "/configuration/edges/policies?edgeId=edge-al",
+            "{\"accessLog\": {\"format\": \"central %REQ(:METHOD)% %REQ(:PATH)% %RESPONSE_CODE%\", "
+                + "\"filters\": {\"statusCode\": {\"op\": \"<=\", \"value\": 299}}, "
+                + "\"destination\": {\"file\": \"central/access.log\"}}}");
+        assertThat(patched.statusCode()).as(patched.body()).isEqualTo(200);
+        awaitConfigDump(edge, body -> body.contains("\"destination_file\": \"central/access.log\""), "the access log");
+        Path file = logs.resolve("central/access.log");
+        assertThat(file).exists();
+
+        int requests = 25;
+        get(listenerPort, "/logged/", requests);
+        awaitLines(file, requests);
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < requests; i++) {
+          expected.add("central GET /logged/" + i + " 200");
+        }
+        assertThat(lines(file)).as("exactly one line per request, in the format").isEqualTo(expected);
+
+        assertThat(call("PATCH", base + "/configuration/edges/policies?edgeId=edge-al", "{\"accessLog\": null}").statusCode())
+            .isEqualTo(200);
+        awaitConfigDump(edge, body -> !body.contains("destination_file"), "no access log");
+        get(listenerPort, "/after/", 5);
+        Thread.sleep(500); // ten flush intervals: a line would have been written by now
+        assertThat(lines(file)).as("no more lines once the section is deleted").isEqualTo(expected);
+        awaitLines(bootstrapLog, 2 + requests + 5);
+        assertThat(lines(bootstrapLog)).as("the bootstrap's access log stays, central's is beside it")
+            .hasSize(2 + requests + 5).startsWith("boot /before/0").endsWith("boot /after/4");
+      }
+    }
+  }
+
   @Test
   void policyPatchReachesTheRealEdgeWhichOutlivesCentral() throws Exception {
     int[] ports = FreePorts.pick(3);

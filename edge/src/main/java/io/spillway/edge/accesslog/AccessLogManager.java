@@ -33,6 +33,7 @@ public final class AccessLogManager implements AutoCloseable {
   private final BufferedLogFile.Stats stats;
   private final Map<String, BufferedLogFile> files = new ConcurrentHashMap<>();
   private final java.util.function.Supplier<io.spillway.edge.runtime.RuntimeSnapshot> runtime;
+  private final PolicyAccessLog policyLog = new PolicyAccessLog(this);
 
   /** Without a runtime: filters' runtime keys never override their defaults. */
   public AccessLogManager(Scope root, Settings settings) {
@@ -70,6 +71,37 @@ public final class AccessLogManager implements AutoCloseable {
     return new AccessLogs(loggers);
   }
 
+  /**
+   * Compiles a connection manager's access logs and adds the control plane's ({@link #policyLog()})
+   * after them: the bootstrap's entries always stay, central's is one more.
+   */
+  public AccessLogs compileForConnectionManager(List<AccessLogConfig> configs) {
+    return compile(configs).with(policyLog);
+  }
+
+  /** The access log of the control plane's {@code accessLog} section, on every connection manager. */
+  public PolicyAccessLog policyLog() {
+    return policyLog;
+  }
+
+  java.util.function.Supplier<io.spillway.edge.runtime.RuntimeSnapshot> runtime() {
+    return runtime;
+  }
+
+  /**
+   * A file of its own for a logger that is replaced at run time (closed with it), or null when it
+   * writes a stream or a path a bootstrap logger already writes (then it shares that one). Parent
+   * directories are created.
+   *
+   * @throws IllegalArgumentException naming the path when it cannot be opened
+   */
+  BufferedLogFile ownedFile(AccessLogConfig c) {
+    if (c.sink() != AccessLogConfig.Sink.FILE || files.containsKey(c.path())) {
+      return null;
+    }
+    return BufferedLogFile.openCreatingDirectories(c.path(), limits, stats);
+  }
+
   /** The buffered file of a logger's sink, opened the first time it is named. */
   LogSink sink(AccessLogConfig c) {
     return switch (c.sink()) {
@@ -82,11 +114,13 @@ public final class AccessLogManager implements AutoCloseable {
   /** Reopens every file before its next write (logrotate: {@code POST /reopen_logs}, SIGUSR1). */
   public void reopen() {
     files.values().forEach(BufferedLogFile::reopen);
+    policyLog.reopen();
   }
 
   /** Writes what is buffered and stops every flush thread. */
   @Override
   public void close() {
+    policyLog.close();
     files.values().forEach(BufferedLogFile::close);
     files.clear();
   }

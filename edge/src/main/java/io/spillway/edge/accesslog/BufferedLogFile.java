@@ -12,6 +12,7 @@ import java.nio.channels.WritableByteChannel;
 import java.nio.charset.CharsetEncoder;
 import java.nio.charset.CoderResult;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Queue;
@@ -46,6 +47,8 @@ final class BufferedLogFile implements LogSink, AutoCloseable {
   private final Thread thread;
   private volatile boolean running = true;
   private volatile boolean reopenRequested;
+  private volatile boolean retiring;
+  private volatile long retireAtNanos;
   private WritableByteChannel channel; // flush thread only
 
   private BufferedLogFile(String name, Path path, FileDescriptor stream, Limits limits, Stats stats) {
@@ -76,6 +79,23 @@ final class BufferedLogFile implements LogSink, AutoCloseable {
     return f;
   }
 
+  /**
+   * {@link #open}, creating the missing parent directories first.
+   *
+   * @throws IllegalArgumentException naming the path when it cannot be opened
+   */
+  static BufferedLogFile openCreatingDirectories(String path, Limits limits, Stats stats) {
+    try {
+      Path parent = Path.of(path).getParent();
+      if (parent != null) {
+        Files.createDirectories(parent);
+      }
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalArgumentException("access log " + path + " cannot be opened: " + e, e);
+    }
+    return open(path, limits, stats);
+  }
+
   static BufferedLogFile stdout(Limits limits, Stats stats) {
     return stream("stdout", FileDescriptor.out, limits, stats);
   }
@@ -93,6 +113,11 @@ final class BufferedLogFile implements LogSink, AutoCloseable {
 
   String name() {
     return name;
+  }
+
+  /** Whether the flush thread still runs. */
+  boolean isRunning() {
+    return thread.isAlive();
   }
 
   /** Bytes queued and not yet written. */
@@ -125,6 +150,16 @@ final class BufferedLogFile implements LogSink, AutoCloseable {
     }
   }
 
+  /**
+   * Stops after {@code graceNanos} without waiting: lines handed over until then (by a worker that
+   * read the logger just before it was replaced) are still written, then the file is closed.
+   */
+  void closeAfter(long graceNanos) {
+    retireAtNanos = System.nanoTime() + graceNanos;
+    retiring = true;
+    LockSupport.unpark(thread);
+  }
+
   /** Writes what is queued and stops the flush thread. */
   @Override
   public void close() {
@@ -147,6 +182,13 @@ final class BufferedLogFile implements LogSink, AutoCloseable {
     long lastFlush = System.nanoTime();
     while (running) {
       long wait = lastFlush + limits.flushIntervalNanos() - System.nanoTime();
+      if (retiring) {
+        long left = retireAtNanos - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        wait = Math.min(wait, left);
+      }
       if (wait > 0) {
         LockSupport.parkNanos(this, wait);
       }

@@ -38,7 +38,9 @@ import java.util.Optional;
  *
  * <p>{@code ?resource=<field>} returns only the entries of that repeated field of the dumps (e.g.
  * {@code static_clusters}), each as its own {@code Any}, as Envoy does. Resources delivered over xDS
- * appear as Envoy's dynamic entries with their version; {@code ?include_eds} adds the endpoints. {@code ?mask} and {@code ?name_regex} are not
+ * appear as Envoy's dynamic entries with their version; {@code ?include_eds} adds the endpoints. The
+ * control plane's policy resource ({@code spillway.policy.v1.OverloadPolicy}: overload, rate limits,
+ * access log) follows as it was accepted, after the routes. {@code ?mask} and {@code ?name_regex} are not
  * supported and answer 400 rather than being ignored.
  */
 final class ConfigDumpEndpoint implements AdminEndpoint {
@@ -61,7 +63,8 @@ final class ConfigDumpEndpoint implements AdminEndpoint {
         .add(Bootstrap.getDescriptor())
         .add(Cluster.getDescriptor())
         .add(Listener.getDescriptor())
-        .add(RouteConfiguration.getDescriptor());
+        .add(RouteConfiguration.getDescriptor())
+        .add(io.spillway.policy.v1.OverloadPolicy.getDescriptor());
     for (ExtensionRegistry.Extension e : extensions.extensions()) {
       types.add(e.defaultInstance().getDescriptorForType());
     }
@@ -150,6 +153,12 @@ final class ConfigDumpEndpoint implements AdminEndpoint {
     dumps.add(clusters.build());
     dumps.add(listeners.build());
     dumps.add(routes.build());
+    if (xds.isPresent()) {
+      XdsStatus.TypeStatus policy = xds.get().types().get(XdsResourceType.OVERLOAD_POLICY);
+      if (policy != null) {
+        dumps.addAll(policy.resources().values());
+      }
+    }
     if (xds.isPresent() && includeEds) {
       dumps.add(dynamicEndpoints(xds.get().types().get(XdsResourceType.ENDPOINT)));
     }

@@ -67,6 +67,11 @@ public final class EdgeMain implements Callable<Integer> {
       description = "How often access log files are flushed, in milliseconds (default 10000, as Envoy).")
   long fileFlushIntervalMillis;
 
+  @Option(names = "--access-log-dir", paramLabel = "DIR", defaultValue = "logs",
+      description = "The directory the control plane's accessLog section writes its file under (created when needed; "
+          + "default logs, relative to the working directory).")
+  Path accessLogDir;
+
   @Option(names = {"-l", "--log-level"}, defaultValue = "info", description = "trace, debug, info, warning, error, critical or off.")
   String logLevel;
 
@@ -280,7 +285,8 @@ public final class EdgeMain implements Callable<Integer> {
         java.util.Optional.ofNullable(overloadPolicy));
     options = options.withFileFlushInterval(Duration.ofMillis(Math.max(1, fileFlushIntervalMillis)))
         .withHotRestart(hotRestartOptions())
-        .withReportInterval(reportIntervalValue());
+        .withReportInterval(reportIntervalValue())
+        .withAccessLogDir(accessLogDir);
     EdgeServer server = new EdgeServer(config, bootstrap, options, new StatsStore(statsOptions(config.statsConfig())),
         Clock.systemUTC());
     try {

@@ -179,7 +179,8 @@ public final class EdgeServer implements AdminContext {
     java.util.Set<String> guarded = new java.util.LinkedHashSet<>(config.clusters().keySet());
     guarded.removeAll(xdsClusterNames(bootstrap));
     guards = io.spillway.edge.guard.GuardRegistry.build(guarded, options.policy().outbound(), stats);
-    policies = new PolicySources(options.policy(), options.deploymentDefaults(), admission, guards, rateLimits);
+    policies = new PolicySources(options.policy(), options.deploymentDefaults(), admission, guards, rateLimits,
+        accessLogs.policyLog(), options.accessLogDir().toAbsolutePath().normalize());
     control.scheduleAtFixedRate(() -> admission.onExecutorLag(lag.worstLagNanosForAdmission()),
         100, 100, TimeUnit.MILLISECONDS);
     startRuntime();

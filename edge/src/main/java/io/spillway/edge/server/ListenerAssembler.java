@@ -86,7 +86,7 @@ final class ListenerAssembler {
         parts.rateLimitClients(), parts.localCluster()), parts.rateLimits());
     return new HttpConnectionManager(lc.hcm(), hcmStats, routes, parts.drain(), lc.tls().isPresent(),
         lc.perConnectionBufferLimitBytes(), parts.httpOverload(), filters,
-        parts.accessLogs().compile(lc.hcm().accessLogs()), parts.runtime()::snapshot);
+        parts.accessLogs().compileForConnectionManager(lc.hcm().accessLogs()), parts.runtime()::snapshot);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.spillway.edge.server;
 
+import io.spillway.edge.accesslog.PolicyAccessLog;
 import io.spillway.edge.admission.AdmissionController;
 import io.spillway.edge.filters.policylimit.PolicyRateLimits;
 import io.spillway.edge.guard.GuardRegistry;
@@ -20,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Where the edge's overload policy comes from, and the one path that applies a new one: the control
  * plane's policy wins while it sends one for this edge; otherwise the policy file's, both over the
- * deployment defaults. The control plane's rate limits go to the limiter every chain shares.
+ * deployment defaults. The control plane's rate limits go to the limiter every chain shares, its
+ * access log to the logger every connection manager writes after its bootstrap ones.
  * Main thread only.
  */
 final class PolicySources {
@@ -30,11 +32,15 @@ final class PolicySources {
   private final AdmissionController admission;
   private final GuardRegistry guards;
   private final PolicyRateLimits rateLimits;
+  private final PolicyAccessLog accessLog;
+  private final Path accessLogDirectory;
   private EffectivePolicy filePolicy;
   private Optional<OverloadPolicy> controlPlanePolicy = Optional.empty();
 
   PolicySources(EffectivePolicy filePolicy, DeploymentDefaults defaults, AdmissionController admission,
-      GuardRegistry guards, PolicyRateLimits rateLimits) {
+      GuardRegistry guards, PolicyRateLimits rateLimits, PolicyAccessLog accessLog, Path accessLogDirectory) {
+    this.accessLog = accessLog;
+    this.accessLogDirectory = accessLogDirectory;
     this.filePolicy = filePolicy;
     this.defaults = defaults;
     this.admission = admission;
@@ -42,9 +48,9 @@ final class PolicySources {
     this.rateLimits = rateLimits;
   }
 
-  /** The policy resource → the validated overload policy (over the deployment defaults) and rate limits. */
+  /** The policy resource → the validated overload policy (over the deployment defaults), rate limits and access log. */
   ControlPlanePolicy decode(com.google.protobuf.Message message) {
-    return ControlPlanePolicy.decode((io.spillway.policy.v1.OverloadPolicy) message, defaults);
+    return ControlPlanePolicy.decode((io.spillway.policy.v1.OverloadPolicy) message, defaults, accessLogDirectory);
   }
 
   /** A new policy file content was accepted. */
@@ -57,6 +63,7 @@ final class PolicySources {
   void setControlPlanePolicy(Optional<ControlPlanePolicy> policy) {
     controlPlanePolicy = policy.flatMap(ControlPlanePolicy::overload);
     rateLimits.apply(policy.map(ControlPlanePolicy::rateLimits).orElse(RateLimitsPolicy.EMPTY));
+    accessLog.apply(policy.flatMap(ControlPlanePolicy::accessLog));
     apply();
   }
 

@@ -24,6 +24,8 @@ import java.util.Optional;
  *     {@code --disable-hot-restart}
  * @param reportInterval {@code --report-interval}: how often the gauges are reported to central
  *     (when it advertises the report service); zero for never
+ * @param accessLogDir {@code --access-log-dir}: the directory the control plane's {@code accessLog}
+ *     section may write files under (default {@code logs}, relative to the working directory)
  */
 public record ServerOptions(
     int concurrency,
@@ -38,18 +40,34 @@ public record ServerOptions(
     Optional<Path> policyFile,
     Duration fileFlushInterval,
     HotRestartOptions hotRestart,
-    Duration reportInterval) {
+    Duration reportInterval,
+    Path accessLogDir) {
 
   /** Envoy's default {@code --file-flush-interval-msec}: 10 s. */
   public static final Duration DEFAULT_FILE_FLUSH_INTERVAL = Duration.ofSeconds(10);
   /** The default {@code --report-interval}: 5 s. */
   public static final Duration DEFAULT_REPORT_INTERVAL = Duration.ofSeconds(5);
 
+  /** The default {@code --access-log-dir}: {@code logs} under the working directory. */
+  public static final Path DEFAULT_ACCESS_LOG_DIR = Path.of("logs");
+
   /** Checks the values. */
   public ServerOptions {
     if (reportInterval == null || reportInterval.isNegative()) {
       throw new IllegalArgumentException("the report interval must be zero or positive");
     }
+    if (accessLogDir == null) {
+      throw new IllegalArgumentException("the access log directory must be set");
+    }
+  }
+
+  /** With the default access log directory. */
+  public ServerOptions(int concurrency, Duration drainTime, String transport, long seed, String serviceNode,
+      String serviceCluster, io.spillway.policy.EffectivePolicy policy,
+      io.spillway.policy.DeploymentDefaults deploymentDefaults, Optional<Path> xdsStateDir, Optional<Path> policyFile,
+      Duration fileFlushInterval, HotRestartOptions hotRestart, Duration reportInterval) {
+    this(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults, xdsStateDir,
+        policyFile, fileFlushInterval, hotRestart, reportInterval, DEFAULT_ACCESS_LOG_DIR);
   }
 
   /** With the default report interval. */
@@ -101,26 +119,31 @@ public record ServerOptions(
 
   public ServerOptions withConcurrency(int n) {
     return new ServerOptions(n, drainTime, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults,
-        xdsStateDir, policyFile, fileFlushInterval, hotRestart, reportInterval);
+        xdsStateDir, policyFile, fileFlushInterval, hotRestart, reportInterval, accessLogDir);
   }
 
   public ServerOptions withDrainTime(Duration d) {
     return new ServerOptions(concurrency, d, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults,
-        xdsStateDir, policyFile, fileFlushInterval, hotRestart, reportInterval);
+        xdsStateDir, policyFile, fileFlushInterval, hotRestart, reportInterval, accessLogDir);
   }
 
   public ServerOptions withFileFlushInterval(Duration d) {
     return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
-        deploymentDefaults, xdsStateDir, policyFile, d, hotRestart, reportInterval);
+        deploymentDefaults, xdsStateDir, policyFile, d, hotRestart, reportInterval, accessLogDir);
   }
 
   public ServerOptions withHotRestart(HotRestartOptions h) {
     return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
-        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, h, reportInterval);
+        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, h, reportInterval, accessLogDir);
   }
 
   public ServerOptions withReportInterval(Duration d) {
     return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
-        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, hotRestart, d);
+        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, hotRestart, d, accessLogDir);
+  }
+
+  public ServerOptions withAccessLogDir(Path dir) {
+    return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
+        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, hotRestart, reportInterval, dir);
   }
 }
