@@ -370,6 +370,8 @@ class ExtAuthzTranslationTest {
             + " envoy.extensions.filters.http.ratelimit.v3.RateLimitPerRoute or"
             + " envoy.extensions.filters.http.cors.v3.CorsPolicy or"
             + " envoy.extensions.filters.http.compressor.v3.CompressorPerRoute or"
-            + " envoy.extensions.filters.http.fault.v3.HTTPFault");
+            + " envoy.extensions.filters.http.fault.v3.HTTPFault or"
+            + " envoy.extensions.filters.http.rbac.v3.RBACPerRoute or"
+            + " envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig");
   }
 }
