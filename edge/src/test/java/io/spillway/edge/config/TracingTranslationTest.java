@@ -166,6 +166,12 @@ class TracingTranslationTest {
   }
 
   @Test
+  void egressSpansAreRefused() {
+    tracing("", VALID_ZIPKIN).listener("traffic_direction: OUTBOUND\n").rejects(TRACING
+        + ": tracing on a listener with traffic_direction OUTBOUND (egress spans) is not supported");
+  }
+
+  @Test
   void aRouteDecoratorNamesTheSpan() throws Exception {
     Route r = BootstrapYaml.minimal().routes("""
         - match: {prefix: "/"}
