@@ -33,7 +33,7 @@ public record TracingConfig(int clientSampling, int randomSampling, int overallS
   }
 
   /** Where spans are sent: the tracer extension and its config. */
-  public sealed interface Provider permits Zipkin {}
+  public sealed interface Provider permits Zipkin, OpenTelemetry {}
 
   /**
    * {@code envoy.tracers.zipkin} with {@code collector_endpoint_version: HTTP_JSON} (Zipkin API v2 JSON).
@@ -47,6 +47,18 @@ public record TracingConfig(int clientSampling, int randomSampling, int overallS
    */
   public record Zipkin(String collectorCluster, String collectorEndpoint, String collectorHostname,
       boolean traceId128Bit, boolean sharedSpanContext) implements Provider {}
+
+  /**
+   * {@code envoy.tracers.opentelemetry} with {@code http_service}: OTLP/HTTP (protobuf) to a cluster.
+   *
+   * @param cluster {@code http_service.http_uri.cluster}: the cluster whose hosts receive the spans
+   * @param path the path of {@code http_service.http_uri.uri}, e.g. {@code /v1/traces}
+   * @param timeout {@code http_service.http_uri.timeout}
+   * @param serviceName {@code service_name}: the spans' resource {@code service.name}
+   *     (Envoy's default {@code unknown_service:envoy})
+   */
+  public record OpenTelemetry(String cluster, String path, java.time.Duration timeout, String serviceName)
+      implements Provider {}
 
   /**
    * One {@code custom_tags} entry: a tag set on every downstream span when its value is not empty.

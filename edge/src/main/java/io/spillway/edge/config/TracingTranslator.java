@@ -14,8 +14,9 @@ import java.util.function.Predicate;
 
 /**
  * The connection manager's {@code tracing} → {@link TracingConfig}. The provider must be
- * {@code envoy.tracers.zipkin} with {@code collector_endpoint_version: HTTP_JSON}; {@code verbose},
- * metadata custom tags and the other providers and endpoint versions are refused with their path.
+ * {@code envoy.tracers.zipkin} with {@code collector_endpoint_version: HTTP_JSON}, or
+ * {@code envoy.tracers.opentelemetry} with {@code http_service}; {@code verbose}, metadata custom
+ * tags, OTLP over gRPC and the other providers and endpoint versions are refused with their path.
  */
 final class TracingTranslator {
 
@@ -124,14 +125,72 @@ final class TracingTranslator {
     return true;
   }
 
+  private static final SupportedFields OTEL_FIELDS = SupportedFields.of(
+      io.envoyproxy.envoy.config.trace.v3.OpenTelemetryConfig.getDescriptor(), "http_service", "service_name");
+  private static final SupportedFields HTTP_SERVICE = SupportedFields.of(
+      io.envoyproxy.envoy.config.core.v3.HttpService.getDescriptor(), "http_uri");
+  private static final SupportedFields HTTP_URI = SupportedFields.of(
+      io.envoyproxy.envoy.config.core.v3.HttpUri.getDescriptor(), "uri", "cluster", "timeout");
+
+  /** {@code OpenTelemetryConfig} with {@code http_service} (OTLP/HTTP); {@code grpc_service} is refused. */
+  private static TracingConfig.OpenTelemetry openTelemetry(io.envoyproxy.envoy.config.trace.v3.OpenTelemetryConfig o,
+      Predicate<String> knowsCluster, FieldPath path) throws ConfigException {
+    if (o.hasGrpcService()) {
+      throw new ConfigException(path.field("grpc_service"), "OTLP over gRPC is not supported (use http_service)");
+    }
+    OTEL_FIELDS.check(o, path);
+    if (!o.hasHttpService()) {
+      throw new ConfigException(path.field("http_service"), "http_service is required");
+    }
+    FieldPath servicePath = path.field("http_service");
+    HTTP_SERVICE.check(o.getHttpService(), servicePath);
+    FieldPath uriPath = servicePath.field("http_uri");
+    var uri = o.getHttpService().getHttpUri();
+    HTTP_URI.check(uri, uriPath);
+    if (uri.getCluster().isEmpty()) {
+      throw new ConfigException(uriPath.field("cluster"), "cluster is required");
+    }
+    if (!knowsCluster.test(uri.getCluster())) {
+      throw new ConfigException(uriPath.field("cluster"), "unknown cluster \"" + uri.getCluster() + "\"");
+    }
+    String uriPathAndQuery = pathOf(uri.getUri(), uriPath.field("uri"));
+    if (!uri.hasTimeout()) {
+      throw new ConfigException(uriPath.field("timeout"), "timeout is required");
+    }
+    java.time.Duration timeout = ProtoValues.positiveDuration(true, uri.getTimeout(), uriPath.field("timeout"),
+        java.time.Duration.ofSeconds(1));
+    String service = o.getServiceName().isEmpty() ? "unknown_service:envoy" : o.getServiceName();
+    return new TracingConfig.OpenTelemetry(uri.getCluster(), uriPathAndQuery, timeout, service);
+  }
+
+  /** The path of an {@code http://host[:port]/path} URI (the host is the cluster's): {@code /} when it has none. */
+  private static String pathOf(String uri, FieldPath path) throws ConfigException {
+    java.net.URI parsed;
+    try {
+      parsed = new java.net.URI(uri);
+    } catch (java.net.URISyntaxException e) {
+      throw new ConfigException(path, "\"" + uri + "\" is not a URI");
+    }
+    if (parsed.getScheme() == null || !parsed.getScheme().equals("http") || parsed.getHost() == null) {
+      throw new ConfigException(path, "must be an http:// URI, not \"" + uri + "\"");
+    }
+    String p = parsed.getRawPath() == null || parsed.getRawPath().isEmpty() ? "/" : parsed.getRawPath();
+    return parsed.getRawQuery() == null ? p : p + "?" + parsed.getRawQuery();
+  }
+
   private static TracingConfig.Provider provider(io.envoyproxy.envoy.config.trace.v3.Tracing.Http http,
       ExtensionRegistry registry, Predicate<String> knowsCluster, FieldPath path) throws ConfigException {
     PROVIDER.check(http, path);
     String name = registry.select(http.getName(), http.hasTypedConfig(), http.getTypedConfig(), Category.TRACER,
         path).name();
     FieldPath configPath = path.field("typed_config");
+    if (name.equals(OPENTELEMETRY)) {
+      return openTelemetry(registry.unpack(http.getTypedConfig(),
+          io.envoyproxy.envoy.config.trace.v3.OpenTelemetryConfig.class, Category.TRACER, configPath),
+          knowsCluster, configPath);
+    }
     if (!name.equals(ZIPKIN)) {
-      throw new ConfigException(path, name + " is not supported (only " + ZIPKIN + ")");
+      throw new ConfigException(path, name + " is not supported (only " + ZIPKIN + " and " + OPENTELEMETRY + ")");
     }
     ZipkinConfig z = registry.unpack(http.getTypedConfig(), ZipkinConfig.class, Category.TRACER, configPath);
     ZIPKIN_FIELDS.check(z, configPath);

@@ -53,7 +53,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   private ResponseHeaders responseHeaders; // as sent, for the access log
   private HttpHeaders responseTrailers;
   /** The request's downstream span, or null when the connection manager does not trace it. */
-  private io.spillway.edge.tracing.ZipkinSpan span;
+  private io.spillway.edge.tracing.RequestSpan span;
 
   /** The request's Upgrade value when it asks to switch protocols (HTTP/1.1 only), else null. */
   private String upgrade;

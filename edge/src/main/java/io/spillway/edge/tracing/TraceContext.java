@@ -37,6 +37,22 @@ public record TraceContext(long traceIdHigh, long traceIdLow, long spanId, long 
   /** A malformed context: the request is not traced. */
   public static final TraceContext INVALID = new TraceContext(0, 0, 0, 0, null, false);
 
+  /** No context at all. */
+  static final TraceContext NONE = new TraceContext(0, 0, 0, 0, null, false);
+
+  /** Only W3C {@code traceparent} (the OpenTelemetry tracer's propagation): {@link #INVALID} when malformed. */
+  public static TraceContext extractW3c(HttpHeaders headers) {
+    String traceparent = headers.get(TRACEPARENT);
+    if (traceparent == null) {
+      return NONE;
+    }
+    try {
+      return traceparent(traceparent);
+    } catch (NotHex e) {
+      return INVALID;
+    }
+  }
+
   /** Whether the request carried a span to continue (false: only a sampling flag, or nothing). */
   public boolean hasSpan() {
     return spanId != 0 || traceIdLow != 0 || traceIdHigh != 0;

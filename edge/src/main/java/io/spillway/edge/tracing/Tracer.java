@@ -17,8 +17,8 @@ import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /**
- * One connection manager's tracer (Envoy's {@code Tracing::HttpTracerImpl} with the Zipkin
- * driver): shared by the connection manager's streams on every worker, immutable. For each request
+ * One connection manager's tracer (Envoy's {@code Tracing::HttpTracerImpl} with the Zipkin or the
+ * OpenTelemetry driver): shared by the connection manager's streams on every worker, immutable. For each request
  * it decides whether to trace, continues or starts the trace, names the span and, when the stream
  * ends, writes Envoy's tags and hands the span to the reporter. Nothing here blocks or locks.
  *
@@ -38,6 +38,9 @@ import java.util.random.RandomGenerator;
  * or the route's decorator operation, or the request's {@code x-envoy-decorator-operation} (which
  * is then removed). With {@code shared_span_context} (the default) a continued span keeps the
  * caller's span id and parent, Zipkin's shared span model; otherwise it is the caller's child.
+ *
+ * <p>With OpenTelemetry, as Envoy's OpenTelemetry tracer: only W3C {@code traceparent} is read
+ * and written (a malformed one starts a new trace), trace ids are 128 bits, spans never share ids.
  */
 public final class Tracer {
 
@@ -67,7 +70,10 @@ public final class Tracer {
   }
 
   private final TracingConfig config;
-  private final TracingConfig.Zipkin zipkin;
+  /** OpenTelemetry: W3C Trace Context only, 128-bit trace ids, never a shared span. */
+  private final boolean w3cOnly;
+  private final boolean sharedSpanContext;
+  private final boolean traceId128Bit;
   private final String nodeId;
   private final String zone;
   private final SpanReporter reporter;
@@ -85,7 +91,18 @@ public final class Tracer {
   public Tracer(TracingConfig config, String nodeId, String zone, SpanReporter reporter, Scope hcmScope,
       Supplier<RuntimeSnapshot> runtime, boolean useRemoteAddress, Function<String, String> environment) {
     this.config = config;
-    this.zipkin = (TracingConfig.Zipkin) config.provider();
+    switch (config.provider()) {
+      case TracingConfig.Zipkin z -> {
+        this.w3cOnly = false;
+        this.sharedSpanContext = z.sharedSpanContext();
+        this.traceId128Bit = z.traceId128Bit();
+      }
+      case TracingConfig.OpenTelemetry o -> {
+        this.w3cOnly = true;
+        this.sharedSpanContext = false;
+        this.traceId128Bit = true;
+      }
+    }
     this.nodeId = nodeId;
     this.zone = zone;
     this.reporter = reporter;
@@ -102,11 +119,16 @@ public final class Tracer {
     }).toList();
   }
 
+  /** Whether spans go on in {@code traceparent} only (OpenTelemetry), not in B3. */
+  boolean w3cOnly() {
+    return w3cOnly;
+  }
+
   boolean spawnsUpstreamSpans() {
     return config.spawnUpstreamSpan();
   }
 
-  void report(ZipkinSpan span) {
+  void report(RequestSpan span) {
     reporter.report(span);
   }
 
@@ -126,27 +148,30 @@ public final class Tracer {
    *
    * @param decorator the route's decorator, or null
    */
-  public ZipkinSpan startDownstream(RequestHeaders request, StreamInfo info, Route.Decorator decorator,
+  public RequestSpan startDownstream(RequestHeaders request, StreamInfo info, Route.Decorator decorator,
       RandomGenerator random) {
     HttpHeaders h = request.headers();
     boolean traced = decide(h, random);
-    TraceContext incoming = TraceContext.extract(h);
+    TraceContext incoming = w3cOnly ? TraceContext.extractW3c(h) : TraceContext.extract(h);
     if (incoming == TraceContext.INVALID) {
-      return null;
+      if (!w3cOnly) {
+        return null; // Envoy's Zipkin tracer answers a bad context with a null span
+      }
+      incoming = TraceContext.NONE; // its OpenTelemetry tracer starts a new trace
     }
     boolean sampled = incoming.sampled() != null ? incoming.sampled() : traced;
     long now = System.nanoTime();
     long startEpochMicros = (info.startEpochNanos() + (now - info.startNanos())) / 1000;
-    ZipkinSpan span;
+    RequestSpan span;
     if (incoming.hasSpan()) {
-      boolean shared = zipkin.sharedSpanContext();
-      span = new ZipkinSpan(this, random, ZipkinSpan.Kind.SERVER, incoming.traceIdHigh(), incoming.traceIdLow(),
+      boolean shared = sharedSpanContext;
+      span = new RequestSpan(this, random, RequestSpan.Kind.SERVER, incoming.traceIdHigh(), incoming.traceIdLow(),
           shared ? incoming.spanId() : newId(random), shared ? incoming.parentId() : incoming.spanId(), sampled,
           shared, incoming.w3c(), "ingress", now, startEpochMicros);
     } else {
       long id = newId(random);
-      span = new ZipkinSpan(this, random, ZipkinSpan.Kind.SERVER, zipkin.traceId128Bit() ? newId(random) : 0, id, id,
-          0, sampled, false, false, "ingress", now, startEpochMicros);
+      span = new RequestSpan(this, random, RequestSpan.Kind.SERVER, traceId128Bit ? newId(random) : 0, id, id,
+          0, sampled, false, w3cOnly, "ingress", now, startEpochMicros);
     }
     span.tag("node_id", nodeId);
     span.tag("zone", zone);
@@ -235,7 +260,7 @@ public final class Tracer {
   // ---- the response and the end --------------------------------------------------------------------
 
   /** An ingress span's decorated operation goes back to the caller in {@code x-envoy-decorator-operation}. */
-  public void onResponseHeaders(ZipkinSpan span, HttpHeaders responseHeaders) {
+  public void onResponseHeaders(RequestSpan span, HttpHeaders responseHeaders) {
     if (span.propagatedOperation() != null) {
       responseHeaders.set(X_ENVOY_DECORATOR_OPERATION, span.propagatedOperation());
     }
@@ -246,7 +271,7 @@ public final class Tracer {
    * (component, upstream cluster, status, response flags, error on 5xx or no response), then the
    * span ends and, when sampled, goes to the reporter.
    */
-  public void finishDownstream(ZipkinSpan span, RequestHeaders request, StreamInfo info, long nowNanos) {
+  public void finishDownstream(RequestSpan span, RequestHeaders request, StreamInfo info, long nowNanos) {
     if (span.finished()) {
       return;
     }

@@ -2,7 +2,6 @@ package io.spillway.edge.tracing;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.netty.util.internal.PlatformDependent;
 import io.spillway.edge.config.TracingConfig;
 import io.spillway.edge.runtime.RuntimeSnapshot;
 import io.spillway.edge.stats.Counter;
@@ -14,20 +13,14 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Queue;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Sends finished spans to a Zipkin collector (Envoy's Zipkin {@code ReporterImpl}) from a thread
- * of its own. Workers hand spans over through a lock-free bounded multi-producer queue and never
- * wait: a span that finds the queue full is dropped and counted ({@code spans_dropped}, the edge's
- * own). The thread sends what is queued as one Zipkin API v2 JSON array whenever
- * {@code tracing.zipkin.min_flush_spans} (runtime, default 5) spans are waiting, and every
- * {@code tracing.zipkin.flush_interval_ms} (default 5000); each report is POSTed to
+ * of its own ({@link BatchingReporter}: a bounded queue, {@code spans_dropped} when full, the edge's
+ * own counter; {@code tracing.zipkin.min_flush_spans} and {@code tracing.zipkin.flush_interval_ms}),
+ * each report one Zipkin API v2 JSON array, POSTed to
  * {@code collector_endpoint} with {@code Host: collector_hostname}, to the collector cluster's
  * hosts in turn, with {@code tracing.zipkin.request_timeout} (default 5000 ms). Stats are Envoy's
  * {@code tracing.zipkin.*}: {@code spans_sent}, {@code timer_flushed}, {@code reports_sent} (the
@@ -41,7 +34,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code Host}, which {@code collector_hostname} needs. Everything here runs on the reporter's
  * thread; blocking there is harmless.
  */
-public final class ZipkinReporter implements SpanReporter, AutoCloseable {
+public final class ZipkinReporter extends BatchingReporter {
 
   /** Envoy's {@code tracing.zipkin.*} counters, shared by every reporter, and the edge's drop count. */
   public record Stats(Counter spansSent, Counter timerFlushed, Counter reportsSkippedNoCluster, Counter reportsSent,
@@ -54,22 +47,12 @@ public final class ZipkinReporter implements SpanReporter, AutoCloseable {
     }
   }
 
-  /** Spans a reporter holds at most; past that they are dropped. */
-  public static final int QUEUE_CAPACITY = 16_384;
-  /** Spans in one report at most. */
-  static final int MAX_BATCH = 1_000;
-
   private static final JsonFactory JSON = new JsonFactory();
 
   private final TracingConfig.Zipkin config;
   private final String serviceName;
   private final Supplier<List<InetSocketAddress>> hosts;
-  private final Supplier<RuntimeSnapshot> runtime;
   private final Stats stats;
-  private final Queue<ZipkinSpan> queue;
-  private final Thread thread;
-  private volatile int minFlushSpans;
-  private volatile boolean running = true;
   private int nextHost; // reporter thread only
 
   /**
@@ -80,86 +63,17 @@ public final class ZipkinReporter implements SpanReporter, AutoCloseable {
    */
   public ZipkinReporter(TracingConfig.Zipkin config, String serviceName, Supplier<List<InetSocketAddress>> hosts,
       Supplier<RuntimeSnapshot> runtime, Stats stats, int capacity) {
+    super("spillway-zipkin:" + config.collectorCluster(), "tracing.zipkin", runtime, stats.timerFlushed(),
+        stats.spansDropped(), capacity);
     this.config = config;
     this.serviceName = serviceName;
     this.hosts = hosts;
-    this.runtime = runtime;
     this.stats = stats;
-    this.queue = PlatformDependent.newFixedMpscQueue(capacity);
-    this.minFlushSpans = minFlushSpans();
-    this.thread = new Thread(this::run, "spillway-zipkin:" + config.collectorCluster());
-    thread.setDaemon(true);
-    thread.start();
+    start();
   }
 
   @Override
-  public void report(ZipkinSpan span) {
-    if (!queue.offer(span)) {
-      stats.spansDropped().inc();
-      return;
-    }
-    if (queue.size() >= minFlushSpans) {
-      LockSupport.unpark(thread);
-    }
-  }
-
-  /** Sends what is queued and stops the thread. */
-  @Override
-  public void close() {
-    running = false;
-    LockSupport.unpark(thread);
-    try {
-      thread.join(TimeUnit.SECONDS.toMillis(10));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private int minFlushSpans() {
-    return (int) Math.max(1, Math.min(MAX_BATCH, runtime.get().getInteger("tracing.zipkin.min_flush_spans", 5)));
-  }
-
-  private long flushIntervalNanos() {
-    return TimeUnit.MILLISECONDS.toNanos(Math.max(1, runtime.get().getInteger("tracing.zipkin.flush_interval_ms", 5000)));
-  }
-
-  private void run() {
-    long lastFlush = System.nanoTime();
-    while (running) {
-      long wait = lastFlush + flushIntervalNanos() - System.nanoTime();
-      if (wait > 0 && queue.size() < minFlushSpans) {
-        LockSupport.parkNanos(this, wait);
-      }
-      minFlushSpans = minFlushSpans();
-      long now = System.nanoTime();
-      if (now - lastFlush >= flushIntervalNanos()) {
-        lastFlush = now;
-        stats.timerFlushed().inc();
-        flush();
-      } else if (queue.size() >= minFlushSpans) {
-        flush();
-      }
-    }
-    flush();
-  }
-
-  /** Sends every queued span, in reports of at most {@link #MAX_BATCH}. */
-  private void flush() {
-    List<ZipkinSpan> batch = new ArrayList<>();
-    ZipkinSpan span;
-    while ((span = queue.poll()) != null) {
-      batch.add(span);
-      if (batch.size() == MAX_BATCH) {
-        send(batch);
-        batch.clear();
-      }
-    }
-    if (!batch.isEmpty()) {
-      send(batch);
-    }
-  }
-
-  private void send(List<ZipkinSpan> spans) {
+  void send(List<RequestSpan> spans) {
     stats.spansSent().add(spans.size());
     List<InetSocketAddress> targets = hosts.get();
     if (targets.isEmpty()) {
@@ -174,7 +88,7 @@ public final class ZipkinReporter implements SpanReporter, AutoCloseable {
       stats.reportsFailed().inc();
       return;
     }
-    int timeoutMillis = (int) Math.max(1, runtime.get().getInteger("tracing.zipkin.request_timeout", 5000));
+    int timeoutMillis = (int) Math.max(1, runtime().getInteger("tracing.zipkin.request_timeout", 5000));
     try {
       int status = post(target, body, timeoutMillis);
       (status == 202 ? stats.reportsSent() : stats.reportsDropped()).inc();
@@ -220,11 +134,11 @@ public final class ZipkinReporter implements SpanReporter, AutoCloseable {
   }
 
   /** Spans as a Zipkin API v2 JSON array. */
-  static byte[] json(List<ZipkinSpan> spans, String serviceName) throws IOException {
+  static byte[] json(List<RequestSpan> spans, String serviceName) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(512 * spans.size());
     try (JsonGenerator g = JSON.createGenerator(bytes)) {
       g.writeStartArray();
-      for (ZipkinSpan s : spans) {
+      for (RequestSpan s : spans) {
         g.writeStartObject();
         g.writeStringField("traceId", s.traceIdHex());
         if (s.parentId() != 0) {

@@ -155,14 +155,51 @@ class TracingTranslationTest {
         + ".split_spans_for_request: is not supported: set the connection manager's tracing.spawn_upstream_span");
     BootstrapYaml.minimal().hcm("tracing: {random_sampling: {value: 5}}")
         .rejects(TRACING + ".provider: provider is required");
-    BootstrapYaml.minimal().clusters(COLLECTOR).hcm("""
+  }
+
+  private static BootstrapYaml otel(String fields) {
+    return BootstrapYaml.minimal().clusters(COLLECTOR).hcm("""
         tracing:
           provider:
             name: envoy.tracers.opentelemetry
             typed_config:
               "@type": type.googleapis.com/envoy.config.trace.v3.OpenTelemetryConfig
-              service_name: edge
-        """).rejects(TRACING + ".provider: envoy.tracers.opentelemetry is not supported (only envoy.tracers.zipkin)");
+        %s
+        """.formatted(fields.stripIndent().indent(6).stripTrailing()));
+  }
+
+  @Test
+  void openTelemetryOverHttp() throws Exception {
+    TracingConfig t = translate(otel("""
+        service_name: edge
+        http_service:
+          http_uri: {uri: "http://otel:4318/v1/traces", cluster: zipkin, timeout: 2s}
+        """));
+    assertThat(t.provider()).isEqualTo(
+        new TracingConfig.OpenTelemetry("zipkin", "/v1/traces", java.time.Duration.ofSeconds(2), "edge"));
+    assertThat(((TracingConfig.OpenTelemetry) translate(otel("""
+        http_service:
+          http_uri: {uri: "http://otel", cluster: zipkin, timeout: 1s}
+        """)).provider()).serviceName()).isEqualTo("unknown_service:envoy");
+    otel("""
+        grpc_service: {envoy_grpc: {cluster_name: zipkin}}
+        """).rejects(TRACING + ".provider.typed_config.grpc_service: OTLP over gRPC is not supported (use http_service)");
+    otel("service_name: edge").rejects(TRACING + ".provider.typed_config.http_service: http_service is required");
+    otel("""
+        http_service:
+          http_uri: {uri: "http://otel/v1/traces", cluster: nowhere, timeout: 1s}
+        """).rejects(TRACING + ".provider.typed_config.http_service.http_uri.cluster: unknown cluster \"nowhere\"");
+    otel("""
+        http_service:
+          http_uri: {uri: "https://otel/v1/traces", cluster: zipkin, timeout: 1s}
+        """).rejects(TRACING + ".provider.typed_config.http_service.http_uri.uri: must be an http:// URI, not "
+        + "\"https://otel/v1/traces\"");
+    otel("""
+        http_service:
+          http_uri: {uri: "http://otel/v1/traces", cluster: zipkin, timeout: 1s}
+          request_headers_to_add: [{header: {key: a, value: b}}]
+        """).rejects(TRACING + ".provider.typed_config.http_service.request_headers_to_add: "
+        + "request_headers_to_add is not supported");
   }
 
   @Test

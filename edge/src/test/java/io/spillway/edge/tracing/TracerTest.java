@@ -32,7 +32,7 @@ class TracerTest {
 
   private final StatsStore store = new StatsStore();
   private final Scope scope = store.rootScope().scope("http").scope("ingress");
-  private final List<ZipkinSpan> reported = new ArrayList<>();
+  private final List<RequestSpan> reported = new ArrayList<>();
   private final SplittableRandom random = new SplittableRandom(7);
 
   private static TracingConfig config(int random, boolean shared, boolean spawn, List<TracingConfig.CustomTag> tags) {
@@ -70,7 +70,7 @@ class TracerTest {
   @Test
   void aRequestWithoutContextStartsANewSampledTrace() {
     RequestHeaders r = request();
-    ZipkinSpan span = tracer(config(TracingConfig.ALL, true, false, List.of())).startDownstream(r, info(), null, random);
+    RequestSpan span = tracer(config(TracingConfig.ALL, true, false, List.of())).startDownstream(r, info(), null, random);
     assertThat(span.parentId()).isZero();
     assertThat(span.traceIdHigh()).isZero();
     assertThat(span.traceIdLow()).isEqualTo(span.id());
@@ -95,7 +95,7 @@ class TracerTest {
     assertThat(tracer(config(100, true, false, List.of())).startDownstream(request(), info(), null, random).sampled())
         .isTrue();
     RequestHeaders r = request();
-    ZipkinSpan notSampled = tracer(config(99, true, false, List.of())).startDownstream(r, info(), null, random);
+    RequestSpan notSampled = tracer(config(99, true, false, List.of())).startDownstream(r, info(), null, random);
     assertThat(notSampled.sampled()).isFalse();
     assertThat(r.headers().get("x-request-id")).isEqualTo(REQUEST_ID);
     assertThat(counter("not_traceable")).isEqualTo(1);
@@ -135,14 +135,14 @@ class TracerTest {
     RequestHeaders r = request("x-b3-traceid", "463ac35c9f6413ad", "x-b3-spanid", "a2fb4a1d1a96d312",
         "x-b3-parentspanid", "0020000000000001", "x-b3-sampled", "1");
     // Sampled by the caller even at 0 % random sampling.
-    ZipkinSpan shared = tracer(config(0, true, false, List.of())).startDownstream(r, info(), null, random);
+    RequestSpan shared = tracer(config(0, true, false, List.of())).startDownstream(r, info(), null, random);
     assertThat(shared.sampled()).isTrue();
     assertThat(shared.traceIdHex()).isEqualTo("463ac35c9f6413ad");
     assertThat(shared.id()).isEqualTo(0xa2fb4a1d1a96d312L);
     assertThat(shared.parentId()).isEqualTo(0x0020000000000001L);
     assertThat(shared.shared()).isTrue();
 
-    ZipkinSpan child = tracer(config(0, false, false, List.of())).startDownstream(
+    RequestSpan child = tracer(config(0, false, false, List.of())).startDownstream(
         request("x-b3-traceid", "463ac35c9f6413ad", "x-b3-spanid", "a2fb4a1d1a96d312"), info(), null, random);
     assertThat(child.id()).isNotEqualTo(0xa2fb4a1d1a96d312L);
     assertThat(child.parentId()).isEqualTo(0xa2fb4a1d1a96d312L);
@@ -152,7 +152,7 @@ class TracerTest {
     // The caller said not sampled: nothing is reported even at 100 %.
     Tracer all = tracer(config(TracingConfig.ALL, true, false, List.of()));
     RequestHeaders unsampled = request("b3", "463ac35c9f6413ad-a2fb4a1d1a96d312-0");
-    ZipkinSpan s = all.startDownstream(unsampled, info(), null, random);
+    RequestSpan s = all.startDownstream(unsampled, info(), null, random);
     assertThat(s.sampled()).isFalse();
     all.finishDownstream(s, unsampled, info(), System.nanoTime());
     assertThat(reported).isEmpty();
@@ -161,7 +161,7 @@ class TracerTest {
   @Test
   void aSingleB3HeaderGoesOnAsMultiHeaders() {
     RequestHeaders r = request("b3", "463ac35c9f6413ad-a2fb4a1d1a96d312-1");
-    ZipkinSpan span = tracer(config(0, false, false, List.of())).startDownstream(r, info(), null, random);
+    RequestSpan span = tracer(config(0, false, false, List.of())).startDownstream(r, info(), null, random);
     HttpHeaders upstream = r.headers();
     span.injectContext(upstream);
     assertThat(upstream.contains("b3")).isFalse();
@@ -175,7 +175,7 @@ class TracerTest {
   void aTraceparentContextGoesOnInTraceparentToo() {
     RequestHeaders r = request("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
         "tracestate", "vendor=1");
-    ZipkinSpan span = tracer(config(0, false, false, List.of())).startDownstream(r, info(), null, random);
+    RequestSpan span = tracer(config(0, false, false, List.of())).startDownstream(r, info(), null, random);
     assertThat(span.sampled()).isTrue();
     HttpHeaders upstream = r.headers();
     span.injectContext(upstream);
@@ -187,6 +187,26 @@ class TracerTest {
   }
 
   @Test
+  void openTelemetryReadsAndWritesTraceparentOnly() {
+    Tracer otel = tracer(new TracingConfig(TracingConfig.ALL, TracingConfig.ALL, TracingConfig.ALL, 256, List.of(),
+        false, new TracingConfig.OpenTelemetry("otel", "/v1/traces", java.time.Duration.ofSeconds(1), "edge")));
+    RequestHeaders r = request("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+        "x-b3-traceid", "463ac35c9f6413ad", "x-b3-spanid", "a2fb4a1d1a96d312");
+    RequestSpan span = otel.startDownstream(r, info(), null, random);
+    assertThat(span.traceIdHex()).isEqualTo("0af7651916cd43dd8448eb211c80319c");
+    assertThat(span.parentId()).isEqualTo(0xb7ad6b7169203331L);
+    HttpHeaders upstream = new DefaultHttpHeaders();
+    span.injectContext(upstream);
+    assertThat(upstream.get("traceparent"))
+        .isEqualTo("00-0af7651916cd43dd8448eb211c80319c-" + TraceContext.hex16(span.id()) + "-01");
+    assertThat(upstream.contains("x-b3-traceid")).isFalse();
+    // A malformed traceparent starts a new 128-bit trace, as Envoy's OpenTelemetry tracer does.
+    RequestSpan fresh = otel.startDownstream(request("traceparent", "00-zz"), info(), null, random);
+    assertThat(fresh.traceIdHex()).hasSize(32);
+    assertThat(fresh.parentId()).isZero();
+  }
+
+  @Test
   void aMalformedContextIsNotTraced() {
     assertThat(tracer(config(TracingConfig.ALL, true, false, List.of()))
         .startDownstream(request("b3", "not-a-context"), info(), null, random)).isNull();
@@ -195,7 +215,7 @@ class TracerTest {
   @Test
   void theDecoratorNamesTheSpanUnlessTheRequestDoes() {
     Tracer t = tracer(config(TracingConfig.ALL, true, false, List.of()));
-    ZipkinSpan decorated = t.startDownstream(request(), info(), new Route.Decorator("checkout", true), random);
+    RequestSpan decorated = t.startDownstream(request(), info(), new Route.Decorator("checkout", true), random);
     assertThat(decorated.name()).isEqualTo("checkout");
     HttpHeaders response = new DefaultHttpHeaders();
     t.onResponseHeaders(decorated, response);
@@ -206,7 +226,7 @@ class TracerTest {
     assertThat(quiet.contains("x-envoy-decorator-operation")).isFalse();
 
     RequestHeaders named = request("x-envoy-decorator-operation", "from-caller");
-    ZipkinSpan overridden = t.startDownstream(named, info(), new Route.Decorator("checkout", true), random);
+    RequestSpan overridden = t.startDownstream(named, info(), new Route.Decorator("checkout", true), random);
     assertThat(overridden.name()).isEqualTo("from-caller");
     assertThat(named.headers().contains("x-envoy-decorator-operation")).isFalse();
     HttpHeaders none = new DefaultHttpHeaders();
@@ -222,14 +242,14 @@ class TracerTest {
         new TracingConfig.CustomTag("tier", TracingConfig.CustomTag.Source.LITERAL, "gold", ""))));
     RequestHeaders r = request("user-agent", "curl/8", "x-client-trace-id", "c-1");
     StreamInfo info = info();
-    ZipkinSpan span = t.startDownstream(r, info, null, random);
+    RequestSpan span = t.startDownstream(r, info, null, random);
     info.setResponseCode(503);
     info.setResponseFlag(ResponseFlag.UF);
     info.addBytesReceived(12);
     info.addBytesSent(34);
     t.finishDownstream(span, r, info, System.nanoTime());
     assertThat(reported).containsExactly(span);
-    assertThat(span.kind()).isEqualTo(ZipkinSpan.Kind.SERVER);
+    assertThat(span.kind()).isEqualTo(RequestSpan.Kind.SERVER);
     assertThat(span.durationMicros()).isPositive();
     Map<String, String> tags = tags(span);
     assertThat(tags).containsEntry("node_id", "edge-1").containsEntry("zone", "zone-a")
@@ -249,14 +269,14 @@ class TracerTest {
   void eachUpstreamTryGetsAClientSpanWithSpawnUpstreamSpan() {
     Tracer t = tracer(config(TracingConfig.ALL, true, true, List.of()));
     RequestHeaders r = request();
-    ZipkinSpan server = t.startDownstream(r, info(), null, random);
+    RequestSpan server = t.startDownstream(r, info(), null, random);
     ActiveSpan first = server.spawnUpstream("backend");
     ActiveSpan second = server.spawnUpstream("backend");
     assertThat(first).isNotSameAs(server).isNotSameAs(second);
     HttpHeaders upstream = new DefaultHttpHeaders();
     first.injectContext(upstream);
-    ZipkinSpan client = (ZipkinSpan) first;
-    assertThat(client.kind()).isEqualTo(ZipkinSpan.Kind.CLIENT);
+    RequestSpan client = (RequestSpan) first;
+    assertThat(client.kind()).isEqualTo(RequestSpan.Kind.CLIENT);
     assertThat(client.name()).isEqualTo("router backend egress");
     assertThat(client.parentId()).isEqualTo(server.id());
     assertThat(upstream.get("x-b3-spanid")).isEqualTo(TraceContext.hex16(client.id()));
@@ -268,7 +288,7 @@ class TracerTest {
         .containsEntry("upstream_cluster", "backend").containsEntry("http.status_code", "200")
         .containsEntry("component", "proxy").doesNotContainKey("error");
     // Without spawn_upstream_span the try carries the request's own span, which a try never ends.
-    ZipkinSpan alone = tracer(config(TracingConfig.ALL, true, false, List.of())).startDownstream(r, info(), null, random);
+    RequestSpan alone = tracer(config(TracingConfig.ALL, true, false, List.of())).startDownstream(r, info(), null, random);
     assertThat(alone.spawnUpstream("backend")).isSameAs(alone);
     alone.finishUpstream(null, "HTTP/1.1", 0, 0);
     assertThat(alone.finished()).isFalse();
@@ -280,7 +300,7 @@ class TracerTest {
     RequestHeaders r = request("x-b3-traceid", "463ac35c9f6413ad", "x-b3-spanid", "a2fb4a1d1a96d312",
         "x-b3-parentspanid", "0020000000000001");
     StreamInfo info = info();
-    ZipkinSpan span = t.startDownstream(r, info, new Route.Decorator("checkout", true), random);
+    RequestSpan span = t.startDownstream(r, info, new Route.Decorator("checkout", true), random);
     info.setResponseCode(200);
     t.finishDownstream(span, r, info, System.nanoTime());
     JsonNode json = new ObjectMapper().readTree(ZipkinReporter.json(List.of(span), "front-proxy"));
@@ -305,7 +325,7 @@ class TracerTest {
         "HTTP/1.1 202 Accepted\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII)))).isEqualTo(202);
   }
 
-  private static Map<String, String> tags(ZipkinSpan span) {
+  private static Map<String, String> tags(RequestSpan span) {
     Map<String, String> m = new java.util.LinkedHashMap<>();
     List<String> l = span.tagList();
     for (int i = 0; i < l.size(); i += 2) {

@@ -6,11 +6,11 @@ import io.spillway.edge.http.filter.ResponseFlag;
 import java.util.random.RandomGenerator;
 
 /**
- * One span as Zipkin's v2 model has it, collected on the stream's worker as a plain object: ids,
+ * One span (Zipkin's v2 model, which OTLP export maps 1:1), collected on the stream's worker as a plain object: ids,
  * kind, name, start (wall clock, µs) and duration, tags. Once finished it is handed to the
  * reporter's queue and only read from then on, by the reporter's thread.
  */
-public final class ZipkinSpan implements ActiveSpan {
+public final class RequestSpan implements ActiveSpan {
 
   /** Zipkin's span kinds the edge makes. */
   public enum Kind { SERVER, CLIENT }
@@ -36,7 +36,7 @@ public final class ZipkinSpan implements ActiveSpan {
   private String propagatedOperation;
   private boolean finished;
 
-  ZipkinSpan(Tracer tracer, RandomGenerator random, Kind kind, long traceIdHigh, long traceIdLow, long id,
+  RequestSpan(Tracer tracer, RandomGenerator random, Kind kind, long traceIdHigh, long traceIdLow, long id,
       long parentId, boolean sampled, boolean shared, boolean w3c, String name, long startNanos,
       long startEpochMicros) {
     this.tracer = tracer;
@@ -64,6 +64,10 @@ public final class ZipkinSpan implements ActiveSpan {
    */
   @Override
   public void injectContext(HttpHeaders headers) {
+    if (tracer.w3cOnly()) {
+      headers.set(TraceContext.TRACEPARENT, traceparent());
+      return;
+    }
     headers.remove(TraceContext.B3);
     headers.set(TraceContext.X_B3_TRACE_ID, TraceContext.traceIdHex(traceIdHigh, traceIdLow));
     headers.set(TraceContext.X_B3_SPAN_ID, TraceContext.hex16(id));
@@ -74,17 +78,22 @@ public final class ZipkinSpan implements ActiveSpan {
     }
     headers.set(TraceContext.X_B3_SAMPLED, sampled ? "1" : "0");
     if (w3c) {
-      char[] tp = new char[55];
-      "00-".getChars(0, 3, tp, 0);
-      TraceContext.hex16(traceIdHigh, tp, 3);
-      TraceContext.hex16(traceIdLow, tp, 19);
-      tp[35] = '-';
-      TraceContext.hex16(id, tp, 36);
-      tp[52] = '-';
-      tp[53] = '0';
-      tp[54] = sampled ? '1' : '0';
-      headers.set(TraceContext.TRACEPARENT, new String(tp));
+      headers.set(TraceContext.TRACEPARENT, traceparent());
     }
+  }
+
+  /** {@code 00-<trace id, 32 hex>-<span id>-<flags>}. */
+  private String traceparent() {
+    char[] tp = new char[55];
+    "00-".getChars(0, 3, tp, 0);
+    TraceContext.hex16(traceIdHigh, tp, 3);
+    TraceContext.hex16(traceIdLow, tp, 19);
+    tp[35] = '-';
+    TraceContext.hex16(id, tp, 36);
+    tp[52] = '-';
+    tp[53] = '0';
+    tp[54] = sampled ? '1' : '0';
+    return new String(tp);
   }
 
   @Override
@@ -93,7 +102,7 @@ public final class ZipkinSpan implements ActiveSpan {
       return this;
     }
     long now = System.nanoTime();
-    ZipkinSpan child = new ZipkinSpan(tracer, random, Kind.CLIENT, traceIdHigh, traceIdLow, Tracer.newId(random),
+    RequestSpan child = new RequestSpan(tracer, random, Kind.CLIENT, traceIdHigh, traceIdLow, Tracer.newId(random),
         id, sampled, false, w3c, "router " + cluster + " egress", now,
         startEpochMicros + (now - startNanos) / 1000);
     child.upstreamCluster = cluster;
