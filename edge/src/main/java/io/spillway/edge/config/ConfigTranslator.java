@@ -83,7 +83,7 @@ public final class ConfigTranslator {
         metadata.put(e.getKey(), e.getValue().getStringValue());
       }
     }
-    return new EdgeConfig.NodeInfo(node.getId(), node.getCluster(), metadata);
+    return new EdgeConfig.NodeInfo(node.getId(), node.getCluster(), metadata, node.getLocality().getZone());
   }
 
   private static Optional<EdgeConfig.AdminConfig> admin(Admin admin, FieldPath path, ExtensionRegistry registry)

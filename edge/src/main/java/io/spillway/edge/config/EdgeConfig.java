@@ -53,10 +53,16 @@ public record EdgeConfig(
         statsConfig);
   }
 
-  /** The node identity: {@code node.id}, {@code node.cluster} and string metadata. */
-  public record NodeInfo(String id, String cluster, Map<String, String> metadata) {
+  /** The node identity: {@code node.id}, {@code node.cluster}, string metadata and {@code node.locality.zone}. */
+  public record NodeInfo(String id, String cluster, Map<String, String> metadata, String zone) {
     public NodeInfo {
       metadata = Map.copyOf(metadata);
+      java.util.Objects.requireNonNull(zone, "zone");
+    }
+
+    /** Without a zone. */
+    public NodeInfo(String id, String cluster, Map<String, String> metadata) {
+      this(id, cluster, metadata, "");
     }
   }
 

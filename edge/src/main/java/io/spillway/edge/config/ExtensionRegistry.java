@@ -71,7 +71,9 @@ public final class ExtensionRegistry {
     /** The {@code compressor_library} of a compressor filter. */
     COMPRESSOR_LIBRARY,
     /** An entry of the bootstrap's {@code stats_sinks}. */
-    STATS_SINK
+    STATS_SINK,
+    /** The connection manager's {@code tracing.provider}. */
+    TRACER
   }
 
   /**
@@ -215,6 +217,11 @@ public final class ExtensionRegistry {
       .add(LB_MAGLEV, Category.LOAD_BALANCING_POLICY,
           io.envoyproxy.envoy.extensions.load_balancing_policies.maglev.v3.Maglev.getDefaultInstance())
       .add(LB_PRESSURE, Category.LOAD_BALANCING_POLICY, io.spillway.edge.config.lb.Pressure.getDefaultInstance())
+      .add(TracingTranslator.ZIPKIN, Category.TRACER,
+          io.envoyproxy.envoy.config.trace.v3.ZipkinConfig.getDefaultInstance())
+      // Registered so that its refusal names the tracer; the translator refuses it.
+      .add(TracingTranslator.OPENTELEMETRY, Category.TRACER,
+          io.envoyproxy.envoy.config.trace.v3.OpenTelemetryConfig.getDefaultInstance())
       .add(STATSD_SINK, Category.STATS_SINK, io.envoyproxy.envoy.config.metrics.v3.StatsdSink.getDefaultInstance())
       .add(DOG_STATSD_SINK, Category.STATS_SINK,
           io.envoyproxy.envoy.config.metrics.v3.DogStatsdSink.getDefaultInstance())
@@ -435,6 +442,7 @@ public final class ExtensionRegistry {
       case LOAD_BALANCING_POLICY -> "a load balancing policy";
       case COMPRESSOR_LIBRARY -> "a compressor library";
       case STATS_SINK -> "a stats sink";
+      case TRACER -> "a tracer";
     };
   }
 

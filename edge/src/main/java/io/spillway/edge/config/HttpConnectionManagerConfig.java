@@ -41,6 +41,7 @@ import java.util.Optional;
  *     before routing
  * @param headersWithUnderscores {@code common_http_protocol_options.headers_with_underscores_action}:
  *     what happens to a request header whose name contains {@code _}
+ * @param tracing {@code tracing}: the spans this connection manager makes, or empty for none
  */
 public record HttpConnectionManagerConfig(
     String statPrefix,
@@ -67,9 +68,11 @@ public record HttpConnectionManagerConfig(
     List<AccessLogConfig> accessLogs,
     Map<String, Boolean> upgradeConfigs,
     PathNormalization pathNormalization,
-    HeadersWithUnderscoresAction headersWithUnderscores) {
+    HeadersWithUnderscoresAction headersWithUnderscores,
+    Optional<TracingConfig> tracing) {
 
   public HttpConnectionManagerConfig {
+    java.util.Objects.requireNonNull(tracing, "tracing");
     java.util.Objects.requireNonNull(pathNormalization, "pathNormalization");
     java.util.Objects.requireNonNull(headersWithUnderscores, "headersWithUnderscores");
     httpFilters = List.copyOf(httpFilters);
@@ -77,6 +80,22 @@ public record HttpConnectionManagerConfig(
     upgradeConfigs = Map.copyOf(upgradeConfigs);
     java.util.Objects.requireNonNull(http1, "http1");
     java.util.Objects.requireNonNull(http2, "http2");
+  }
+
+  /** Without tracing. */
+  public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,
+      Duration idleTimeout, Duration streamIdleTimeout, Duration requestTimeout, Duration requestHeadersTimeout,
+      Duration maxConnectionDuration, Duration drainTimeout, int maxRequestHeadersBytes, int maxRequestHeadersCount,
+      boolean useRemoteAddress, int xffNumTrustedHops, boolean generateRequestId, boolean preserveExternalRequestId,
+      boolean appendLocalOverload, String serverName, List<HttpFilterConfig> httpFilters,
+      Optional<String> rdsRouteConfigName, Http1Options http1, Http2Options http2, List<AccessLogConfig> accessLogs,
+      Map<String, Boolean> upgradeConfigs, PathNormalization pathNormalization,
+      HeadersWithUnderscoresAction headersWithUnderscores) {
+    this(statPrefix, codecType, routeConfig, idleTimeout, streamIdleTimeout, requestTimeout, requestHeadersTimeout,
+        maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, useRemoteAddress,
+        xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload, serverName, httpFilters,
+        rdsRouteConfigName, http1, http2, accessLogs, upgradeConfigs, pathNormalization, headersWithUnderscores,
+        Optional.empty());
   }
 
   /**

@@ -131,6 +131,12 @@ final class ListenerTranslator {
     Optional<FilterChainConfig> defaultChain = l.hasDefaultFilterChain()
         ? Optional.of(filterChain(l.getDefaultFilterChain(), path.field("default_filter_chain"), true, hcm, hcmPath))
         : Optional.empty();
+    if (hcm[0] != null && hcm[0].tracing().isPresent()
+        && l.getTrafficDirection() == io.envoyproxy.envoy.config.core.v3.TrafficDirection.OUTBOUND) {
+      // Envoy would make egress spans (CLIENT, "egress <host>"); the edge only makes ingress ones.
+      throw new ConfigException(hcmPath[0].field("tracing"),
+          "tracing on a listener with traffic_direction OUTBOUND (egress spans) is not supported");
+    }
     return new ListenerConfig(name, address, bufferLimit, l.getIgnoreGlobalConnLimit(), chains, defaultChain,
         hcm[0], accessLogs, inspection);
   }

@@ -25,6 +25,7 @@ import java.util.regex.Pattern;
  * @param cors the older {@code cors} field's policy for a forwarding route: its route action's,
  *     each field it leaves empty taken from its virtual host's; the CORS filter uses it when no
  *     {@code typed_per_filter_config} gives it a policy
+ * @param decorator {@code decorator}: the name of the request's downstream span, or empty
  */
 public record Route(
     String name,
@@ -36,15 +37,34 @@ public record Route(
     java.util.Set<String> disabledFilters,
     Map<String, RouteFilterConfig> filterConfigs,
     RateLimits rateLimits,
-    Optional<CorsPolicy> cors) {
+    Optional<CorsPolicy> cors,
+    Optional<Decorator> decorator) {
 
   public Route {
+    java.util.Objects.requireNonNull(decorator, "decorator");
     metadata = Map.copyOf(metadata);
     disabledFilters = java.util.Set.copyOf(disabledFilters);
     filterConfigs = Map.copyOf(filterConfigs);
     java.util.Objects.requireNonNull(rateLimits, "rateLimits");
     java.util.Objects.requireNonNull(cors, "cors");
   }
+
+  /** A route without a decorator. */
+  public Route(String name, Match match, Action action, HeaderMutations requestHeaders, HeaderMutations responseHeaders,
+      Map<String, String> metadata, java.util.Set<String> disabledFilters, Map<String, RouteFilterConfig> filterConfigs,
+      RateLimits rateLimits, Optional<CorsPolicy> cors) {
+    this(name, match, action, requestHeaders, responseHeaders, metadata, disabledFilters, filterConfigs, rateLimits,
+        cors, Optional.empty());
+  }
+
+  /**
+   * A route's {@code decorator}.
+   *
+   * @param operation the span's name
+   * @param propagate whether the name travels: in {@code x-envoy-decorator-operation} on the
+   *     response of an ingress span (default true)
+   */
+  public record Decorator(String operation, boolean propagate) {}
 
   /** A route without per-route filter configuration, rate limits or CORS policy. */
   public Route(String name, Match match, Action action, HeaderMutations requestHeaders, HeaderMutations responseHeaders,

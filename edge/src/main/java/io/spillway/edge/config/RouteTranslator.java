@@ -55,7 +55,8 @@ final class RouteTranslator {
   private static final SupportedFields ROUTE = SupportedFields.of(
       io.envoyproxy.envoy.config.route.v3.Route.getDescriptor(),
       "name", "match", "route", "redirect", "direct_response", "metadata", "request_headers_to_add",
-      "request_headers_to_remove", "response_headers_to_add", "response_headers_to_remove", "typed_per_filter_config");
+      "request_headers_to_remove", "response_headers_to_add", "response_headers_to_remove", "typed_per_filter_config",
+      "decorator");
   private static final SupportedFields EXT_AUTHZ_PER_ROUTE = SupportedFields.of(ExtAuthzPerRoute.getDescriptor(), "disabled");
   private static final SupportedFields FILTER_CONFIG = SupportedFields.of(FilterConfig.getDescriptor(), "disabled");
   private static final SupportedFields ROUTE_ACTION = SupportedFields.of(RouteAction.getDescriptor(),
@@ -286,7 +287,20 @@ final class RouteTranslator {
         HeaderMutationTranslator.translate(r.getResponseHeadersToAddList(), r.getResponseHeadersToRemoveList(),
             Direction.RESPONSE, path, true),
         r.hasMetadata() ? metadata(r.getMetadata(), path.field("metadata")) : Map.of(),
-        disabledFilters(filters), filterConfigs(filters), rateLimits, cors);
+        disabledFilters(filters), filterConfigs(filters), rateLimits, cors, decorator(r, path));
+  }
+
+  /** {@code decorator}: an operation is required (Envoy's validation); {@code propagate} defaults to true. */
+  private static Optional<Route.Decorator> decorator(io.envoyproxy.envoy.config.route.v3.Route r, FieldPath path)
+      throws ConfigException {
+    if (!r.hasDecorator()) {
+      return Optional.empty();
+    }
+    var d = r.getDecorator();
+    if (d.getOperation().isEmpty()) {
+      throw new ConfigException(path.field("decorator").field("operation"), "operation is required");
+    }
+    return Optional.of(new Route.Decorator(d.getOperation(), !d.hasPropagate() || d.getPropagate().getValue()));
   }
 
   /**

@@ -74,6 +74,11 @@ final class EncoderCallbacks implements EncoderFilterCallbacks {
   }
 
   @Override
+  public io.spillway.edge.http.filter.ActiveSpan activeSpan() {
+    return stream.activeSpan();
+  }
+
+  @Override
   public boolean responseStarted() {
     return stream.responseStarted();
   }

@@ -23,6 +23,7 @@ public final class HttpConnectionManager {
   private final io.spillway.edge.accesslog.AccessLogs accessLogs;
   private final java.util.function.Supplier<io.spillway.edge.runtime.RuntimeSnapshot> runtime;
   private final PathNormalizer pathNormalizer;
+  private final io.spillway.edge.tracing.Tracer tracer;
 
   /**
    * @param filters the chain's factories in decoder order, built once for this connection
@@ -45,6 +46,22 @@ public final class HttpConnectionManager {
       java.util.List<io.spillway.edge.http.filter.HttpFilterFactory> filters,
       io.spillway.edge.accesslog.AccessLogs accessLogs,
       java.util.function.Supplier<io.spillway.edge.runtime.RuntimeSnapshot> runtime) {
+    this(config, stats, routes, drain, tls, bufferLimitBytes, overload, filters, accessLogs, runtime, null);
+  }
+
+  /**
+   * @param filters the chain's factories in decoder order (see {@code HttpFilterRegistry.chain})
+   * @param accessLogs the connection manager's {@code access_log}, compiled
+   * @param runtime the runtime, for the connection-level keys (premature reset thresholds)
+   * @param tracer the connection manager's {@code tracing}, or null when it does not trace
+   */
+  public HttpConnectionManager(HttpConnectionManagerConfig config, HcmStats stats, RouteTable routes,
+      DrainSignal drain, boolean tls, int bufferLimitBytes, OverloadHooks overload,
+      java.util.List<io.spillway.edge.http.filter.HttpFilterFactory> filters,
+      io.spillway.edge.accesslog.AccessLogs accessLogs,
+      java.util.function.Supplier<io.spillway.edge.runtime.RuntimeSnapshot> runtime,
+      io.spillway.edge.tracing.Tracer tracer) {
+    this.tracer = tracer;
     this.accessLogs = accessLogs;
     this.runtime = runtime;
     this.config = config;
@@ -60,6 +77,11 @@ public final class HttpConnectionManager {
         new java.util.SplittableRandom());
     this.http2Codecs = Http2CodecFactory.downstream(config.http2(), config.maxRequestHeadersBytes(), bufferLimitBytes,
         config.drainTimeout(), stats.http2);
+  }
+
+  /** The tracer of {@code tracing}, or null when the connection manager does not trace. */
+  io.spillway.edge.tracing.Tracer tracer() {
+    return tracer;
   }
 
   /** The runtime's latest snapshot. */

@@ -52,6 +52,8 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   private RouteEntry route;
   private ResponseHeaders responseHeaders; // as sent, for the access log
   private HttpHeaders responseTrailers;
+  /** The request's downstream span, or null when the connection manager does not trace it. */
+  private io.spillway.edge.tracing.RequestSpan span;
 
   /** The request's Upgrade value when it asks to switch protocols (HTTP/1.1 only), else null. */
   private String upgrade;
@@ -146,9 +148,19 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
       return;
     }
     info.setUpgrade(upgrade);
+    startSpan(headers);
     hcm.createFilterChain(chain, route);
     chain.decodeHeaders(headers, endStream);
     timers.arm();
+  }
+
+  /** Envoy's traceRequest: the downstream span, once the route (and so its decorator) is known. */
+  private void startSpan(RequestHeaders headers) {
+    var tracer = hcm.tracer();
+    if (tracer != null) {
+      Route.Decorator decorator = route == null ? null : route.route().decorator().orElse(null);
+      span = tracer.startDownstream(headers, info, decorator, worker().random());
+    }
   }
 
   /**
@@ -336,6 +348,11 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   @Override
   public StreamInfo streamInfo() {
     return info;
+  }
+
+  @Override
+  public io.spillway.edge.http.filter.ActiveSpan activeSpan() {
+    return span == null ? io.spillway.edge.http.filter.ActiveSpan.NONE : span;
   }
 
   @Override
@@ -529,6 +546,9 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
       timers.cancelRequestTimer(); // the request never ends while the tunnel is up
     }
     headers.headers().set(HttpHeaderNames.SERVER, config.serverName());
+    if (span != null) {
+      hcm.tracer().onResponseHeaders(span, headers.headers());
+    }
     maybeDisableKeepAlive();
     downstream.sendHeaders(headers, endStream);
     if (endStream) {
@@ -627,6 +647,9 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     long now = System.nanoTime();
     stats.downstreamRqTime.record(TimeUnit.NANOSECONDS.toMillis(now - info.startNanos()));
     info.markEnd(now);
+    if (span != null) {
+      hcm.tracer().finishDownstream(span, request, info, now);
+    }
     hcm.logStream(info, request, responseHeaders, responseTrailers, worker().random());
     downstream.requestFinished(this, requestComplete);
   }

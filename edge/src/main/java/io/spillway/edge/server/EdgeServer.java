@@ -88,6 +88,7 @@ public final class EdgeServer implements AdminContext {
   private HotRestart hotRestart;
   private StatsSinks statsSinks;
   private io.spillway.edge.accesslog.AccessLogManager accessLogs;
+  private io.spillway.edge.tracing.Tracers tracers;
   private io.spillway.edge.accesslog.AccessLogs adminAccessLogs = io.spillway.edge.accesslog.AccessLogs.NONE;
   private ActionIndex stopAccepting;
   private volatile Thread controlThread;
@@ -199,11 +200,18 @@ public final class EdgeServer implements AdminContext {
     this.listenerOverload = listenerOverload;
     this.workers = Map.copyOf(workers);
     this.allocator = allocator;
+    ClusterManager clusterManager = clusters;
+    tracers = new io.spillway.edge.tracing.Tracers(root, name -> {
+      var c = clusterManager.get(name);
+      return c == null ? java.util.List.of()
+          : c.hosts().hosts().stream().map(io.spillway.edge.upstream.Host::address).toList();
+    }, runtime::snapshot, new io.spillway.edge.tracing.Tracers.LocalNode(config.node().id(), config.node().cluster(),
+        config.node().zone()));
     listenerAssembler = new ListenerAssembler(new ListenerAssembler.Parts(stats.rootScope(), this.workers, clusters,
         guards, admission, rateLimits, drain, httpOverload, listenerOverload, accessLogs,
         new io.spillway.edge.authz.grpc.GrpcAuthorizationClients(grpcChannels),
         new io.spillway.edge.rls.grpc.GrpcRateLimitClients(grpcChannels), runtime,
-        nanoClock, () -> healthCheckFailed || drain.isDraining(), config.node().cluster()));
+        nanoClock, () -> healthCheckFailed || drain.isDraining(), config.node().cluster(), tracers));
     for (ListenerConfig lc : config.listeners()) {
       Listener listener = listenerAssembler.listener(lc, lc.hasHttp() ? compileRoutes(lc.hcm().routeConfig()) : null);
       bind(listener);
@@ -480,6 +488,9 @@ public final class EdgeServer implements AdminContext {
     shutdownGroup(healthCheckGroup);
     if (grpcChannels != null) {
       grpcChannels.close(); // after the workers: no check or rate limit call starts any more
+    }
+    if (tracers != null) {
+      tracers.close(); // after the loops: the last spans are queued
     }
     if (accessLogs != null) {
       accessLogs.close(); // after the loops: the connections' last lines are in

@@ -46,7 +46,8 @@ final class ListenerAssembler {
       AdmissionController admission, io.spillway.edge.filters.policylimit.PolicyRateLimits rateLimits, DrainSignal drain, OverloadHooks httpOverload,
       ListenerOverload listenerOverload, AccessLogManager accessLogs, GrpcAuthorizationClients authorizationClients,
       GrpcRateLimitClients rateLimitClients, Runtime runtime, LongSupplier nanoClock,
-      java.util.function.BooleanSupplier healthCheckFailed, String localCluster) {}
+      java.util.function.BooleanSupplier healthCheckFailed, String localCluster,
+      io.spillway.edge.tracing.Tracers tracers) {}
 
   private final Parts parts;
 
@@ -84,9 +85,12 @@ final class ListenerAssembler {
         parts.guards(), parts.admission(), lc.perConnectionBufferLimitBytes(), lc.tls().isPresent(), root,
         parts.nanoClock(), parts.runtime(), parts.authorizationClients(), parts.healthCheckFailed(),
         parts.rateLimitClients(), parts.localCluster()), parts.rateLimits());
+    var tracer = lc.hcm().tracing()
+        .map(t -> parts.tracers().tracer(t, hcmStats.scope(), lc.hcm().useRemoteAddress()))
+        .orElse(null);
     return new HttpConnectionManager(lc.hcm(), hcmStats, routes, parts.drain(), lc.tls().isPresent(),
         lc.perConnectionBufferLimitBytes(), parts.httpOverload(), filters,
-        parts.accessLogs().compileForConnectionManager(lc.hcm().accessLogs()), parts.runtime()::snapshot);
+        parts.accessLogs().compileForConnectionManager(lc.hcm().accessLogs()), parts.runtime()::snapshot, tracer);
   }
 
   /**

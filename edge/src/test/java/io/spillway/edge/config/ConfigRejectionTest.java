@@ -154,7 +154,7 @@ class ConfigRejectionTest {
     BootstrapYaml.minimal().hcm("common_http_protocol_options: {headers_with_underscores_action: 7}")
         .rejects(HCM + ".common_http_protocol_options.headers_with_underscores_action: 7 is not one of ALLOW,"
             + " REJECT_REQUEST, DROP_HEADER");
-    BootstrapYaml.minimal().hcm("tracing: {}").rejects(HCM + ".tracing: tracing is not supported");
+    BootstrapYaml.minimal().hcm("tracing: {}").rejects(HCM + ".tracing.provider: provider is required");
     BootstrapYaml.minimal().hcm("http_protocol_options: {allow_absolute_url: true}")
         .rejects(HCM + ".http_protocol_options.allow_absolute_url: allow_absolute_url is not supported");
     BootstrapYaml.minimal().hcm("http_protocol_options: {default_host_for_http_10: legacy}")

@@ -63,6 +63,10 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private RequestHash requestHash = RequestHash.NONE;
   /** Set-Cookie values a cookie hash policy generated, added to the upstream's response; null when none. */
   private java.util.List<String> setCookies;
+  /** The span of the current try: its own CLIENT span with spawn_upstream_span, else the request's. */
+  private io.spillway.edge.http.filter.ActiveSpan trySpan = io.spillway.edge.http.filter.ActiveSpan.NONE;
+  /** The current try's response status, 0 until its headers came. */
+  private int tryStatus;
 
   RouterFilter(RouterFactory factory) {
     this.factory = factory;
@@ -245,13 +249,24 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       call.hash(requestHash.value());
     }
     attempt = call;
+    trySpan = callbacks.activeSpan().spawnUpstream(cluster.name());
+    tryStatus = 0;
     perTryTimerArmed = false;
     body.rewind();
     call.start(retry.hostToAvoid());
   }
 
+  /** Ends the try's span (once; nothing when the try has the request's span): host, status, flags. */
+  private void endTry(UpstreamCall a) {
+    io.spillway.edge.upstream.Host host = a == null ? null : a.host();
+    trySpan.finishUpstream(host == null ? null : host.addressString(),
+        cluster != null && cluster.config().protocol() == ClusterConfig.UpstreamProtocol.HTTP2 ? "HTTP/2" : "HTTP/1.1",
+        tryStatus, callbacks.streamInfo().responseFlags());
+  }
+
   @Override
   public void onCallRefused(UpstreamCall call, Refusal reason) {
+    endTry(call);
     attempt = null;
     // 503, flag GR: the guard's own refusals never count against the peer.
     callbacks.sendLocalReply(503, "upstream guard refused the call: " + reason.label(), ResponseFlag.GR);
@@ -259,6 +274,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
 
   @Override
   public void onCallUnavailable(UpstreamCall call, boolean noHost) {
+    endTry(call);
     attempt = null;
     if (noHost) {
       callbacks.sendLocalReply(503, "no healthy upstream", ResponseFlag.UH);
@@ -275,6 +291,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     }
     UpstreamStream stream = a.stream();
     callbacks.streamInfo().setUpstreamHost(a.host());
+    trySpan.injectContext(request.headers());
     if (entry.routeAction().autoHostRewrite()
         && cluster.config().discoveryType().resolvesNames()) {
       // Envoy rewrites to the host's DNS name; STATIC and EDS hosts have none, so their Host stays.
@@ -299,6 +316,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     if (a != attempt || destroyed) {
       return;
     }
+    endTry(a);
     attempt = null;
     if (failure == PoolFailure.OVERFLOW) {
       callbacks.sendLocalReply(503, RESET_BEFORE_HEADERS + "overflow", ResponseFlag.UO);
@@ -320,6 +338,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     }
     callbacks.touch();
     int code = response.status();
+    tryStatus = code;
     a.setOutcome(Outcome.ofStatus(code));
     a.cancelTimers(); // the guard's and the per-try timeout run until the response headers
     a.cluster().stats().responseCode(code);
@@ -382,6 +401,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   /** The response is whole: account for the try and give back its slot, before the last part goes out. */
   private void completed(UpstreamCall a) {
     recordCompletion(a);
+    endTry(a);
     a.complete(status < 500);
     attempt = null;
   }
@@ -400,6 +420,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     if (a != attempt || destroyed) {
       return;
     }
+    endTry(a);
     attempt = null;
     if (callbacks.responseStarted()) {
       factory.stats().rqResetAfterDownstreamResponseStarted().inc();
@@ -445,6 +466,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       markExhausted();
       return false;
     }
+    endTry(current);
     current.cancel();
     attempt = null;
     retry.failedOn(current.host());
@@ -485,6 +507,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     }
     cluster.stats().upstreamRqTimeout.inc();
     if (attempt != null) {
+      endTry(attempt);
       attempt.setOutcome(Outcome.TIMEOUT);
       if (attempt.host() != null) {
         attempt.host().requestTimedOut();
@@ -517,6 +540,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     if (retry.retriesPerTryTimeout() && retryAfter(a)) {
       return;
     }
+    endTry(a);
     a.cancel();
     attempt = null;
     callbacks.sendLocalReply(504, "upstream request timeout", ResponseFlag.UT);
@@ -528,6 +552,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     if (a != attempt || destroyed) {
       return;
     }
+    endTry(a);
     attempt = null;
     callbacks.sendLocalReply(504, "upstream request timeout", ResponseFlag.UT);
   }
@@ -553,6 +578,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       retryTimer = null;
     }
     if (attempt != null) {
+      endTry(attempt);
       attempt.cancel();
       attempt = null;
     }

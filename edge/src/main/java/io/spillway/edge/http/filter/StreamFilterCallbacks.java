@@ -30,6 +30,11 @@ public interface StreamFilterCallbacks {
 
   StreamInfo streamInfo();
 
+  /** The request's tracing span; {@link ActiveSpan#NONE} when the connection manager does not trace. */
+  default ActiveSpan activeSpan() {
+    return ActiveSpan.NONE;
+  }
+
   /**
    * Answers the request from here: before the response started, a small {@code text/plain} reply
    * that the encoder filters see like any response; after it, the stream is reset. Decoding stops:

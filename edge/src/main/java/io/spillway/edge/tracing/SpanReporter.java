@@ -1,0 +1,6 @@
+package io.spillway.edge.tracing;
+
+/** Where finished, sampled spans go. Called on the workers: must not block or lock. */
+public interface SpanReporter {
+  void report(RequestSpan span);
+}
