@@ -40,8 +40,8 @@ final class EdgeAuthInterceptor implements ServerInterceptor {
     String credential = bearer(headers.get(AUTHORIZATION));
     if (credential == null) {
       metrics.authFailure(XdsMetrics.AuthFailure.MISSING_CREDENTIAL);
-      log.warn("refused an ADS stream from {}: no 'authorization: Bearer <edge credential>' metadata",
-          call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+      log.warn("refused a {} call from {}: no 'authorization: Bearer <edge credential>' metadata",
+          call.getMethodDescriptor().getServiceName(), call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
       call.close(Status.UNAUTHENTICATED.withDescription(
           "missing credential: send the edge's credential as gRPC metadata 'authorization: Bearer <credential>'"), new Metadata());
       return new ServerCall.Listener<>() {};
