@@ -56,14 +56,27 @@ public final class RateLimitService extends RateLimitServiceGrpc.RateLimitServic
   private static final long UINT32_MAX = 0xFFFF_FFFFL;
 
   private final RateLimitConfig config;
-  private final RedisCounters counters;
+  private final Counters counters;
   private final Predicate<String> credentialRegistered;
   private final Supplier<String> callCredential;
   private final RateLimitMetrics metrics;
   private final Clock clock;
   private final String keyPrefix;
 
-  private RateLimitService(RateLimitConfig config, RedisCounters counters, Predicate<String> credentialRegistered,
+  /**
+   * The service over these counters.
+   *
+   * @param credentialRegistered whether a credential's hash is a registered edge's
+   * @param callCredential the credential the current call presented, or null
+   * @param keyPrefix put before every counter's key
+   */
+  RateLimitService(RateLimitConfig config, Counters counters, Predicate<String> credentialRegistered,
+      Supplier<String> callCredential, PrometheusRegistry registry, Clock clock, String keyPrefix) {
+    this(config, counters, credentialRegistered, callCredential, new RateLimitMetrics(registry, config.domains()), clock,
+        keyPrefix);
+  }
+
+  private RateLimitService(RateLimitConfig config, Counters counters, Predicate<String> credentialRegistered,
       Supplier<String> callCredential, RateLimitMetrics metrics, Clock clock, String keyPrefix) {
     this.config = config;
     this.counters = counters;
@@ -106,11 +119,10 @@ public final class RateLimitService extends RateLimitServiceGrpc.RateLimitServic
         })
         .build();
     Predicate<String> registered = hash -> known.get(hash, h -> edges.edgeWithCredential(h).isPresent());
-    RedisCounters counters = new RedisCounters(settings.redisUri(), settings.redisTimeout(), System::nanoTime);
+    Counters counters = new RedisCounters(settings.redisUri(), settings.redisTimeout(), System::nanoTime);
     log.info("rate limit service: domains {} from {}, counters in Redis at {} (timeout {})", config.domains(),
         settings.configFiles(), redacted(settings.redisUri()), settings.redisTimeout());
-    return new RateLimitService(config, counters, registered, callCredential,
-        new RateLimitMetrics(registry, config.domains()), clock, settings.keyPrefix());
+    return new RateLimitService(config, counters, registered, callCredential, registry, clock, settings.keyPrefix());
   }
 
   @Override

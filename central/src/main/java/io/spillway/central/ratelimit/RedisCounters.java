@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * by the next call at most once a second (once made, Lettuce reconnects it by itself, and calls
  * made while it is down fail at once instead of queueing).
  */
-final class RedisCounters implements AutoCloseable {
+final class RedisCounters implements Counters {
 
   private static final Logger log = LoggerFactory.getLogger(RedisCounters.class);
   private static final long RETRY_CONNECT_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -109,13 +109,8 @@ final class RedisCounters implements AutoCloseable {
     return attempt;
   }
 
-  /**
-   * Adds {@code hits[i]} to {@code keys[i]}, each new key expiring after {@code ttlSeconds[i]}.
-   *
-   * @return the counts after the additions; completes exceptionally (a {@link
-   *     java.util.concurrent.TimeoutException} past the timeout) when Redis does not answer
-   */
-  CompletableFuture<List<Long>> increment(String[] keys, long[] hits, long[] ttlSeconds) {
+  @Override
+  public CompletableFuture<List<Long>> increment(String[] keys, long[] hits, long[] ttlSeconds) {
     String[] args = new String[keys.length * 2];
     for (int i = 0; i < keys.length; i++) {
       args[2 * i] = Long.toString(hits[i]);
