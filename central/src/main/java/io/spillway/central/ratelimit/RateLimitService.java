@@ -8,6 +8,7 @@ import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitRequest;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse;
 import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitServiceGrpc;
 import io.grpc.Status;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.grpc.stub.StreamObserver;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.spillway.central.auth.Secrets;
@@ -153,14 +154,15 @@ public final class RateLimitService extends RateLimitServiceGrpc.RateLimitServic
       if (error != null) {
         Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
             ? error.getCause() : error;
-        if (cause instanceof TimeoutException) {
+        boolean timedOut = cause instanceof TimeoutException || cause instanceof RedisCommandTimeoutException;
+        if (timedOut) {
           metrics.redisTimeout();
         } else {
           metrics.redisError();
         }
         metrics.answered(domain, RateLimitMetrics.Code.ERROR, System.nanoTime() - started);
         log.debug("rate limit service: Redis failed: {}", RedisCounters.rootMessage(cause));
-        responses.onError(Status.UNAVAILABLE.withDescription(cause instanceof TimeoutException
+        responses.onError(Status.UNAVAILABLE.withDescription(timedOut
             ? "the rate limit counters (Redis) did not answer in time" : "the rate limit counters (Redis) are unavailable: "
                 + RedisCounters.rootMessage(cause)).asRuntimeException());
         return;

@@ -103,6 +103,7 @@ final class RedisCounters implements Counters {
         future.completeExceptionally(e);
       } else {
         log.info("rate limit service: connected to Redis at {}:{}", uri.getHost(), uri.getPort());
+        c.async().scriptLoad(SCRIPT); // so the first check is one EVALSHA, not EVALSHA, NOSCRIPT, EVAL
         future.complete(c);
       }
     });

@@ -10,6 +10,7 @@ import io.envoyproxy.envoy.service.ratelimit.v3.RateLimitResponse.Code;
 import io.envoyproxy.envoy.type.v3.RateLimitUnit;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.spillway.central.auth.Secrets;
@@ -235,9 +236,12 @@ class RateLimitServiceTest {
     Answer down = call(request(descriptor("k", "a")));
     assertThat(down.error.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThat(down.error.getDescription()).isEqualTo("the rate limit counters (Redis) are unavailable: Connection refused");
-    assertThat(metrics()).contains("central_ratelimit_redis_errors_total{reason=\"timeout\"} 1")
+    counters.failure = new RedisCommandTimeoutException("Command timed out after 50 millisecond(s)"); // Lettuce's own bound
+    assertThat(call(request(descriptor("k", "a"))).error.getDescription())
+        .isEqualTo("the rate limit counters (Redis) did not answer in time");
+    assertThat(metrics()).contains("central_ratelimit_redis_errors_total{reason=\"timeout\"} 2")
         .contains("central_ratelimit_redis_errors_total{reason=\"error\"} 1")
-        .contains("central_ratelimit_requests_total{code=\"error\",domain=\"d\"} 2");
+        .contains("central_ratelimit_requests_total{code=\"error\",domain=\"d\"} 3");
   }
 
   @Test
