@@ -1,7 +1,9 @@
 package io.spillway.central;
 
+import io.spillway.central.ratelimit.RateLimitSettings;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -23,10 +25,15 @@ import java.util.Objects;
  * @param xdsAddress the address the xDS server binds
  * @param xdsResyncInterval how often the xDS server re-sends every connected edge what differs
  *     (the safety net behind push on change)
+ * @param rateLimit the rate limit service on the xDS port (served when it has limits files)
  */
 public record CentralConfig(Path dataDir, String databaseUrl, String databaseUser, String databasePassword,
     String httpAddress, int httpPort, int xdsPort, String adminToken, boolean secureCookies, int maxBodyBytes,
-    Duration sessionTtl, String xdsAddress, Duration xdsResyncInterval) {
+    Duration sessionTtl, String xdsAddress, Duration xdsResyncInterval, RateLimitSettings rateLimit) {
+
+  /** No rate limit service. */
+  public static final RateLimitSettings NO_RATE_LIMIT_SERVICE = new RateLimitSettings(List.of(),
+      RateLimitSettings.DEFAULT_REDIS_URI, "", RateLimitSettings.DEFAULT_REDIS_TIMEOUT);
 
   /** The default body limit: 1 MiB. */
   public static final int DEFAULT_MAX_BODY_BYTES = 1 << 20;
@@ -41,13 +48,14 @@ public record CentralConfig(Path dataDir, String databaseUrl, String databaseUse
       String httpAddress, int httpPort, int xdsPort, String adminToken, boolean secureCookies, int maxBodyBytes,
       Duration sessionTtl) {
     this(dataDir, databaseUrl, databaseUser, databasePassword, httpAddress, httpPort, xdsPort, adminToken, secureCookies,
-        maxBodyBytes, sessionTtl, DEFAULT_XDS_ADDRESS, DEFAULT_XDS_RESYNC_INTERVAL);
+        maxBodyBytes, sessionTtl, DEFAULT_XDS_ADDRESS, DEFAULT_XDS_RESYNC_INTERVAL, NO_RATE_LIMIT_SERVICE);
   }
 
   /** Checks the values. */
   public CentralConfig {
     Objects.requireNonNull(dataDir, "dataDir");
     Objects.requireNonNull(xdsAddress, "xdsAddress");
+    Objects.requireNonNull(rateLimit, "rateLimit");
     if (xdsResyncInterval == null || xdsResyncInterval.isNegative() || xdsResyncInterval.isZero()) {
       throw new IllegalArgumentException("xdsResyncInterval must be positive");
     }
@@ -73,19 +81,26 @@ public record CentralConfig(Path dataDir, String databaseUrl, String databaseUse
   /** This configuration on another HTTP port. */
   public CentralConfig withHttpPort(int port) {
     return new CentralConfig(dataDir, databaseUrl, databaseUser, databasePassword, httpAddress, port, xdsPort, adminToken,
-        secureCookies, maxBodyBytes, sessionTtl, xdsAddress, xdsResyncInterval);
+        secureCookies, maxBodyBytes, sessionTtl, xdsAddress, xdsResyncInterval, rateLimit);
   }
 
   /** This configuration with another xDS port and re-sync interval. */
   public CentralConfig withXds(int port, Duration resyncInterval) {
     return new CentralConfig(dataDir, databaseUrl, databaseUser, databasePassword, httpAddress, httpPort, port, adminToken,
-        secureCookies, maxBodyBytes, sessionTtl, xdsAddress, resyncInterval);
+        secureCookies, maxBodyBytes, sessionTtl, xdsAddress, resyncInterval, rateLimit);
+  }
+
+  /** This configuration with the rate limit service set up so. */
+  public CentralConfig withRateLimit(RateLimitSettings settings) {
+    return new CentralConfig(dataDir, databaseUrl, databaseUser, databasePassword, httpAddress, httpPort, xdsPort, adminToken,
+        secureCookies, maxBodyBytes, sessionTtl, xdsAddress, xdsResyncInterval, settings);
   }
 
   /** Hides the password (and the admin token) from {@code toString}. */
   @Override
   public String toString() {
     return "CentralConfig[dataDir=" + dataDir + ", database=" + (databaseUrl == null ? "embedded" : "external")
-        + ", httpAddress=" + httpAddress + ", httpPort=" + httpPort + ", xdsAddress=" + xdsAddress + ", xdsPort=" + xdsPort + "]";
+        + ", httpAddress=" + httpAddress + ", httpPort=" + httpPort + ", xdsAddress=" + xdsAddress + ", xdsPort=" + xdsPort
+        + ", rateLimitConfig=" + rateLimit.configFiles() + "]";
   }
 }

@@ -1,9 +1,12 @@
 package io.spillway.central;
 
+import io.spillway.central.ratelimit.RateLimitSettings;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
@@ -56,6 +59,25 @@ public final class CentralMain implements Callable<Integer> {
           + "change; ISO-8601 (PT5M, PT30S) (env SPILLWAY_XDS_RESYNC_INTERVAL; default ${DEFAULT-VALUE}).")
   Duration xdsResyncInterval;
 
+  @Option(names = "--ratelimit-config", split = ",", paramLabel = "<file>",
+      description = "A rate limit service limits file (Lyft's ratelimit format, one domain per file); repeat or separate "
+          + "with commas for several domains. With it central serves envoy.service.ratelimit.v3.RateLimitService on the "
+          + "xDS port; without it, not (env SPILLWAY_RATELIMIT_CONFIG).")
+  List<Path> rateLimitConfig;
+
+  @Option(names = "--redis-uri", defaultValue = "${env:SPILLWAY_REDIS_URI:-redis://127.0.0.1:6379}",
+      description = "Redis of the rate limit service's counters (env SPILLWAY_REDIS_URI; default ${DEFAULT-VALUE}).")
+  String redisUri;
+
+  @Option(names = "--redis-key-prefix", defaultValue = "${env:SPILLWAY_REDIS_KEY_PREFIX:-}",
+      description = "Put before every counter's key in Redis, for deployments sharing one Redis (env SPILLWAY_REDIS_KEY_PREFIX).")
+  String redisKeyPrefix;
+
+  @Option(names = "--redis-timeout", defaultValue = "${env:SPILLWAY_REDIS_TIMEOUT:-PT0.05S}",
+      description = "Longest a rate limit check waits for Redis before it answers UNAVAILABLE; ISO-8601 "
+          + "(env SPILLWAY_REDIS_TIMEOUT; default ${DEFAULT-VALUE}).")
+  Duration redisTimeout;
+
   @Option(names = "--secure-cookies", defaultValue = "${env:SPILLWAY_SECURE_COOKIES:-false}",
       description = "Mark the console session cookie Secure (set when central is behind HTTPS; env SPILLWAY_SECURE_COOKIES).")
   boolean secureCookies;
@@ -81,9 +103,10 @@ public final class CentralMain implements Callable<Integer> {
     String adminToken = System.getenv("SPILLWAY_ADMIN_TOKEN");
     CentralConfig config = new CentralConfig(dataDir, blankToNull(databaseUrl), blankToNull(databaseUser),
         blankToNull(databasePassword), httpAddress, httpPort, xdsPort, blankToNull(adminToken), secureCookies, maxBodyBytes,
-        Duration.ofHours(12), xdsAddress, xdsResyncInterval);
+        Duration.ofHours(12), xdsAddress, xdsResyncInterval, CentralConfig.NO_RATE_LIMIT_SERVICE);
     CentralServer server;
     try {
+      config = config.withRateLimit(new RateLimitSettings(rateLimitFiles(), redisUri, redisKeyPrefix, redisTimeout));
       server = CentralServer.start(config, Clock.systemUTC(), new SecureRandom(), System.out);
     } catch (RuntimeException e) {
       log.error("central could not start: {}", e.getMessage());
@@ -97,6 +120,16 @@ public final class CentralMain implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     stop.await();
     return 0;
+  }
+
+  /** The flag's files, or those of SPILLWAY_RATELIMIT_CONFIG (comma-separated) when the flag is not given. */
+  private List<Path> rateLimitFiles() {
+    if (rateLimitConfig != null && !rateLimitConfig.isEmpty()) {
+      return rateLimitConfig;
+    }
+    String env = blankToNull(System.getenv("SPILLWAY_RATELIMIT_CONFIG"));
+    return env == null ? List.of() : Arrays.stream(env.split(",")).map(String::trim).filter(f -> !f.isEmpty())
+        .map(Path::of).toList();
   }
 
   private static String blankToNull(String value) {

@@ -20,6 +20,7 @@ import io.spillway.central.edges.EdgesApi;
 import io.spillway.central.policy.AuditStore;
 import io.spillway.central.policy.PoliciesApi;
 import io.spillway.central.policy.PolicyStore;
+import io.spillway.central.ratelimit.RateLimitService;
 import io.spillway.central.resources.EffectiveResources;
 import io.spillway.central.resources.EndpointsApi;
 import io.spillway.central.resources.ResourceStore;
@@ -39,6 +40,7 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,12 +58,14 @@ public final class CentralServer implements AutoCloseable {
   private final Javalin http;
   private final ChangeBus bus;
   private final XdsServer xds;
+  private final RateLimitService rateLimit;
 
-  private CentralServer(Database database, Javalin http, ChangeBus bus, XdsServer xds) {
+  private CentralServer(Database database, Javalin http, ChangeBus bus, XdsServer xds, RateLimitService rateLimit) {
     this.database = database;
     this.http = http;
     this.bus = bus;
     this.xds = xds;
+    this.rateLimit = rateLimit;
   }
 
   /**
@@ -84,6 +88,7 @@ public final class CentralServer implements AutoCloseable {
     Database database = Database.open(url, config.databaseUser(), config.databasePassword());
     ChangeBus bus = ChangeBus.forDatabase(database, url, config.databaseUser(), config.databasePassword());
     XdsServer xds = null;
+    RateLimitService rateLimit = null;
     try {
       Json json = new Json();
       Secrets secrets = new Secrets(random);
@@ -111,8 +116,13 @@ public final class CentralServer implements AutoCloseable {
           bus.publish(target.edgeId());
         }
       });
+      if (config.rateLimit().enabled()) {
+        rateLimit = RateLimitService.start(config.rateLimit(), new EdgeStore(database, json, clock), XdsServer::callCredential,
+            metrics.registry(), clock);
+      }
       xds = XdsServer.start(new XdsServer.Settings(config.xdsAddress(), config.xdsPort(), config.xdsResyncInterval()),
-          xdsEdges, new PolicyStore(database, json, clock), resourcesOf(resourceStore), bus, metrics.registry(), gauges);
+          xdsEdges, new PolicyStore(database, json, clock), resourcesOf(resourceStore), bus, metrics.registry(), gauges,
+          rateLimit == null ? List.of() : List.of(rateLimit));
       Javalin http = Javalin.create(cfg -> {
         cfg.startup.showJavalinBanner = false;
         cfg.startup.showOldJavalinVersionWarning = false;
@@ -132,10 +142,13 @@ public final class CentralServer implements AutoCloseable {
       http.start();
       log.info("central listening on http://{}:{} ({} database, data directory {})", config.httpAddress(), http.port(),
           database.kind(), config.dataDir().toAbsolutePath());
-      return new CentralServer(database, http, bus, xds);
+      return new CentralServer(database, http, bus, xds, rateLimit);
     } catch (RuntimeException e) {
       if (xds != null) {
         xds.close();
+      }
+      if (rateLimit != null) {
+        rateLimit.close();
       }
       bus.close();
       database.close();
@@ -159,6 +172,9 @@ public final class CentralServer implements AutoCloseable {
       xds.close();
       http.stop();
     } finally {
+      if (rateLimit != null) {
+        rateLimit.close();
+      }
       bus.close();
       database.close();
     }

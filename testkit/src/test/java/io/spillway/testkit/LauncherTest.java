@@ -41,7 +41,8 @@ class LauncherTest {
 
     /** Commands the launcher must only ever find among the stand-ins. */
     private static final Set<String> HIDDEN_COMMANDS =
-            Set.of("mvn", "java", "javac", "apt-get", "id", "curl", "h2load", "openssl", "chromium", "chromedriver");
+            Set.of("mvn", "java", "javac", "apt-get", "id", "curl", "h2load", "openssl", "chromium", "chromedriver",
+                    "redis-server", "redis-cli");
 
     private static final String FAKE_MVN = """
             #!/usr/bin/env bash
@@ -90,6 +91,7 @@ class LauncherTest {
                 openssl) command=openssl ;;
                 chromium) command=chromium ;;
                 chromium-driver) command=chromedriver ;;
+                redis-server) command=redis-server ;;
                 *) continue ;;
               esac
               printf '#!/bin/sh\\n' >"$here/$command"
@@ -314,8 +316,8 @@ class LauncherTest {
         Run run = launch("test");
 
         assertThat(run.exitCode()).isNotZero();
-        assertThat(run.stderr()).contains("curl h2load openssl chromium chromedriver",
-                "apt-get install curl nghttp2-client openssl chromium chromium-driver");
+        assertThat(run.stderr()).contains("curl h2load openssl chromium chromedriver redis-server",
+                "apt-get install curl nghttp2-client openssl chromium chromium-driver redis-server");
         assertThat(run.stdout()).isEmpty();
         assertThat(mvnCalls()).isEmpty();
         assertThat(aptGetCalls()).isEmpty();
@@ -346,14 +348,14 @@ class LauncherTest {
         List<String> apt = aptGetCalls();
         assertThat(apt).hasSize(2);
         assertThat(apt.get(0)).startsWith("update");
-        assertThat(apt.get(1)).startsWith("install").contains(" -y ").endsWith(" nghttp2-client openssl chromium chromium-driver");
+        assertThat(apt.get(1)).startsWith("install").contains(" -y ").endsWith(" nghttp2-client openssl chromium chromium-driver redis-server");
         assertThat(mvnCalls()).containsExactly("-B verify -pl edge");
     }
 
     @Test
     void testWithEveryClientPresentNeitherUpdatesNorInstalls() throws IOException {
         pretendUserId(0);
-        for (String client : List.of("curl", "h2load", "openssl", "chromium", "chromedriver")) {
+        for (String client : List.of("curl", "h2load", "openssl", "chromium", "chromedriver", "redis-server")) {
             writeExecutable(fakes.resolve("bin/" + client), "#!/bin/sh\n");
         }
 
@@ -365,9 +367,36 @@ class LauncherTest {
     }
 
     @Test
-    void aDemoOrEdgeRightAfterTheFullTestsDoesNotBuildAgain() throws IOException {
+    void testStartsTheInstalledRedisWhenNothingAnswers() throws IOException {
         pretendUserId(0);
         for (String client : List.of("curl", "h2load", "openssl", "chromium", "chromedriver")) {
+            writeExecutable(fakes.resolve("bin/" + client), "#!/bin/sh\n");
+        }
+        // redis-cli ping fails until the stand-in redis-server has run
+        writeExecutable(fakes.resolve("bin/redis-cli"), "#!/bin/sh\n[ -e \"$(dirname \"$0\")/redis.started\" ]\n");
+        writeExecutable(fakes.resolve("bin/redis-server"),
+                "#!/bin/sh\nprintf '%s\\n' \"$*\" >>\"$(dirname \"$0\")/redis-server.calls\"\n"
+                        + "touch \"$(dirname \"$0\")/redis.started\"\n");
+
+        Run run = launch("test");
+
+        assertThat(run.exitCode()).as(run.stderr()).isZero();
+        assertThat(Files.readAllLines(fakes.resolve("bin/redis-server.calls")))
+                .containsExactly("--daemonize yes --port 6379 --bind 127.0.0.1 --save ");
+        assertThat(run.stderr()).contains("starting redis-server on 127.0.0.1:6379");
+        assertThat(mvnCalls()).containsExactly("-B verify");
+
+        Run again = launch("test");
+
+        assertThat(again.exitCode()).as(again.stderr()).isZero();
+        assertThat(Files.readAllLines(fakes.resolve("bin/redis-server.calls"))).as("a Redis that answers is left alone")
+                .hasSize(1);
+    }
+
+    @Test
+    void aDemoOrEdgeRightAfterTheFullTestsDoesNotBuildAgain() throws IOException {
+        pretendUserId(0);
+        for (String client : List.of("curl", "h2load", "openssl", "chromium", "chromedriver", "redis-server")) {
             writeExecutable(fakes.resolve("bin/" + client), "#!/bin/sh\n");
         }
         launch("test");

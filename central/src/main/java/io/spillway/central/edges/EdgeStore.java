@@ -328,6 +328,21 @@ public final class EdgeStore {
         .orElse(false);
   }
 
+  /**
+   * The edge whose current credential has this hash (a call that carries no node id, such as the
+   * rate limit service's); empty when no registered edge has it.
+   */
+  public Optional<String> edgeWithCredential(String credentialHash) {
+    return database.inTransaction(c -> {
+      try (PreparedStatement s = c.prepareStatement("SELECT id FROM edges WHERE credential_hash = ?")) {
+        s.setString(1, credentialHash);
+        try (ResultSet r = s.executeQuery()) {
+          return r.next() ? Optional.ofNullable(r.getString(1)) : Optional.<String>empty();
+        }
+      }
+    });
+  }
+
   /** The hash of the edge's current credential; empty when it is not registered. */
   public Optional<String> credentialHash(String id) {
     return database.inTransaction(c -> {

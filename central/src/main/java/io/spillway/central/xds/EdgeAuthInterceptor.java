@@ -4,6 +4,7 @@ import io.grpc.Context;
 import io.grpc.Contexts;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
@@ -40,8 +41,14 @@ final class EdgeAuthInterceptor implements ServerInterceptor {
     String credential = bearer(headers.get(AUTHORIZATION));
     if (credential == null) {
       metrics.authFailure(XdsMetrics.AuthFailure.MISSING_CREDENTIAL);
-      log.warn("refused a {} call from {}: no 'authorization: Bearer <edge credential>' metadata",
-          call.getMethodDescriptor().getFullMethodName(), call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+      if (call.getMethodDescriptor().getType() == MethodDescriptor.MethodType.UNARY) {
+        // one per request (the rate limit service): counted, not logged at warn
+        log.debug("refused a {} call from {}: no 'authorization: Bearer <edge credential>' metadata",
+            call.getMethodDescriptor().getFullMethodName(), call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+      } else {
+        log.warn("refused a {} stream from {}: no 'authorization: Bearer <edge credential>' metadata",
+            call.getMethodDescriptor().getFullMethodName(), call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR));
+      }
       call.close(Status.UNAUTHENTICATED.withDescription(
           "missing credential: send the edge's credential as gRPC metadata 'authorization: Bearer <credential>'"), new Metadata());
       return new ServerCall.Listener<>() {};

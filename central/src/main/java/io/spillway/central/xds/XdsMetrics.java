@@ -67,7 +67,7 @@ public final class XdsMetrics {
         .register(registry);
     authFailures = Counter.builder()
         .name("central_xds_auth_failures_total")
-        .help("ADS streams refused: missing_credential, unknown_node, bad_credential")
+        .help("ADS and report streams, and rate limit calls, refused: missing_credential, unknown_node, bad_credential")
         .labelNames("reason")
         .register(registry);
   }

@@ -1,5 +1,6 @@
 package io.spillway.central.xds;
 
+import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
@@ -14,6 +15,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executors;
@@ -83,19 +85,35 @@ public final class XdsServer implements AutoCloseable {
    */
   public static XdsServer start(Settings settings, EdgeStore edges, PolicyStore policies, EdgeResourceSource resources,
       ChangeBus bus, PrometheusRegistry registry, EdgeGauges gauges) {
+    return start(settings, edges, policies, resources, bus, registry, gauges, List.of());
+  }
+
+  /**
+   * Starts the server with more services for the edges on the same port, each behind the same
+   * interceptor as ADS: a call without {@code authorization: Bearer <credential>} ends with
+   * {@code UNAUTHENTICATED}; the service checks the credential, read with {@link #callCredential()}.
+   *
+   * @param edgeServices such as the rate limit service
+   * @see #start(Settings, EdgeStore, PolicyStore, EdgeResourceSource, ChangeBus, PrometheusRegistry, EdgeGauges)
+   */
+  public static XdsServer start(Settings settings, EdgeStore edges, PolicyStore policies, EdgeResourceSource resources,
+      ChangeBus bus, PrometheusRegistry registry, EdgeGauges gauges, List<BindableService> edgeServices) {
     PolicyResource policy = new PolicyResource(policies);
     EdgeStreams streams = new EdgeStreams(loader(edges, policy, resources), edges, EdgeStreams.pool(PUSH_THREADS, "xds-push"),
         PUSH_THREADS, EdgeStreams.pool(1, "xds-status"));
     XdsMetrics metrics = new XdsMetrics(registry, streams::connectedEdges);
     Context context = new Context(streams, metrics);
-    Server server = NettyServerBuilder.forAddress(new InetSocketAddress(settings.address(), settings.port()))
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress(settings.address(), settings.port()))
         .addService(ServerInterceptors.intercept(new AdsService(context), new EdgeAuthInterceptor(metrics)))
         .addService(ServerInterceptors.intercept(ReportService.definition(edges, gauges, metrics, Clock.systemUTC()),
             new EdgeAuthInterceptor(metrics)))
         .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
         .permitKeepAliveTime(10, TimeUnit.SECONDS)
-        .permitKeepAliveWithoutCalls(true)
-        .build();
+        .permitKeepAliveWithoutCalls(true);
+    for (BindableService service : edgeServices) {
+      builder.addService(ServerInterceptors.intercept(service, new EdgeAuthInterceptor(metrics)));
+    }
+    Server server = builder.build();
     try {
       server.start();
     } catch (IOException e) {
@@ -141,6 +159,14 @@ public final class XdsServer implements AutoCloseable {
         });
       }
     };
+  }
+
+  /**
+   * The credential the current call presented in {@code authorization: Bearer}, for a service
+   * registered through {@code edgeServices}; null outside such a call.
+   */
+  public static String callCredential() {
+    return EdgeAuthInterceptor.CREDENTIAL.get();
   }
 
   /** The bound port. */
