@@ -5,6 +5,7 @@
 # Five CapacityBackend origins on 127.0.0.1 (SLOTS concurrent slots of SERVICE_MS each; each
 # reports its busy share of slots in ORCA's endpoint-load-metrics as cpu_utilization, and its
 # capacity as rps_fractional). Scenarios:
+#   healthy  all five alike (the reference for "p99 with one slow backend vs all healthy")
 #   slow  backend 5 has 10x the service time (a tenth of the capacity), reports honestly
 #   hot   backend 5 reports cpu_utilization >= 0.9 and has 2x the service time
 # For each scenario and policy an open-loop load (io.spillway.bench.overload.OpenLoopLoad: requests
@@ -18,7 +19,7 @@
 # Report to stdout and bench/results/pressure-lb-<timestamp>.md. Every process is stopped on exit.
 #
 # Environment (defaults in brackets):
-#   SCENARIOS  slow hot                                         [slow hot]
+#   SCENARIOS  healthy slow hot                                 [slow hot]
 #   POLICIES   round_robin least_request least_request_full cswrr pressure nginx haproxy  [all seven]
 #   DURATION   measured seconds per cell (1..300)               [30]
 #   WARM       warm-up seconds per cell, ramping to the rate (0 or 4..60)  [8]
@@ -61,7 +62,7 @@ done
 (( WARM == 0 || (WARM >= 4 && WARM <= 60) )) || die "WARM must be 0 or 4..60"
 (( LOAD_PCT >= 1 && LOAD_PCT <= 150 )) || die "LOAD_PCT must be 1..150"
 (( SLOTS >= 1 && SERVICE_MS >= 1 )) || die "SLOTS and SERVICE_MS must be positive"
-for s in $SCENARIOS; do case $s in slow|hot) ;; *) die "unknown scenario '$s' (slow, hot)";; esac; done
+for s in $SCENARIOS; do case $s in healthy|slow|hot) ;; *) die "unknown scenario '$s' (healthy, slow, hot)";; esac; done
 for p in $POLICIES; do
   case $p in round_robin|least_request|least_request_full|cswrr|pressure|nginx|haproxy) ;; *) die "unknown policy '$p'";; esac
 done
@@ -254,7 +255,7 @@ start_backends() {  # SCENARIO
 
 capacity() {  # SCENARIO: total requests/s the five backends serve
   local per=$((SLOTS * 1000 / SERVICE_MS))
-  case $1 in slow) echo $((4 * per + per / 10)) ;; hot) echo $((4 * per + per / 2)) ;; esac
+  case $1 in healthy) echo $((5 * per)) ;; slow) echo $((4 * per + per / 10)) ;; hot) echo $((4 * per + per / 2)) ;; esac
 }
 
 run_cell() {  # SCENARIO POLICY RATE
