@@ -6,6 +6,9 @@
 # reports its busy share of slots in ORCA's endpoint-load-metrics as cpu_utilization, and its
 # capacity as rps_fractional). Scenarios:
 #   healthy  all five alike (the reference for "p99 with one slow backend vs all healthy")
+#   shift    all alike; backend 5 turns 10x slow a third into the measured time and recovers at
+#            two thirds: each backend's share of the requests sent to it, every 0.5 s, is drawn
+#            as an SVG per policy (bench/results/pressure-lb-shift-<policy>-<timestamp>.svg)
 #   slow  backend 5 has 10x the service time (a tenth of the capacity), reports honestly
 #   hot   backend 5 reports cpu_utilization >= 0.9 and has 2x the service time
 # For each scenario and policy an open-loop load (io.spillway.bench.overload.OpenLoopLoad: requests
@@ -62,7 +65,7 @@ done
 (( WARM == 0 || (WARM >= 4 && WARM <= 60) )) || die "WARM must be 0 or 4..60"
 (( LOAD_PCT >= 1 && LOAD_PCT <= 150 )) || die "LOAD_PCT must be 1..150"
 (( SLOTS >= 1 && SERVICE_MS >= 1 )) || die "SLOTS and SERVICE_MS must be positive"
-for s in $SCENARIOS; do case $s in healthy|slow|hot) ;; *) die "unknown scenario '$s' (healthy, slow, hot)";; esac; done
+for s in $SCENARIOS; do case $s in healthy|slow|hot|shift) ;; *) die "unknown scenario '$s' (healthy, slow, hot, shift)";; esac; done
 for p in $POLICIES; do
   case $p in round_robin|least_request|least_request_full|cswrr|pressure|nginx|haproxy) ;; *) die "unknown policy '$p'";; esac
 done
@@ -255,7 +258,7 @@ start_backends() {  # SCENARIO
 
 capacity() {  # SCENARIO: total requests/s the five backends serve
   local per=$((SLOTS * 1000 / SERVICE_MS))
-  case $1 in healthy) echo $((5 * per)) ;; slow) echo $((4 * per + per / 10)) ;; hot) echo $((4 * per + per / 2)) ;; esac
+  case $1 in healthy|shift) echo $((5 * per)) ;; slow) echo $((4 * per + per / 10)) ;; hot) echo $((4 * per + per / 2)) ;; esac
 }
 
 run_cell() {  # SCENARIO POLICY RATE
@@ -285,10 +288,85 @@ run_cell() {  # SCENARIO POLICY RATE
     done
   fi
   streams+=(--stream "measured,/m,$rate,$WARM,$total")
+  local shift_pids=()
+  if [[ $scenario == shift ]]; then
+    local slow_port=${BACKEND_PORTS[4]} samples="$DIR/shift-$policy.tsv"
+    : >"$samples"
+    (  # each backend's served count every 0.5 s; bounded by the cell's length
+      for ((i = 0; i <= total * 2 + 2; i++)); do
+        now=$(date +%s.%N)
+        for p in "${BACKEND_PORTS[@]}"; do
+          printf '%s\t%s\t%s\n' "$now" "$p" "$(curl -s --max-time 1 "http://127.0.0.1:$p/__stats" \
+            | sed -n 's/.*"received":\([0-9]*\).*/\1/p')"
+        done >>"$samples"
+        sleep 0.5
+      done ) &
+    shift_pids+=($!)
+    ( sleep "$(awk -v w="$WARM" -v d="$DURATION" 'BEGIN { print w + d / 3 }')"
+      curl -s --max-time 2 "http://127.0.0.1:$slow_port/__service?ms=$((SERVICE_MS * 10))" >/dev/null
+      sleep "$(awk -v d="$DURATION" 'BEGIN { print d / 3 }')"
+      curl -s --max-time 2 "http://127.0.0.1:$slow_port/__service?ms=$SERVICE_MS" >/dev/null ) &
+    shift_pids+=($!)
+  fi
   timeout --kill-after=5 "$((total + 30))" "$JAVA" "${TOOL_JVM[@]}" -cp "$BENCH_JAR" \
     io.spillway.bench.overload.OpenLoopLoad --target "$url" "${streams[@]}" \
     --timeout-ms "$TIMEOUT_MS" --slo-ms "$TIMEOUT_MS" \
     --label "$scenario/$policy" --out "$out" >"$DIR/load-$scenario-$policy.log" 2>&1 || log "load for $scenario/$policy failed"
+  local sp
+  for sp in "${shift_pids[@]}"; do wait "$sp" 2>/dev/null || true; done
+  if [[ $scenario == shift ]]; then
+    mkdir -p "$RESULTS_DIR"
+    python3 - "$DIR/shift-$policy.tsv" "${BACKEND_PORTS[4]}" "$policy" "$WARM" "$DURATION" \
+      >"$RESULTS_DIR/pressure-lb-shift-$policy-$(date +%Y%m%d-%H%M%S).svg" <<'PY'
+import sys
+path, slow, policy, warm, duration = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
+served = {}
+for line in open(path):
+    t, port, n = line.rstrip("\n").split("\t")
+    if n:
+        served.setdefault(float(t), {})[port] = int(n)
+ticks = sorted(served)
+t0 = ticks[0] if ticks else 0.0
+ports = sorted({p for t in served.values() for p in t}, key=lambda p: (p == slow, p))
+shares = []  # (seconds since the load started, {port: share of the requests sent in the interval})
+j = 0
+for b in ticks:  # over about 1 s: from the last sample at least 1 s older
+    while j + 1 < len(ticks) and ticks[j + 1] <= b - 1.0:
+        j += 1
+    a = ticks[j]
+    if b - a < 0.9:
+        continue
+    d = {p: served[b].get(p, 0) - served[a].get(p, 0) for p in ports}
+    total = sum(d.values())
+    if total > 0:
+        shares.append((b - t0, {p: d[p] / total for p in ports}))
+W, H, L, R, T, B = 640, 260, 48, 150, 28, 34
+end = warm + duration
+x = lambda s: L + (s / end) * (W - L - R)
+y = lambda v: T + (1 - v) * (H - T - B)
+colors = ["#1f6fb2", "#2f8f5b", "#6b4fa0", "#c27400", "#b42318"]
+out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="11">',
+       f'<text x="{L}" y="16" font-size="13">{policy}: share of the requests sent to each backend, 1 s intervals</text>']
+lo, hi = warm + duration / 3, warm + 2 * duration / 3
+out.append(f'<rect x="{x(lo):.1f}" y="{T}" width="{x(hi) - x(lo):.1f}" height="{H - T - B}" fill="#fdecea"/>')
+out.append(f'<text x="{(x(lo) + x(hi)) / 2:.1f}" y="{T + 12}" text-anchor="middle" fill="#b42318">backend 5 at 10x service time</text>')
+for v in (0, 0.2, 0.4, 0.6, 0.8, 1.0):
+    out.append(f'<line x1="{L}" x2="{W - R}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#d5dce5" stroke-width="0.5"/>')
+    out.append(f'<text x="{L - 6}" y="{y(v) + 4:.1f}" text-anchor="end" fill="#5b6673">{int(v * 100)} %</text>')
+for s in range(0, int(end) + 1, 5):
+    out.append(f'<text x="{x(s):.1f}" y="{H - 14}" text-anchor="middle" fill="#5b6673">{s} s</text>')
+out.append(f'<line x1="{x(warm):.1f}" x2="{x(warm):.1f}" y1="{T}" y2="{H - B}" stroke="#5b6673" stroke-dasharray="3 2"/>')
+out.append(f'<text x="{x(warm) + 3:.1f}" y="{H - B - 4}" fill="#5b6673">measured from here</text>')
+for k, p in enumerate(ports):
+    pts = " ".join(f"{x(s):.1f},{y(sh[p]):.1f}" for s, sh in shares)
+    name = "backend 5 (turns slow)" if p == slow else f"backend {k + 1}"
+    out.append(f'<polyline fill="none" stroke="{colors[k % 5]}" stroke-width="1.6" points="{pts}"/>')
+    out.append(f'<line x1="{W - R + 10}" x2="{W - R + 28}" y1="{T + 14 + k * 16}" y2="{T + 14 + k * 16}" stroke="{colors[k % 5]}" stroke-width="2"/>')
+    out.append(f'<text x="{W - R + 32}" y="{T + 18 + k * 16}">{name}</text>')
+out.append("</svg>")
+print("\n".join(out))
+PY
+  fi
   if [[ $policy == pressure && -n ${admin:-} ]]; then
     curl -s --max-time 2 "http://127.0.0.1:$admin/clusters" | grep pressure_ >"$DIR/$scenario-pressure-clusters.txt" || true
   fi

@@ -41,7 +41,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Everything runs on ONE event loop, so the slot count and the queue need no locking and the
  * backend's own CPU use is bounded to one thread. HTTP/1.1 keep-alive, body {@code "ok\n"}.
  * {@code GET /__stats} is answered at once (never queued): in service, queued, served, dropped.
- * {@code GET /__flush} answers every queued request with 503 at once (used between benchmark
+ * {@code GET /__service?ms=M} changes the service time from then on (a backend that turns slow and
+ * recovers). {@code GET /__flush} answers every queued request with 503 at once (used between benchmark
  * phases so a backlog from one phase cannot leak into the next). The queue is bounded by
  * {@code --max-queue} (default 200000); beyond it a request gets 503 at once and is counted.
  *
@@ -52,7 +53,7 @@ public final class CapacityBackend {
   private static final byte[] OK = "ok\n".getBytes(StandardCharsets.US_ASCII);
 
   private final int slots;
-  private final long serviceNanos;
+  private long serviceNanos; // changed only on the event loop, by /__service
   private final int maxQueue;
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private int busy;
@@ -133,6 +134,16 @@ public final class CapacityBackend {
                 + "\"rejected_queue_full\":%d,\"flushed\":%d}%n",
             busy, queue.size(), received, served, droppedClosed, rejectedQueueFull, flushed);
         write(ctx, keepAlive, HttpResponseStatus.OK, body.getBytes(StandardCharsets.US_ASCII));
+        return;
+      }
+      if (uri.startsWith("/__service?ms=")) {
+        double ms = Double.parseDouble(uri.substring("/__service?ms=".length()));
+        if (ms <= 0) {
+          write(ctx, keepAlive, HttpResponseStatus.BAD_REQUEST, "service time must be positive\n".getBytes(StandardCharsets.US_ASCII));
+          return;
+        }
+        serviceNanos = (long) (ms * 1_000_000);
+        write(ctx, keepAlive, HttpResponseStatus.OK, ("{\"service_ms\":" + ms + "}\n").getBytes(StandardCharsets.US_ASCII));
         return;
       }
       if (uri.startsWith("/__flush")) {

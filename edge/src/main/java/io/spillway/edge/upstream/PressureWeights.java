@@ -103,6 +103,9 @@ final class PressureWeights {
     }
   }
 
+  /** How far above the median score of the other hosts in rotation a host's score must be to be ejected. */
+  static final double EJECT_MARGIN = 0.1;
+
   private final PressureConfig settings;
   private final Stats stats;
   private final boolean readsReports;
@@ -283,9 +286,12 @@ final class PressureWeights {
    * Ejections and returns. A scored host above the eject threshold for {@code eject_after_updates}
    * updates in a row is ejected for {@code min(base × count, max)}, while fewer than {@code
    * max(1, n × max_ejection_percent / 100)} hosts are out and at least one host stays. An ejected
-   * host returns once its time is up and its score is below the return threshold — or, when no
-   * new data came since it left (it got no traffic, so it could not show a recovery), with the
-   * score it left with: a light weight that its new data and slow start then raise.
+   * host returns once its time is up, unless data still arrived in the last update (requests it
+   * had in flight finishing) with its score at or above the return threshold; it comes back with
+   * the score it has — a light weight when it left saturated — which its new data and slow start
+   * then raise. Only a host clearly worse than its peers is ejected: its score must also exceed
+   * the median score of the other hosts in rotation by {@link #EJECT_MARGIN}, so when every host is
+   * saturated (the edge's own backlog, a fleet-wide slow-down) none is removed to overload the rest.
    * A host in rotation with a score at or below the eject threshold loses one ejection count per
    * base ejection time.
    */
@@ -303,8 +309,9 @@ final class PressureWeights {
         out++;
         continue;
       }
-      boolean freshSinceEjection = s.lastDataNanos() != NEVER && s.lastDataNanos() > s.ejectedAtNanos;
-      if (freshSinceEjection && scored[i] && s.score.value() >= settings.returnThreshold()) {
+      // Still draining what it had in flight, and still bad: wait. Otherwise nothing more can come
+      // while it is out, so it returns (with the score it has) to show how it does now.
+      if (s.newData && scored[i] && s.score.value() >= settings.returnThreshold()) {
         out++;
         continue;
       }
@@ -322,7 +329,8 @@ final class PressureWeights {
         continue;
       }
       boolean silentSinceReturn = s.returnedNanos != NEVER && s.lastDataNanos() <= s.returnedNanos;
-      if (!scored[i] || s.score.value() <= settings.ejectThreshold() || silentSinceReturn) {
+      if (!scored[i] || s.score.value() <= settings.ejectThreshold() || silentSinceReturn
+          || s.score.value() < medianOfOthers(st, scored, i) + EJECT_MARGIN) {
         // (A returned host is judged again on data it sends after its return, not on the score it
         // came back with.)
         s.above = 0;
@@ -347,6 +355,17 @@ final class PressureWeights {
       out++;
       stats.ejectionsTotal.inc();
     }
+  }
+
+  /** The median score of the other scored hosts in rotation (NaN when there is none). */
+  private static double medianOfOthers(HostState[] st, boolean[] scored, int self) {
+    List<Double> scores = new ArrayList<>();
+    for (int i = 0; i < st.length; i++) {
+      if (i != self && scored[i] && !st[i].ejected) {
+        scores.add(st[i].score.value());
+      }
+    }
+    return scores.isEmpty() ? Double.NaN : median(scores);
   }
 
   /** The slow-start factor of a host that returned from ejection less than the window ago; 1 otherwise. */

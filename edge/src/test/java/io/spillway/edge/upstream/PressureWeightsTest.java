@@ -185,6 +185,34 @@ class PressureWeightsTest {
   }
 
   @Test
+  void whenEveryHostIsSaturatedNoneIsEjected() {
+    // The edge's own backlog (a cold start) or a fleet-wide slow-down: removing one host would only
+    // pour its share onto the others.
+    start(settings().build(), 4);
+    for (int i = 0; i < 5; i++) {
+      update(0.95, 0.97, 0.99, 0.96);
+    }
+    for (int h = 0; h < 4; h++) {
+      assertThat(view(h).ejected()).isFalse();
+    }
+    assertThat(stat("lb_pressure_ejections_total")).isZero();
+  }
+
+  @Test
+  void anEjectedHostWaitsWhileItsLastRequestsReportBadlyThenReturns() {
+    start(settings().build(), 3);
+    update(0.1, 0.1, 0.95);
+    update(0.1, 0.1, 0.95);
+    assertThat(view(2).ejected()).isTrue();
+    now.addAndGet(11 * S);
+    update(0.1, 0.1, 0.95); // its time is up, but what it still had in flight says 0.95
+    assertThat(view(2).ejected()).isTrue();
+    update(0.1, 0.1, Double.NaN); // nothing more can come while it is out: back, at its own weight
+    assertThat(view(2).ejected()).isFalse();
+    assertThat(view(2).weight()).isCloseTo(0.05, within(1e-9));
+  }
+
+  @Test
   void atMostTheMaxShareIsEjectedAndOneHostAlwaysStays() {
     start(settings().build(), 3); // 10 % of 3: still one may go
     update(0.9, 0.95, 0.1);
