@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.spillway.central.ApiClient;
 import io.spillway.central.CentralProcess;
+import io.spillway.central.EdgeBootstraps;
 import io.spillway.policy.CrossFieldRule;
 import io.spillway.policy.PolicyField;
 import io.spillway.policy.RateLimitField;
@@ -175,31 +176,7 @@ class ConsoleE2E {
               initial_metadata: [{key: authorization, value: "Bearer %s"}]
           cds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
           lds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
-        static_resources:
-          listeners:
-          - name: main
-            address: {socket_address: {address: 127.0.0.1, port_value: %d}}
-            filter_chains:
-            - filters:
-              - name: envoy.filters.network.http_connection_manager
-                typed_config:
-                  "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
-                  stat_prefix: main
-                  route_config:
-                    virtual_hosts:
-                    - name: all
-                      domains: ["*"]
-                      routes: [{match: {prefix: "/"}, route: {cluster: backend}}]
-                  http_filters:
-                  - name: envoy.filters.http.router
-                    typed_config: {"@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router}
-          clusters:
-          - name: backend
-            type: STATIC
-            load_assignment:
-              cluster_name: backend
-              endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: %d}}}}]}]
-        """.formatted(adminPort, EDGE, xdsPort, credential, listenerPort, origin.port()));
+        """.formatted(adminPort, EDGE, xdsPort, credential) + EdgeBootstraps.staticProxy(listenerPort, origin.port()));
     edge = EdgeProcess.builder().bootstrap(bootstrap).adminPort(adminPort)
         .environment("HTTP_ADMISSION_CONTINUATION_SHARE", "0.5")
         .environment("HTTP_ADMISSION_START_SHARE", "0.4")

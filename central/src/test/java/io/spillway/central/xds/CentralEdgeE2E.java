@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.spillway.central.CentralProcess;
+import io.spillway.central.EdgeBootstraps;
 import io.spillway.testkit.EdgeProcess;
 import io.spillway.testkit.FreePorts;
 import io.spillway.testkit.OriginServer;
@@ -58,35 +59,8 @@ class CentralEdgeE2E {
 
   private static String bootstrap(String edgeId, int adminPort, int listenerPort, int xdsPort, String credential, int origin,
       String apiType) {
-    return dynamicBootstrap(edgeId, adminPort, xdsPort, credential, apiType) + """
-        static_resources:
-          listeners:
-          - name: main
-            address: {socket_address: {address: 127.0.0.1, port_value: %d}}
-            filter_chains:
-            - filters:
-              - name: envoy.filters.network.http_connection_manager
-                typed_config:
-                  "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
-                  stat_prefix: main
-                  route_config:
-                    name: local
-                    virtual_hosts:
-                    - name: all
-                      domains: ["*"]
-                      routes:
-                      - match: {prefix: "/"}
-                        route: {cluster: backend}
-                  http_filters:
-                  - name: envoy.filters.http.router
-                    typed_config: {"@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router}
-          clusters:
-          - name: backend
-            type: STATIC
-            load_assignment:
-              cluster_name: backend
-              endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 127.0.0.1, port_value: %d}}}}]}]
-        """.formatted(listenerPort, origin);
+    return dynamicBootstrap(edgeId, adminPort, xdsPort, credential, apiType)
+        + EdgeBootstraps.staticProxy(listenerPort, origin);
   }
 
   /** The packaged central on {@code dir} with its xDS server on {@code xdsPort}. */
