@@ -2,7 +2,6 @@ package io.spillway.edge.filters.rbac;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.config.HeaderMutations;
@@ -21,21 +20,17 @@ import io.spillway.edge.http.filter.DownstreamTls;
 import io.spillway.edge.http.filter.EncoderFilter;
 import io.spillway.edge.http.filter.FilterChainBuilder;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
-import io.spillway.edge.http.filter.ResponseFlag;
-import io.spillway.edge.http.filter.StreamCallbacksStub;
+import io.spillway.edge.http.filter.RecordingStream;
 import io.spillway.edge.http.filter.StreamInfo;
 import io.spillway.edge.http.message.RequestHeaders;
-import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.router.RouteEntry;
 import io.spillway.edge.stats.StatsStore;
-import io.spillway.edge.upstream.Worker;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -100,53 +95,10 @@ class RbacFilterTest {
     }
   }
 
-  private final class Fake extends StreamCallbacksStub {
-    final StreamInfo info;
-    final RouteEntry route;
-    final RequestHeaders request;
-    int replyStatus;
-    String replyBody;
-    ResponseFlag replyFlag;
-    int replies;
-
+  private static final class Fake extends RecordingStream {
     Fake(RouteEntry route, RequestHeaders request, String peer) {
-      this.route = route;
-      this.request = request;
-      this.info = new StreamInfo(0, peer, false);
+      super(route, request, new StreamInfo(0, peer, false));
       info.setDownstreamAddresses(new InetSocketAddress(peer, PEER.getPort()), LOCAL);
-    }
-
-    @Override
-    public Worker worker() {
-      throw new UnsupportedOperationException("the RBAC filter needs no worker");
-    }
-
-    @Override
-    public RouteEntry route() {
-      return route;
-    }
-
-    @Override
-    public RequestHeaders requestHeaders() {
-      return request;
-    }
-
-    @Override
-    public StreamInfo streamInfo() {
-      return info;
-    }
-
-    @Override
-    public void sendLocalReply(int status, String body, ResponseFlag flag, Consumer<HttpHeaders> modifyHeaders) {
-      replyStatus = status;
-      replyBody = body;
-      replyFlag = flag;
-      replies++;
-    }
-
-    @Override
-    public void sendLocalReply(ResponseHeaders headers, ByteBuf body, ResponseFlag flag) {
-      throw new UnsupportedOperationException("the RBAC filter sends a text reply");
     }
   }
 
