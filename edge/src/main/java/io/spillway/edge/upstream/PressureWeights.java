@@ -323,6 +323,7 @@ final class PressureWeights {
     }
     int allowed = settings.maxEjectionPercent() == 0 ? 0
         : Math.min(n - 1, Math.max(1, n * settings.maxEjectionPercent() / 100));
+    double[] inRotation = scoresInRotation(st, scored);
     for (int i = 0; i < n; i++) {
       HostState s = st[i];
       if (s.ejected) {
@@ -330,7 +331,7 @@ final class PressureWeights {
       }
       boolean silentSinceReturn = s.returnedNanos != NEVER && s.lastDataNanos() <= s.returnedNanos;
       if (!scored[i] || s.score.value() <= settings.ejectThreshold() || silentSinceReturn
-          || s.score.value() < medianOfOthers(st, scored, i) + EJECT_MARGIN) {
+          || s.score.value() < medianWithout(inRotation, s.score.value()) + EJECT_MARGIN) {
         // (A returned host is judged again on data it sends after its return, not on the score it
         // came back with.)
         s.above = 0;
@@ -357,15 +358,35 @@ final class PressureWeights {
     }
   }
 
-  /** The median score of the other scored hosts in rotation (NaN when there is none). */
-  private static double medianOfOthers(HostState[] st, boolean[] scored, int self) {
-    List<Double> scores = new ArrayList<>();
+  /** The scores of the scored hosts in rotation, sorted. */
+  private static double[] scoresInRotation(HostState[] st, boolean[] scored) {
+    double[] v = new double[st.length];
+    int m = 0;
     for (int i = 0; i < st.length; i++) {
-      if (i != self && scored[i] && !st[i].ejected) {
-        scores.add(st[i].score.value());
+      if (scored[i] && !st[i].ejected) {
+        v[m++] = st[i].score.value();
       }
     }
-    return scores.isEmpty() ? Double.NaN : median(scores);
+    double[] sorted = Arrays.copyOf(v, m);
+    Arrays.sort(sorted);
+    return sorted;
+  }
+
+  /** The median of {@code sorted} without one occurrence of {@code own} (the other hosts'); NaN when none is left. */
+  private static double medianWithout(double[] sorted, double own) {
+    int at = Arrays.binarySearch(sorted, own);
+    int m = sorted.length - (at >= 0 ? 1 : 0);
+    if (m <= 0) {
+      return Double.NaN;
+    }
+    int mid = m / 2;
+    double upper = othersAt(sorted, at, mid);
+    return m % 2 == 1 ? upper : (othersAt(sorted, at, mid - 1) + upper) / 2;
+  }
+
+  /** The k-th of {@code sorted} with the entry at {@code removed} (if at least 0) taken out. */
+  private static double othersAt(double[] sorted, int removed, int k) {
+    return removed >= 0 && k >= removed ? sorted[k + 1] : sorted[k];
   }
 
   /** The slow-start factor of a host that returned from ejection less than the window ago; 1 otherwise. */
