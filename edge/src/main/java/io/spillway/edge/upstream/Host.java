@@ -28,7 +28,7 @@ public final class Host {
 
   private final String clusterName;
   /** Final but for a LOGICAL_DNS cluster's one host, which follows the latest resolution. */
-  private volatile InetSocketAddress address;
+  private volatile Located located;
   private final String hostname;
   private final int weight;
   /** The endpoint's {@code envoy.lb} {@code hash_key} metadata, or "" (ring hash and Maglev then hash the address). */
@@ -100,7 +100,7 @@ public final class Host {
     this.collectsLoadReports = collectsLoadReports;
     this.joinedNanos = joinedNanos;
     this.clusterName = clusterName;
-    this.address = address;
+    this.located = new Located(address);
     this.hostname = hostname;
     this.weight = weight;
     this.pools = new HostPool[workers];
@@ -143,12 +143,12 @@ public final class Host {
    * address of the latest resolution: connections already open to an earlier one stay in the pools.
    */
   public InetSocketAddress address() {
-    return address;
+    return located.address;
   }
 
   /** A LOGICAL_DNS re-resolution moved the host: new connections go to {@code next} (control side). */
   void moveTo(InetSocketAddress next) {
-    this.address = next;
+    this.located = new Located(next);
   }
 
   /** The configured name (the DNS name for STRICT_DNS and LOGICAL_DNS clusters, the IP otherwise). */
@@ -171,7 +171,7 @@ public final class Host {
    * [ipv6]:port} in the short form.
    */
   public String hashKey() {
-    return hashKeyOverride.isEmpty() ? envoyAddress(address) : hashKeyOverride;
+    return hashKeyOverride.isEmpty() ? located.text : hashKeyOverride;
   }
 
   /** A socket address as Envoy's {@code asString()} writes it: {@code ip:port}, {@code [ipv6]:port} (short form). */
@@ -183,10 +183,19 @@ public final class Host {
     return a.getAddress() instanceof java.net.Inet6Address ? "[" + ip + "]:" + a.getPort() : ip + ":" + a.getPort();
   }
 
-  /** "ip:port", as Envoy prints upstream hosts. */
+  /**
+   * The address as Envoy prints upstream hosts ({@code ip:port}, {@code [ipv6]:port}); built once
+   * per address, since the access log and the tracer read it for every request.
+   */
   public String addressString() {
-    InetSocketAddress a = address;
-    return a.getAddress().getHostAddress() + ":" + a.getPort();
+    return located.text;
+  }
+
+  /** An address with its printed form, swapped as one so a reader never sees a mismatched pair. */
+  private record Located(InetSocketAddress address, String text) {
+    Located(InetSocketAddress address) {
+      this(address, envoyAddress(address));
+    }
   }
 
   public int activeRequests() {
