@@ -15,13 +15,22 @@ import java.util.function.LongSupplier;
  *   <li><b>Call time.</b> Every released permit reports its call time. Samples are summed per tier
  *       over a sampling window of {@value #WINDOW_MILLIS} ms (closed once it holds at least
  *       {@value #MIN_SAMPLES} samples; a window that is too thin is simply extended).
- *   <li><b>No-load baseline.</b> The lowest window-mean call time seen, which only drifts upwards
- *       (by {@value #BASELINE_DRIFT} of the gap per window) in windows where the edge is
- *       application-limited (observed concurrency below half the limit), i.e. when what we measure
- *       really is the unloaded call time. Under sustained load it therefore cannot creep upwards with
- *       the queueing delay it is meant to detect. As a safety valve, when the limit has been pinned
- *       at {@code minLimit} by slow calls for {@value #REBASELINE_WINDOWS} consecutive windows the
- *       baseline is reset to the current call time (the world changed, e.g. a slower backend).
+ *   <li><b>No-load baseline.</b> Falls at once to any window-mean call time below it. It rises
+ *       only to the lowest mean of the application-limited windows (observed concurrency below
+ *       half the limit) of the last {@value #BASELINE_HORIZON_MILLIS} ms, and only once at least
+ *       {@value #BASELINE_MIN_BUCKETS} of that span's seconds had such windows — a slower world
+ *       that lasts. An earlier version let it drift towards every application-limited window's
+ *       mean; offered load near the backend's capacity then raised it with the backend's own
+ *       queue (nothing is refused there, so every window is application-limited), and the next
+ *       overload settled at tolerance × that inflated baseline (admitted calls 2–3 times the
+ *       no-load time at 2× capacity in {@code bench/overload.sh}). Windows where the limit binds
+ *       never raise it, so a long overload cannot creep it upwards. Two ways re-learn it when the
+ *       backend itself got slower: during a congestion, when observed concurrency has halved
+ *       since the congestion began and the mean call time fell by less than half what a queue
+ *       would give back ({@code 1 − 1/tolerance}), that call time is the new baseline; and when
+ *       the limit has sat at {@code minLimit} with calls still too slow for
+ *       {@value #REBASELINE_MILLIS} ms, the current call time becomes the baseline (the limit
+ *       cannot shed that slowness).
  *   <li><b>Executor lag.</b> {@link #onExecutorLag(long, int)} feeds the lateness of a 10 ms timer. The
  *       worst value of the last second (ten 100 ms buckets) is what {@code http_executor_lag_seconds}
  *       shows; the learner uses the worst of the last 100–200 ms (current and previous bucket), so
@@ -85,16 +94,24 @@ public final class AdaptiveLimit {
   public static final long WINDOW_MILLIS = 25;
   /** Samples a window needs before it is used (a stall shrinks the limit even without samples). */
   public static final int MIN_SAMPLES = 16;
-  /** Share of the gap by which the baseline rises per application-limited window. */
-  public static final double BASELINE_DRIFT = 0.05;
+  /**
+   * How far back the baseline looks when it rises: it rises only to the lowest window-mean call
+   * time of the application-limited windows of this span.
+   */
+  public static final long BASELINE_HORIZON_MILLIS = 10_000;
+  /** Of the horizon's one-second buckets, how many must hold application-limited windows for a rise. */
+  public static final int BASELINE_MIN_BUCKETS = 8;
   /**
    * Observed concurrency below which slow calls are not read as congestion: with less than one
    * request in flight on average nothing queues behind the edge's own traffic, so a slow call at
    * idle (JIT warm-up, a cold cache, a slow backend) must not shrink the limit.
    */
   public static final double MIN_QUEUEING_CONCURRENCY = 1.0;
-  /** Windows pinned at minLimit by slow calls after which the baseline is re-learned. */
-  public static final int REBASELINE_WINDOWS = 1200;
+  /**
+   * How long the limit may sit at minLimit with calls still too slow before the baseline is
+   * re-learned: the limit cannot go lower, so the slowness is not something it can shed.
+   */
+  public static final long REBASELINE_MILLIS = 2_000;
 
   private static final long WINDOW_NANOS = WINDOW_MILLIS * 1_000_000L;
   private static final long LAG_BUCKET_NANOS = 100_000_000L;
@@ -112,12 +129,22 @@ public final class AdaptiveLimit {
   private final AtomicLongArray counts = new AtomicLongArray(TIERS);
   private final AtomicLongArray meanRttNanos = new AtomicLongArray(TIERS);
 
+  private static final long FLOOR_BUCKET_NANOS = 1_000_000_000L;
+  private static final int FLOOR_BUCKETS = (int) (BASELINE_HORIZON_MILLIS / 1000);
+  /** Per second of the horizon: the lowest application-limited window mean (double bits), and its second. */
+  private final AtomicLongArray floorStamps = new AtomicLongArray(FLOOR_BUCKETS);
+  private final AtomicLongArray floorBits = new AtomicLongArray(FLOOR_BUCKETS);
+
   private final AtomicLongArray lagStamps = new AtomicLongArray(LAG_BUCKETS);
   private final AtomicLongArray lagMax = new AtomicLongArray(LAG_BUCKETS);
 
   // written only by the thread that owns the window being closed
   private volatile double baselineNanos;
-  private volatile int pinnedWindows;
+  /** When the limit was first seen pinned at minLimit by slow calls, or 0. */
+  private volatile long pinnedSince;
+  /** Observed concurrency and call time of the first window of the current congestion, 0 outside one. */
+  private volatile double congestionConcurrency;
+  private volatile double congestionRtt;
   /** Requests in flight when the lag probe last fired (what a window without samples knows of load). */
   private volatile int inFlightAtLag;
 
@@ -136,6 +163,9 @@ public final class AdaptiveLimit {
     this.windowStart = new AtomicLong(now);
     for (int i = 0; i < LAG_BUCKETS; i++) {
       lagStamps.set(i, Long.MIN_VALUE);
+    }
+    for (int i = 0; i < FLOOR_BUCKETS; i++) {
+      floorStamps.set(i, Long.MIN_VALUE);
     }
   }
 
@@ -304,9 +334,23 @@ public final class AdaptiveLimit {
       if (baseline <= 0 || rtt < baseline) {
         baseline = rtt;
       } else if (appLimited) {
-        baseline += (rtt - baseline) * BASELINE_DRIFT;
+        baseline = Math.max(baseline, recordFloor(now, rtt));
       }
       double gradient = s.tolerance() * baseline / rtt;
+      if (gradient < 1 && concurrency >= MIN_QUEUEING_CONCURRENCY) {
+        if (congestionConcurrency <= 0) {
+          congestionConcurrency = concurrency;
+          congestionRtt = rtt;
+        } else if (slowerNotQueueing(concurrency, rtt, s.tolerance())) {
+          // in flight has halved since the congestion began and the calls are as slow as then:
+          // what slowed them is not a queue the limit could shorten, so it is the new baseline
+          baseline = rtt;
+          gradient = s.tolerance();
+          congestionConcurrency = 0;
+        }
+      } else {
+        congestionConcurrency = 0;
+      }
       if (gradient < 1 && concurrency >= MIN_QUEUEING_CONCURRENCY) {
         congested = true;
         estimate = Math.max(limit / 2, concurrency * gradient);
@@ -314,12 +358,14 @@ public final class AdaptiveLimit {
         estimate = Math.max(limit + 1, limit * Math.min(2, gradient));
       }
       if (congested && limit <= s.minLimit()) {
-        if (++pinnedWindows >= REBASELINE_WINDOWS) {
+        if (pinnedSince == 0) {
+          pinnedSince = now;
+        } else if (now - pinnedSince >= REBASELINE_MILLIS * 1_000_000L) {
           baseline = rtt;
-          pinnedWindows = 0;
+          pinnedSince = 0;
         }
       } else {
-        pinnedWindows = 0;
+        pinnedSince = 0;
       }
       baselineNanos = baseline;
     }
@@ -338,5 +384,45 @@ public final class AdaptiveLimit {
         return;
       }
     }
+  }
+
+  /**
+   * Records an application-limited window's mean call time and returns what the baseline may rise
+   * to: the lowest such mean of the horizon once at least {@value #BASELINE_MIN_BUCKETS} of its
+   * seconds hold one, else 0. A backend that is busy but not refused for (offered load near its
+   * capacity) has windows with and without a queue; the lowest of them is still about the
+   * unloaded call time, where a drift towards every window's mean took the queue in.
+   */
+  private double recordFloor(long now, double rtt) {
+    long second = Math.floorDiv(now, FLOOR_BUCKET_NANOS);
+    int index = (int) Math.floorMod(second, (long) FLOOR_BUCKETS);
+    if (floorStamps.get(index) != second) {
+      floorStamps.set(index, second);
+      floorBits.set(index, Double.doubleToRawLongBits(rtt));
+    } else if (rtt < Double.longBitsToDouble(floorBits.get(index))) {
+      floorBits.set(index, Double.doubleToRawLongBits(rtt));
+    }
+    int buckets = 0;
+    double lowest = Double.MAX_VALUE;
+    for (int i = 0; i < FLOOR_BUCKETS; i++) {
+      long stamp = floorStamps.get(i);
+      if (stamp != Long.MIN_VALUE && stamp > second - FLOOR_BUCKETS) {
+        buckets++;
+        lowest = Math.min(lowest, Double.longBitsToDouble(floorBits.get(i)));
+      }
+    }
+    return buckets >= BASELINE_MIN_BUCKETS ? lowest : 0;
+  }
+
+  /**
+   * Whether a congested window says the backend got slower rather than queued: in flight is at
+   * most half what it was when the congestion began while the mean call time fell by less than
+   * half of what a queue would have given back. With a queue, call time is proportional to in
+   * flight above capacity, so halving in flight from above {@code tolerance ×} capacity removes
+   * at least {@code 1 − 1/tolerance} of the call time.
+   */
+  private boolean slowerNotQueueing(double concurrency, double rtt, double tolerance) {
+    double expectedDrop = 1 - 1 / tolerance;
+    return concurrency <= congestionConcurrency / 2 && rtt >= congestionRtt * (1 - expectedDrop / 2);
   }
 }

@@ -1,0 +1,78 @@
+package io.spillway.edge.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.spillway.policy.Mode;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The learned limit against an open-loop load on a FIFO backend of {@code C} = 20 slots × 50 ms
+ * (400 req/s), the shape of {@code bench/overload.sh}: the targets of SPEC §8 are about the call
+ * time of what is admitted, so these tests check the limit against {@code tolerance × C} and the
+ * admitted call time against {@code tolerance ×} the no-load call time.
+ */
+class AdaptiveLimitOpenLoopTest {
+
+  private static final int SLOTS = 20;
+  private static final double SERVICE_MS = 50;
+  private static final double C = SLOTS * 1000 / SERVICE_MS;
+
+  @Test
+  void aBusyButUnrefusedBackendDoesNotRaiseTheBaselineSoTheLimitHoldsToleranceAtTwiceCapacity() {
+    OpenLoopModel m = new OpenLoopModel(SLOTS, SERVICE_MS, Policies.defaults(Mode.ENFORCE), Tier.PROXY);
+    // the benchmark's levels: 0.8 C, a pause, exactly C (the backend's queue wanders; nothing is
+    // refused), a pause, then 2 C
+    m.rate(0.8 * C);
+    m.run(10_000);
+    long unloaded = m.admission.adaptiveLimit().baselineNanos();
+    m.rate(0);
+    m.run(3_000);
+    m.rate(C);
+    m.run(10_000);
+    // exactly at capacity the queue wanders up and down: a few are refused when it runs long
+    assertThat(m.refused * 1.0 / m.offered).isLessThan(0.02);
+    // exactly at capacity the backend queues: the baseline must not take that queueing in
+    assertThat((double) m.admission.adaptiveLimit().baselineNanos()).isLessThan(unloaded * 1.1);
+    m.rate(0);
+    m.run(3_000);
+    m.rate(2 * C);
+    m.run(5_000); // convergence
+    m.resetCounts();
+    int limit = m.runSamplingLimit(5_000);
+    assertThat((double) limit).isBetween(1.5 * SLOTS * 0.85, 1.5 * SLOTS * 1.15);
+    // admitted call time: median within tolerance × the no-load call time (about 50 ms)
+    assertThat((double) m.callMillis.getValueAtPercentile(50)).isLessThanOrEqualTo(1.5 * SERVICE_MS * 1.05);
+    assertThat(m.admitted * 1.0 / m.offered).isBetween(0.45, 0.55);
+  }
+
+  @Test
+  void aBackendThatTurnsSlowerAtLowLoadIsLearnedInsteadOfRefusedFor() {
+    OpenLoopModel m = new OpenLoopModel(SLOTS, SERVICE_MS, Policies.defaults(Mode.ENFORCE), Tier.PROXY);
+    m.rate(0.4 * C);
+    m.run(10_000);
+    // every call now takes twice as long; the backend is at 80 % of its new capacity, not overloaded
+    m.serviceMillis(2 * SERVICE_MS);
+    m.resetCounts();
+    m.run(10_000);
+    // what the slow-down costs: a few hundred ms of refusals while the limit learns it
+    assertThat(m.refused * 1.0 / m.offered).isLessThan(0.05);
+    m.resetCounts();
+    m.run(10_000);
+    assertThat(m.refused).isZero();
+    assertThat((double) m.admission.adaptiveLimit().baselineNanos() / OpenLoopModel.MS).isBetween(90.0, 130.0);
+  }
+
+  @Test
+  void aLongOverloadDoesNotLetTheLimitCreep() {
+    OpenLoopModel m = new OpenLoopModel(SLOTS, SERVICE_MS, Policies.defaults(Mode.ENFORCE), Tier.PROXY);
+    m.rate(0.5 * C);
+    m.run(10_000);
+    m.rate(3 * C);
+    m.run(5_000);
+    int early = m.runSamplingLimit(10_000);
+    m.run(100_000);
+    int late = m.runSamplingLimit(10_000);
+    assertThat((double) late).isBetween(early * 0.9, early * 1.1);
+    assertThat((double) late).isBetween(1.5 * SLOTS * 0.85, 1.5 * SLOTS * 1.15);
+  }
+}

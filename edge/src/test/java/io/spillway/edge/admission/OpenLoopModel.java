@@ -1,0 +1,137 @@
+package io.spillway.edge.admission;
+
+import io.spillway.edge.stats.StatsStore;
+import io.spillway.policy.EffectivePolicy;
+import java.util.ArrayDeque;
+import java.util.SplittableRandom;
+
+/**
+ * A deterministic open-loop model of an edge in front of a server, stepped in 1 ms ticks, shaped
+ * like {@code bench/overload.sh}'s backend: {@code slots} workers take admitted requests in FIFO
+ * order, each for {@code serviceMillis} ±20 % (seeded); requests arrive at a set rate whatever
+ * happens to the earlier ones (a refused request is gone). The call time an admitted request
+ * reports is its queueing plus service time, as the edge sees it.
+ */
+final class OpenLoopModel {
+
+  static final long MS = 1_000_000L;
+
+  final int slots;
+  final AdmissionController admission;
+  private final SplittableRandom random = new SplittableRandom(7);
+  private final Tier tier;
+  private long now = 1_000 * MS;
+  private double serviceMillis;
+  private double ratePerSecond;
+  private double arrivalCredit;
+
+  private final ArrayDeque<Request> waiting = new ArrayDeque<>();
+  private final Request[] busy;
+
+  long offered;
+  long admitted;
+  long refused;
+  /** Call times of the admitted requests that completed since the last reset, in ms. */
+  final org.HdrHistogram.Histogram callMillis = new org.HdrHistogram.Histogram(60_000, 3);
+
+  private record Request(AdmissionPermit permit, long arrivedNanos, double[] remaining) {}
+
+  OpenLoopModel(int slots, double serviceMillis, EffectivePolicy.Inbound inbound, Tier tier) {
+    this.slots = slots;
+    this.serviceMillis = serviceMillis;
+    this.tier = tier;
+    this.busy = new Request[slots];
+    this.admission = new AdmissionController(inbound, new StatsStore(), () -> now);
+  }
+
+  /** Requests per second from now on. */
+  void rate(double perSecond) {
+    ratePerSecond = perSecond;
+  }
+
+  /** Service time of the requests that arrive from now on (the backend got slower or faster). */
+  void serviceMillis(double millis) {
+    serviceMillis = millis;
+  }
+
+  /** The server's capacity in requests per second at the current service time. */
+  double capacity() {
+    return slots * 1000.0 / serviceMillis;
+  }
+
+  void resetCounts() {
+    offered = 0;
+    admitted = 0;
+    refused = 0;
+    callMillis.reset();
+  }
+
+  int limit() {
+    return admission.limit();
+  }
+
+  long nowNanos() {
+    return now;
+  }
+
+  void tick() {
+    now += MS;
+    for (int i = 0; i < slots; i++) {
+      Request r = busy[i];
+      if (r != null && (r.remaining[0] -= 1) <= 0) {
+        long took = now - r.arrivedNanos;
+        r.permit.release(took, true);
+        callMillis.recordValue(Math.max(1, took / MS));
+        busy[i] = null;
+      }
+      if (busy[i] == null && !waiting.isEmpty()) {
+        busy[i] = waiting.poll();
+      }
+    }
+    arrivalCredit += ratePerSecond / 1000.0;
+    while (arrivalCredit >= 1) {
+      arrivalCredit -= 1;
+      offered++;
+      AdmissionPermit permit = admission.tryAcquire(tier);
+      if (permit.refused()) {
+        refused++;
+        continue;
+      }
+      admitted++;
+      Request r = new Request(permit, now, new double[] {serviceMillis * (0.8 + 0.4 * random.nextDouble())});
+      int free = freeSlot();
+      if (free >= 0) {
+        busy[free] = r;
+      } else {
+        waiting.add(r);
+      }
+    }
+  }
+
+  private int freeSlot() {
+    for (int i = 0; i < slots; i++) {
+      if (busy[i] == null) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  void run(long millis) {
+    for (long i = 0; i < millis; i++) {
+      tick();
+    }
+  }
+
+  /** Runs and returns the median of the limit sampled every 50 ms. */
+  int runSamplingLimit(long millis) {
+    int[] samples = new int[(int) (millis / 50)];
+    for (int s = 0; s < samples.length; s++) {
+      run(50);
+      samples[s] = limit();
+    }
+    run(millis % 50);
+    java.util.Arrays.sort(samples);
+    return samples.length == 0 ? limit() : samples[samples.length / 2];
+  }
+}
