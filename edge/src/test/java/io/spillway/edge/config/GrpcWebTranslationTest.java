@@ -103,7 +103,7 @@ class GrpcWebTranslationTest {
             disable_text: true
         """.formatted(TYPE)))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining(HCM + ".http_filters[0].typed_config")
-        .hasMessageContaining("disable_text");
+        .hasMessage(HCM + ".http_filters[0].typed_config.disable_text: unknown field (not in "
+            + "envoy.extensions.filters.http.grpc_web.v3.GrpcWeb)");
   }
 }

@@ -1,9 +1,12 @@
 package io.spillway.edge.filters.grpcweb;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.util.AsciiString;
 import io.spillway.edge.http.filter.DecoderFilterCallbacks;
 import io.spillway.edge.http.filter.EncoderFilterCallbacks;
 import io.spillway.edge.http.filter.FilterChainBuilder;
@@ -14,6 +17,7 @@ import io.spillway.edge.http.filter.HttpFilterFactory;
 import io.spillway.edge.http.filter.StreamFilter;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
+import java.nio.charset.StandardCharsets;
 
 /**
  * One stream's gRPC-Web bridge (Envoy's {@code GrpcWebFilter}; grpc/grpc PROTOCOL-WEB.md).
@@ -55,11 +59,11 @@ public final class GrpcWebFilter implements StreamFilter {
   /** How much of a non-gRPC response's body becomes its grpc-message (Envoy's MAX_BUFFERED_PLAINTEXT_LENGTH). */
   static final int MAX_MESSAGE_BYTES = 16384;
 
-  private static final io.netty.util.AsciiString GRPC_ACCEPT_ENCODING =
-      io.netty.util.AsciiString.cached("grpc-accept-encoding");
-  private static final io.netty.util.AsciiString GRPC_STATUS = io.netty.util.AsciiString.cached("grpc-status");
-  private static final io.netty.util.AsciiString GRPC_MESSAGE = io.netty.util.AsciiString.cached("grpc-message");
-  private static final byte[] HEX = "0123456789ABCDEF".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  private static final AsciiString GRPC_ACCEPT_ENCODING =
+      AsciiString.cached("grpc-accept-encoding");
+  private static final AsciiString GRPC_STATUS = AsciiString.cached("grpc-status");
+  private static final AsciiString GRPC_MESSAGE = AsciiString.cached("grpc-message");
+  private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
 
   private DecoderFilterCallbacks decoder;
   private EncoderFilterCallbacks encoder;
@@ -122,7 +126,7 @@ public final class GrpcWebFilter implements StreamFilter {
     h.set(HttpHeaderNames.CONTENT_TYPE, GRPC);
     String accept = h.get(HttpHeaderNames.ACCEPT);
     textResponse = GRPC_WEB_TEXT.equals(accept) || GRPC_WEB_TEXT_PROTO.equals(accept);
-    h.set(HttpHeaderNames.TE, io.netty.handler.codec.http.HttpHeaderValues.TRAILERS);
+    h.set(HttpHeaderNames.TE, HttpHeaderValues.TRAILERS);
     if (!h.contains(GRPC_ACCEPT_ENCODING)) {
       h.set(GRPC_ACCEPT_ENCODING, ACCEPT_ENCODING_DEFAULT);
     }
@@ -237,7 +241,7 @@ public final class GrpcWebFilter implements StreamFilter {
       encoder.continueEncoding();
       return FilterTrailersStatus.CONTINUE;
     }
-    var alloc = encoder.worker().allocator();
+    ByteBufAllocator alloc = encoder.worker().allocator();
     ByteBuf frame = TrailerFrame.of(trailers, alloc);
     if (textResponse) {
       if (responseText != null) {
