@@ -131,6 +131,8 @@ public final class ExtensionRegistry {
   public static final String HEALTH_CHECK = "envoy.filters.http.health_check";
   /** Envoy's name of the role-based access control HTTP filter. */
   public static final String RBAC = "envoy.filters.http.rbac";
+  /** Envoy's name of the gRPC-Web HTTP filter. */
+  public static final String GRPC_WEB = "envoy.filters.http.grpc_web";
   /** Envoy's name of the TLS transport socket. */
   public static final String TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
   /** The {@code typed_extension_protocol_options} key of upstream HTTP protocol options. */
@@ -165,6 +167,8 @@ public final class ExtensionRegistry {
       .addNameSuffices(CORS, Category.HTTP_FILTER, Cors.getDefaultInstance())
       .add(CORS + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, CorsPolicy.getDefaultInstance())
       .add(COMPRESSOR, Category.HTTP_FILTER, Compressor.getDefaultInstance())
+      .addNameSuffices(GRPC_WEB, Category.HTTP_FILTER,
+          io.envoyproxy.envoy.extensions.filters.http.grpc_web.v3.GrpcWeb.getDefaultInstance())
       .add(HEALTH_CHECK, Category.HTTP_FILTER,
           io.envoyproxy.envoy.extensions.filters.http.health_check.v3.HealthCheck.getDefaultInstance())
       .add(FAULT, Category.HTTP_FILTER,
@@ -241,17 +245,18 @@ public final class ExtensionRegistry {
    * Envoy's former names of extensions registered here. Envoy no longer resolves them (nor any
    * name, when a typed_config gives the type); they are named in the error to say what to write.
    */
-  private static final Map<String, String> FORMER_NAMES = Map.of(
-      "envoy.router", ROUTER,
-      "envoy.buffer", BUFFER,
-      "envoy.ext_authz", EXT_AUTHZ,
-      "envoy.cors", CORS,
-      "envoy.http_connection_manager", HTTP_CONNECTION_MANAGER,
-      "envoy.listener.tls_inspector", "envoy.filters.listener.tls_inspector",
-      "envoy.listener.http_inspector", "envoy.filters.listener.http_inspector",
-      "tls", TLS_TRANSPORT_SOCKET,
-      "envoy.statsd", STATSD_SINK,
-      "envoy.dog_statsd", DOG_STATSD_SINK);
+  private static final Map<String, String> FORMER_NAMES = Map.ofEntries(
+      Map.entry("envoy.router", ROUTER),
+      Map.entry("envoy.buffer", BUFFER),
+      Map.entry("envoy.ext_authz", EXT_AUTHZ),
+      Map.entry("envoy.cors", CORS),
+      Map.entry("envoy.grpc_web", GRPC_WEB),
+      Map.entry("envoy.http_connection_manager", HTTP_CONNECTION_MANAGER),
+      Map.entry("envoy.listener.tls_inspector", "envoy.filters.listener.tls_inspector"),
+      Map.entry("envoy.listener.http_inspector", "envoy.filters.listener.http_inspector"),
+      Map.entry("tls", TLS_TRANSPORT_SOCKET),
+      Map.entry("envoy.statsd", STATSD_SINK),
+      Map.entry("envoy.dog_statsd", DOG_STATSD_SINK));
 
   private final Map<String, Extension> byName;
   private final Map<String, Extension> byTypeName;
@@ -361,7 +366,7 @@ public final class ExtensionRegistry {
    * older Envoy releases looked the name up, and files written for them rely on that; current
    * Envoy refuses unless {@code envoy.reloadable_features.no_extension_lookup_by_name} is false.
    * Spillway looks the name up for the extensions whose default config is complete
-   * ({@link Extension#nameSuffices()}: the router, CORS, the TLS and HTTP inspectors) and asks for the
+   * ({@link Extension#nameSuffices()}: the router, CORS, gRPC-Web, the TLS and HTTP inspectors) and asks for the
    * typed_config of the others.
    *
    * @param path the path of the entry; errors name its {@code name} or {@code typed_config}

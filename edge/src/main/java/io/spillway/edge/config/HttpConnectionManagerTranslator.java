@@ -21,7 +21,7 @@ import java.util.Optional;
 /**
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
- * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault, jwt_authn, health_check and rbac filters (the compressor
+ * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault, jwt_authn, health_check, rbac and grpc_web filters (the compressor
  * more than once, one per encoding) and must end with the router. {@code normalize_path},
  * {@code merge_slashes}, {@code path_with_escaped_slashes_action} and
  * {@code headers_with_underscores_action} are taken as they are (the runtime settles their unset
@@ -51,6 +51,9 @@ final class HttpConnectionManagerTranslator {
   private static final SupportedFields BUFFER = SupportedFields.of(Buffer.getDescriptor(), "max_request_bytes");
   /** The CORS filter's config has no fields: its policies come from the routes. */
   private static final SupportedFields CORS = SupportedFields.of(Cors.getDescriptor());
+  /** The gRPC-Web filter's config has no fields. */
+  private static final SupportedFields GRPC_WEB = SupportedFields.of(
+      io.envoyproxy.envoy.extensions.filters.http.grpc_web.v3.GrpcWeb.getDescriptor());
   private static final SupportedFields HEALTH_CHECK = SupportedFields.of(
       io.envoyproxy.envoy.extensions.filters.http.health_check.v3.HealthCheck.getDescriptor(),
       "pass_through_mode", "headers", "cluster_min_healthy_percentages");
@@ -281,6 +284,14 @@ final class HttpConnectionManagerTranslator {
       case ExtensionRegistry.CORS -> {
         if (ExtensionRegistry.carriesConfig(filter.hasTypedConfig(), filter.getTypedConfig())) {
           CORS.check(registry.unpack(filter.getTypedConfig(), Cors.class, Category.HTTP_FILTER, configPath),
+              configPath);
+        }
+        yield HttpFilterConfig.NoSettings.INSTANCE;
+      }
+      case ExtensionRegistry.GRPC_WEB -> {
+        if (ExtensionRegistry.carriesConfig(filter.hasTypedConfig(), filter.getTypedConfig())) {
+          GRPC_WEB.check(registry.unpack(filter.getTypedConfig(),
+              io.envoyproxy.envoy.extensions.filters.http.grpc_web.v3.GrpcWeb.class, Category.HTTP_FILTER, configPath),
               configPath);
         }
         yield HttpFilterConfig.NoSettings.INSTANCE;

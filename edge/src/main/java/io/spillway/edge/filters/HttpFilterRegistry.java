@@ -16,6 +16,7 @@ import io.spillway.edge.filters.cors.CorsFactory;
 import io.spillway.edge.filters.compressor.CompressorFactory;
 import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
 import io.spillway.edge.filters.fault.FaultFactory;
+import io.spillway.edge.filters.grpcweb.GrpcWebFilter;
 import io.spillway.edge.filters.healthcheck.HealthCheckFilter;
 import io.spillway.edge.filters.jwtauthn.JwtAuthnFactory;
 import io.spillway.edge.filters.policylimit.PolicyRateLimits;
@@ -52,6 +53,7 @@ public final class HttpFilterRegistry {
   public static final String HEALTH_CHECK = "envoy.filters.http.health_check";
   public static final String RBAC = "envoy.filters.http.rbac";
   public static final String JWT_AUTHN = "envoy.filters.http.jwt_authn";
+  public static final String GRPC_WEB = "envoy.filters.http.grpc_web";
 
   private static final Map<String, BiFunction<HttpFilterConfig, FilterContext, HttpFilterFactory>> FACTORIES =
       Map.ofEntries(
@@ -68,6 +70,7 @@ public final class HttpFilterRegistry {
           Map.entry(CORS, (entry, context) -> new CorsFactory(entry.name(), context.httpScope(),
               context.runtime()::snapshot)),
           Map.entry(COMPRESSOR, CompressorFactory::new),
+          Map.entry(GRPC_WEB, (entry, context) -> GrpcWebFilter.factory(entry.name())),
           Map.entry(FAULT, (entry, context) -> new FaultFactory(entry.name(), entry.settings(FaultConfig.class),
               context.httpScope(), context.runtime()::snapshot)),
           Map.entry(JWT_AUTHN, (entry, context) -> new JwtAuthnFactory(entry.name(),

@@ -213,9 +213,18 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
     }
   }
 
+  /**
+   * Writes the trailers, which end the stream. No trailers left (a filter moved them into the body,
+   * as gRPC-Web does) end it with an empty DATA frame instead of an empty HEADERS frame, as Envoy's
+   * codec does: some browsers mishandle a trailer block without fields.
+   */
   @Override
   public void sendTrailers(HttpHeaders trailers) {
     if (closed()) {
+      return;
+    }
+    if (trailers.isEmpty()) {
+      connection.streams().writeData(stream, io.netty.buffer.Unpooled.EMPTY_BUFFER, true, null);
       return;
     }
     connection.streams().writeTrailers(stream, trailers);
