@@ -67,7 +67,7 @@ final class RemoteJwksCache {
   private record Snapshot(JwksKeys keys, long expiresAtNanos) {}
 
   /** A request waiting for the fetch: its loop and what it does with the keys. */
-  private record Waiter(Executor loop, Consumer<JwksKeys> done) {}
+  private record WaitingRequest(Executor loop, Consumer<JwksKeys> done) {}
 
   private final JwtAuthnConfig.RemoteKeys config;
   private final Fetcher fetcher;
@@ -77,7 +77,7 @@ final class RemoteJwksCache {
   private final long cacheNanos;
   private final AtomicReference<Snapshot> current = new AtomicReference<>();
   private final AtomicBoolean fetching = new AtomicBoolean();
-  private final Queue<Waiter> waiters = new ConcurrentLinkedQueue<>();
+  private final Queue<WaitingRequest> waiters = new ConcurrentLinkedQueue<>();
   private final AtomicReference<Scheduled> refetch = new AtomicReference<>();
   private final CompletableFuture<Void> firstFetch = new CompletableFuture<>();
   /** async_fetch: the worker the background fetches run on, and its timer; set once by {@link #startAsync}. */
@@ -113,7 +113,7 @@ final class RemoteJwksCache {
    * {@link JwksKeys#FETCH_FAILED}.
    */
   void await(Executor loop, Worker worker, Consumer<JwksKeys> done) {
-    waiters.offer(new Waiter(loop, done));
+    waiters.offer(new WaitingRequest(loop, done));
     if (!fetching.compareAndSet(false, true)) {
       return; // the fetch in flight completes us: it clears the flag before it drains the queue
     }
@@ -195,8 +195,8 @@ final class RemoteJwksCache {
   }
 
   private void drain(JwksKeys keys) {
-    for (Waiter w = waiters.poll(); w != null; w = waiters.poll()) {
-      Waiter waiter = w;
+    for (WaitingRequest w = waiters.poll(); w != null; w = waiters.poll()) {
+      WaitingRequest waiter = w;
       waiter.loop().execute(() -> waiter.done().accept(keys));
     }
   }
