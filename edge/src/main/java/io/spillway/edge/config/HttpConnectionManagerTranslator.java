@@ -310,7 +310,7 @@ final class HttpConnectionManagerTranslator {
           configPath);
       case ExtensionRegistry.JWT_AUTHN -> JwtAuthnTranslator.translate(registry.unpack(filter.getTypedConfig(),
           io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication.class, Category.HTTP_FILTER,
-          configPath), configPath);
+          configPath), routes::knowsCluster, configPath);
       default -> throw new ConfigException(filterPath, extension + " is not supported");
     };
   }

@@ -44,7 +44,8 @@ public record JwtAuthnConfig(
    * @param name its key in {@code providers}
    * @param issuer {@code issuer}; empty accepts any {@code iss}
    * @param audiences {@code audiences}; empty accepts any {@code aud}
-   * @param jwks the {@code local_jwks} key set, parsed when the configuration was loaded
+   * @param keys where the keys come from: {@code local_jwks}, parsed when the configuration was
+   *     loaded, or {@code remote_jwks}, fetched through a cluster
    * @param fromHeaders {@code from_headers}
    * @param fromParams {@code from_params}
    * @param fromCookies {@code from_cookies}
@@ -61,7 +62,7 @@ public record JwtAuthnConfig(
       String name,
       String issuer,
       List<String> audiences,
-      JWKSet jwks,
+      KeySource keys,
       List<TokenHeader> fromHeaders,
       List<String> fromParams,
       List<String> fromCookies,
@@ -78,7 +79,7 @@ public record JwtAuthnConfig(
       fromParams = List.copyOf(fromParams);
       fromCookies = List.copyOf(fromCookies);
       claimToHeaders = List.copyOf(claimToHeaders);
-      Objects.requireNonNull(jwks, "jwks");
+      Objects.requireNonNull(keys, "keys");
     }
 
     /** Whether the token locations are Envoy's defaults (no {@code from_*} set). */
@@ -86,6 +87,105 @@ public record JwtAuthnConfig(
       return fromHeaders.isEmpty() && fromParams.isEmpty() && fromCookies.isEmpty();
     }
   }
+
+  /** Where a provider's keys come from. */
+  public sealed interface KeySource {}
+
+  /** {@code local_jwks}: the key set, read and parsed when the configuration was loaded. */
+  public record LocalKeys(JWKSet jwks) implements KeySource {
+    public LocalKeys {
+      Objects.requireNonNull(jwks, "jwks");
+    }
+  }
+
+  /**
+   * A JWKS document's keys a token can be verified with (RSA, EC, and oct keys of at least 256
+   * bits), the rule for {@code local_jwks} and for a fetched {@code remote_jwks} alike.
+   *
+   * @throws IllegalArgumentException when it is not a JWKS, holds a shorter oct key, or has no
+   *     usable key; the message says which
+   */
+  public static JWKSet usableJwks(String text) {
+    JWKSet set;
+    try {
+      set = JWKSet.parse(text);
+    } catch (java.text.ParseException e) {
+      throw new IllegalArgumentException("is not a valid JWKS: " + e.getMessage(), e);
+    }
+    List<com.nimbusds.jose.jwk.JWK> usable = new java.util.ArrayList<>();
+    for (int i = 0; i < set.getKeys().size(); i++) {
+      com.nimbusds.jose.jwk.JWK key = set.getKeys().get(i);
+      if (key instanceof com.nimbusds.jose.jwk.OctetSequenceKey oct && oct.toByteArray().length < 32) {
+        throw new IllegalArgumentException("key " + i + (key.getKeyID() == null ? "" : " (kid " + key.getKeyID()
+            + ")") + " is an oct key of " + oct.toByteArray().length * 8
+            + " bits; HMAC keys of at least 256 bits are supported");
+      }
+      String type = key.getKeyType() == null ? "" : key.getKeyType().getValue();
+      if (type.equals("RSA") || type.equals("EC") || type.equals("oct")) {
+        usable.add(key);
+      }
+    }
+    if (usable.isEmpty()) {
+      throw new IllegalArgumentException("Jwks doesn't have any valid public key (RSA, EC or oct)");
+    }
+    return new JWKSet(usable);
+  }
+
+  /** Envoy's default {@code cache_duration} of a remote JWKS: 10 minutes. */
+  public static final Duration DEFAULT_CACHE_DURATION = Duration.ofMinutes(10);
+  /** Envoy's default {@code async_fetch.failed_refetch_duration}: 1 second. */
+  public static final Duration DEFAULT_FAILED_REFETCH = Duration.ofSeconds(1);
+
+  /**
+   * {@code remote_jwks}: the key set fetched with a {@code GET} of {@code http_uri} through one of
+   * the edge's clusters, kept for {@code cache_duration}.
+   *
+   * @param uri {@code http_uri.uri} as configured (for messages)
+   * @param scheme its scheme, {@code http} or {@code https} (the request's {@code :scheme})
+   * @param authority its authority (the request's {@code host} / {@code :authority})
+   * @param pathAndQuery its path and query, {@code /} when it has no path
+   * @param cluster {@code http_uri.cluster}: the cluster the request goes to
+   * @param timeout {@code http_uri.timeout}: the whole fetch, retries included; zero = none
+   * @param cacheDuration {@code cache_duration}: how long a fetched key set is used
+   * @param asyncFetch {@code async_fetch}, when set
+   * @param retry {@code retry_policy}, when set (no retry otherwise)
+   */
+  public record RemoteKeys(
+      String uri,
+      String scheme,
+      String authority,
+      String pathAndQuery,
+      String cluster,
+      Duration timeout,
+      Duration cacheDuration,
+      Optional<AsyncFetch> asyncFetch,
+      Optional<FetchRetry> retry) implements KeySource {
+    public RemoteKeys {
+      Objects.requireNonNull(uri, "uri");
+      Objects.requireNonNull(cluster, "cluster");
+      Objects.requireNonNull(asyncFetch, "asyncFetch");
+      Objects.requireNonNull(retry, "retry");
+    }
+  }
+
+  /**
+   * {@code async_fetch}: the key set is fetched when the filter's configuration is built and
+   * refreshed in the background; a fetched set is used until a newer one replaces it.
+   *
+   * @param fastListener whether the listener serves before the first fetch is done
+   * @param failedRefetchDuration how long after a failed fetch the next one starts
+   */
+  public record AsyncFetch(boolean fastListener, Duration failedRefetchDuration) {}
+
+  /**
+   * {@code retry_policy} of a JWKS fetch (Envoy's core {@code RetryPolicy}, turned into a route
+   * retry policy on {@code 5xx,gateway-error,connect-failure,reset}).
+   *
+   * @param numRetries retries after the first try ({@code num_retries}, default 1)
+   * @param baseInterval {@code retry_back_off.base_interval} (default 1 s)
+   * @param maxInterval {@code retry_back_off.max_interval} (default 10 × the base); also each try's timeout
+   */
+  public record FetchRetry(int numRetries, Duration baseInterval, Duration maxInterval) {}
 
   /** A {@code from_headers} entry: the header (lower case) and the prefix before the token, or empty. */
   public record TokenHeader(String name, String valuePrefix) {}

@@ -100,7 +100,7 @@ public final class HttpConnectionManager {
   }
 
   /** The chain's filter factories, parsed once: inbound admission, then {@code http_filters} in order. */
-  java.util.List<io.spillway.edge.http.filter.HttpFilterFactory> filterFactories() {
+  public java.util.List<io.spillway.edge.http.filter.HttpFilterFactory> filterFactories() {
     return filters;
   }
 

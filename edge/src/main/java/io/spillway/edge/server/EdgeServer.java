@@ -214,6 +214,7 @@ public final class EdgeServer implements AdminContext {
         nanoClock, () -> healthCheckFailed || drain.isDraining(), config.node().cluster(), tracers));
     for (ListenerConfig lc : config.listeners()) {
       Listener listener = listenerAssembler.listener(lc, lc.hasHttp() ? compileRoutes(lc.hcm().routeConfig()) : null);
+      awaitFilters(listener);
       bind(listener);
       addListener(listener);
     }
@@ -237,6 +238,25 @@ public final class EdgeServer implements AdminContext {
     ready = true;
     log.info("edge ready: {} workers on {}, {} listeners, {} clusters", options.concurrency(), transport,
         listeners.size(), config.clusters().size());
+  }
+
+  /**
+   * Envoy's listener init: a listener is bound once its HTTP filters are ready (jwt_authn's
+   * {@code async_fetch} without {@code fast_listener} waits for its first JWKS fetch, which ends
+   * by its own timeout). The fetches run on the workers; only this start-up thread waits.
+   */
+  private static void awaitFilters(Listener listener) throws InterruptedException {
+    if (listener.hcm() == null) {
+      return;
+    }
+    for (var factory : listener.hcm().filterFactories()) {
+      try {
+        factory.initialized().toCompletableFuture().get();
+      } catch (java.util.concurrent.ExecutionException e) {
+        log.warn("listener {}: filter {} did not initialize: {}", listener.config().name(), factory.name(),
+            e.getCause().toString());
+      }
+    }
   }
 
   /** The admin listener's access logs. */

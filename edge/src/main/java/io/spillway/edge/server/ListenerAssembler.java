@@ -84,13 +84,17 @@ final class ListenerAssembler {
     var filters = HttpFilterRegistry.chain(new FilterContext(lc.hcm(), hcmStats.scope(), parts.clusters(),
         parts.guards(), parts.admission(), lc.perConnectionBufferLimitBytes(), lc.tls().isPresent(), root,
         parts.nanoClock(), parts.runtime(), parts.authorizationClients(), parts.healthCheckFailed(),
-        parts.rateLimitClients(), parts.localCluster()), parts.rateLimits());
+        parts.rateLimitClients(), parts.localCluster(), workersInOrder()), parts.rateLimits());
     var tracer = lc.hcm().tracing()
         .map(t -> parts.tracers().tracer(t, hcmStats.scope(), lc.hcm().useRemoteAddress()))
         .orElse(null);
     return new HttpConnectionManager(lc.hcm(), hcmStats, routes, parts.drain(), lc.tls().isPresent(),
         lc.perConnectionBufferLimitBytes(), parts.httpOverload(), filters,
         parts.accessLogs().compileForConnectionManager(lc.hcm().accessLogs()), parts.runtime()::snapshot, tracer);
+  }
+
+  private java.util.List<Worker> workersInOrder() {
+    return parts.workers().values().stream().sorted(java.util.Comparator.comparingInt(Worker::index)).toList();
   }
 
   /**

@@ -95,7 +95,7 @@ class JwtAuthnTranslationTest {
     JwtAuthnConfig.Provider p = c.providers().get("p1");
     assertThat(p.issuer()).isEqualTo("https://issuer.example");
     assertThat(p.audiences()).containsExactly("api", "https://other.example/");
-    assertThat(p.jwks().getKeys()).extracting(k -> k.getKeyID()).containsExactly("r1", "e1");
+    assertThat(((JwtAuthnConfig.LocalKeys) p.keys()).jwks().getKeys()).extracting(k -> k.getKeyID()).containsExactly("r1", "e1");
     assertThat(p.forward()).isTrue();
     assertThat(p.fromHeaders()).containsExactly(new JwtAuthnConfig.TokenHeader("x-jwt", "Token "));
     assertThat(p.fromParams()).containsExactly("jwt");
@@ -168,13 +168,14 @@ class JwtAuthnTranslationTest {
           p1:
             local_jwks: { filename: %s }
         """.formatted(file)).providers().get("p1");
-    assertThat(fromFile.jwks().getKeys()).hasSize(2);
+    assertThat(((JwtAuthnConfig.LocalKeys) fromFile.keys()).jwks().getKeys()).hasSize(2);
 
     JwtAuthentication a = JwtAuthentication.newBuilder().putProviders("p1", JwtProvider.newBuilder()
         .setLocalJwks(DataSource.newBuilder().setEnvironmentVariable("JWKS")).build()).build();
-    JwtAuthnConfig fromEnv = JwtAuthnTranslator.translate(a, FieldPath.ROOT, new DataSources(Map.of("JWKS", JWKS)));
-    assertThat(fromEnv.providers().get("p1").jwks().getKeys()).hasSize(2);
-    assertThat(refusalOf(() -> JwtAuthnTranslator.translate(a, FieldPath.ROOT, new DataSources(Map.of()))))
+    JwtAuthnConfig fromEnv = JwtAuthnTranslator.translate(a, name -> false, FieldPath.ROOT,
+        new DataSources(Map.of("JWKS", JWKS)));
+    assertThat(((JwtAuthnConfig.LocalKeys) fromEnv.providers().get("p1").keys()).jwks().getKeys()).hasSize(2);
+    assertThat(refusalOf(() -> JwtAuthnTranslator.translate(a, name -> false, FieldPath.ROOT, new DataSources(Map.of()))))
         .isEqualTo("providers[\"p1\"].local_jwks.environment_variable: environment variable JWKS is not set or empty");
   }
 
@@ -209,14 +210,110 @@ class JwtAuthnTranslationTest {
         + ".typed_per_filter_config[\"envoy.filters.http.jwt_authn\"]: one of disabled or requirement_name is required");
   }
 
+  private static JwtAuthnConfig.RemoteKeys remote(String remoteJwks) throws ConfigException {
+    return (JwtAuthnConfig.RemoteKeys) translate("""
+        providers:
+          p1:
+            issuer: https://issuer.example
+            remote_jwks:
+        %s
+        """.formatted(remoteJwks.stripIndent().indent(6).stripTrailing())).providers().get("p1").keys();
+  }
+
+  private static String remoteRefusal(String remoteJwks) {
+    return refusalOf(() -> remote(remoteJwks));
+  }
+
+  @Test
+  void remoteJwksWithEveryField() throws Exception {
+    JwtAuthnConfig.RemoteKeys r = remote("""
+        http_uri: { uri: "https://idp.example:8443/.well-known/jwks.json?v=2", cluster: backend, timeout: 2.5s }
+        cache_duration: 300s
+        async_fetch: { fast_listener: true, failed_refetch_duration: 0.2s }
+        retry_policy:
+          num_retries: 3
+          retry_back_off: { base_interval: 0.05s, max_interval: 1s }
+        """);
+    assertThat(r.uri()).isEqualTo("https://idp.example:8443/.well-known/jwks.json?v=2");
+    assertThat(r.scheme()).isEqualTo("https");
+    assertThat(r.authority()).isEqualTo("idp.example:8443");
+    assertThat(r.pathAndQuery()).isEqualTo("/.well-known/jwks.json?v=2");
+    assertThat(r.cluster()).isEqualTo("backend");
+    assertThat(r.timeout()).isEqualTo(Duration.ofMillis(2500));
+    assertThat(r.cacheDuration()).isEqualTo(Duration.ofMinutes(5));
+    assertThat(r.asyncFetch()).contains(new JwtAuthnConfig.AsyncFetch(true, Duration.ofMillis(200)));
+    assertThat(r.retry()).contains(new JwtAuthnConfig.FetchRetry(3, Duration.ofMillis(50), Duration.ofSeconds(1)));
+  }
+
+  @Test
+  void remoteJwksDefaultsAreEnvoys() throws Exception {
+    JwtAuthnConfig.RemoteKeys r = remote("""
+        http_uri: { uri: "http://idp.example", cluster: backend, timeout: 1s }
+        """);
+    assertThat(r.pathAndQuery()).as("a URI without a path asks for /").isEqualTo("/");
+    assertThat(r.cacheDuration()).isEqualTo(Duration.ofMinutes(10));
+    assertThat(r.asyncFetch()).isEmpty();
+    assertThat(r.retry()).as("no retry_policy: no retries").isEmpty();
+
+    assertThat(remote("""
+        http_uri: { uri: "http://idp.example/keys", cluster: backend, timeout: 1s }
+        async_fetch: {}
+        retry_policy: {}
+        """)).satisfies(d -> {
+          assertThat(d.asyncFetch()).contains(new JwtAuthnConfig.AsyncFetch(false, Duration.ofSeconds(1)));
+          assertThat(d.retry()).contains(new JwtAuthnConfig.FetchRetry(1, Duration.ofSeconds(1), Duration.ofSeconds(10)));
+        });
+    assertThat(remote("""
+        http_uri: { uri: "http://idp.example/keys", cluster: backend, timeout: 1s }
+        retry_policy: { retry_back_off: { base_interval: 0.1s } }
+        """).retry()).as("max_interval defaults to 10 x base_interval")
+        .contains(new JwtAuthnConfig.FetchRetry(1, Duration.ofMillis(100), Duration.ofSeconds(1)));
+  }
+
+  @Test
+  void remoteJwksRefusalsNameTheField() {
+    String at = FILTER + ".providers[\"p1\"].remote_jwks";
+    assertThat(remoteRefusal("""
+        http_uri: { uri: "http://idp.example/keys", cluster: nowhere, timeout: 1s }
+        """)).isEqualTo(at + ".http_uri.cluster: unknown cluster \"nowhere\" (no cluster of that name is configured)");
+    assertThat(remoteRefusal("""
+        http_uri: { uri: "idp.example/keys", cluster: backend, timeout: 1s }
+        """)).startsWith(at + ".http_uri.uri: Provider 'p1' has an invalid URI: 'idp.example/keys'");
+    assertThat(remoteRefusal("""
+        http_uri: { uri: "ftp://idp.example/keys", cluster: backend, timeout: 1s }
+        """)).startsWith(at + ".http_uri.uri: Provider 'p1' has an invalid URI");
+    assertThat(remoteRefusal("""
+        http_uri: { uri: "http://idp.example/keys", cluster: backend }
+        """)).isEqualTo(at + ".http_uri.timeout: timeout is required");
+    assertThat(remoteRefusal("""
+        cache_duration: 1s
+        """)).isEqualTo(at + ".http_uri: http_uri is required");
+    assertThat(remoteRefusal("""
+        http_uri: { uri: "http://idp.example/keys", cluster: backend, timeout: 1s }
+        cache_duration: 0s
+        """)).isEqualTo(at + ".cache_duration: must be at least 1ms and less than 9000000000s");
+    assertThat(remoteRefusal("""
+        http_uri: { uri: "http://idp.example/keys", cluster: backend, timeout: 1s }
+        retry_policy: { retry_back_off: { max_interval: 1s } }
+        """)).isEqualTo(at + ".retry_policy.retry_back_off.base_interval: base_interval is required");
+    assertThat(remoteRefusal("""
+        http_uri: { uri: "http://idp.example/keys", cluster: backend, timeout: 1s }
+        retry_policy: { retry_back_off: { base_interval: 2s, max_interval: 1s } }
+        """)).isEqualTo(at + ".retry_policy.retry_back_off.max_interval: "
+            + "max_interval must be greater than or equal to the base_interval");
+    assertThat(remoteRefusal("""
+        http_uri: { uri: "http://idp.example/keys", cluster: backend, timeout: 1s }
+        retry_policy: { retry_on: "5xx" }
+        """)).isEqualTo(at + ".retry_policy.retry_on: retry_on is not supported");
+    assertThat(remoteRefusal("""
+        http_uri: { uri: "http://idp.example/keys", cluster: backend, timeout: 1s }
+        retry_policy: { retry_host_predicate: [ { name: envoy.retry_host_predicates.previous_hosts } ] }
+        """)).isEqualTo(at + ".retry_policy.retry_host_predicate: retry_host_predicate is not supported");
+  }
+
   @Test
   void refusalsNameTheField() {
     String p1 = FILTER + ".providers[\"p1\"]";
-    assertThat(refusal("""
-        providers:
-          p1:
-            remote_jwks: { http_uri: { uri: "http://jwks/keys", cluster: backend, timeout: 1s } }
-        """)).isEqualTo(p1 + ".remote_jwks: remote_jwks is not supported (use local_jwks)");
     assertThat(refusal(provider("payload_in_metadata: jwt")))
         .isEqualTo(p1 + ".payload_in_metadata: payload_in_metadata is not supported");
     assertThat(refusal(provider("subjects: { exact: me }"))).isEqualTo(p1 + ".subjects: subjects is not supported");
@@ -227,7 +324,7 @@ class JwtAuthnTranslationTest {
     assertThat(refusal("""
         providers:
           p1: { issuer: x }
-        """)).startsWith(p1 + ": local_jwks is required");
+        """)).isEqualTo(p1 + ": one of remote_jwks or local_jwks is required");
     assertThat(refusal("""
         providers:
           p1: { local_jwks: { inline_string: "not json" } }

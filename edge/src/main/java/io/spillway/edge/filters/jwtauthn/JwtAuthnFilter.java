@@ -1,10 +1,13 @@
 package io.spillway.edge.filters.jwtauthn;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.config.JwtAuthnConfig;
 import io.spillway.edge.http.filter.DecoderFilter;
 import io.spillway.edge.http.filter.DecoderFilterCallbacks;
+import io.spillway.edge.http.filter.FilterDataStatus;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
+import io.spillway.edge.http.filter.FilterTrailersStatus;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.router.RouteEntry;
 import java.util.List;
@@ -14,8 +17,12 @@ import java.util.Map;
  * One request's JWT authentication (Envoy's {@code jwt_authn} filter). The requirement is the
  * route's ({@code PerRouteConfig}: {@code disabled} or a {@code requirement_name}), else the first
  * matching rule's; CORS preflights pass when {@code bypass_cors_preflight} is set. The tokens are
- * verified inline against the providers' compiled keys (no I/O), "now" being the request's
- * arrival on the wall clock. Verified: the payload goes to {@code forward_payload_header}
+ * verified inline against the providers' compiled keys, "now" being the request's arrival on the
+ * wall clock. When a token needs a {@code remote_jwks} provider's keys that are not there yet (or
+ * expired), the filter stops iteration and joins that provider's fetch; the worker goes on with
+ * other work, and the fetch's end resumes the request on its own loop: the check runs again with
+ * the fetched keys (or fails with "Jwks remote fetch is failed"), then the request continues or is
+ * refused. Meanwhile the body waits behind the filter (watermarked). Verified: the payload goes to {@code forward_payload_header}
  * (base64url), claims to {@code claim_to_headers}, and a provider with {@code forward: false}
  * loses its token header. Refused: 401 (403 for an audience not allowed) with Envoy's status
  * string as body, {@code www-authenticate: Bearer realm="<original uri>"} (plus
@@ -29,6 +36,11 @@ final class JwtAuthnFilter implements DecoderFilter {
 
   private final JwtAuthnFactory factory;
   private DecoderFilterCallbacks decoder;
+  /** While waiting for a remote fetch: the check and its verification; null otherwise. */
+  private Requirements.Check waitingCheck;
+  private Requirements.Verification waiting;
+  private RequestHeaders headers;
+  private boolean destroyed;
 
   JwtAuthnFilter(JwtAuthnFactory factory) {
     this.factory = factory;
@@ -72,16 +84,72 @@ final class JwtAuthnFilter implements DecoderFilter {
     Requirements.Verification v = new Requirements.Verification(headers,
         decoder.streamInfo().startEpochNanos() / 1_000_000_000L);
     JwtStatus status = check.check(v);
+    if (status == JwtStatus.KEYS_PENDING) {
+      this.headers = headers;
+      await(check, v);
+      return FilterHeadersStatus.STOP_ITERATION;
+    }
+    return finish(status, v, headers) ? FilterHeadersStatus.CONTINUE : FilterHeadersStatus.STOP_ITERATION;
+  }
+
+  /** Joins the fetch of the provider the check waits for; {@link #onKeys} follows on this stream's loop. */
+  private void await(Requirements.Check check, Requirements.Verification v) {
+    waitingCheck = check;
+    waiting = v;
+    ProviderVerifier provider = v.pending();
+    provider.remote().await(decoder.worker().loop(), decoder.worker(), keys -> onKeys(provider, keys));
+  }
+
+  /** The fetch ended: the check runs again with what it gave (each provider is fetched once per request). */
+  private void onKeys(ProviderVerifier provider, JwksKeys keys) {
+    if (destroyed) {
+      return;
+    }
+    Requirements.Verification v = waiting;
+    Requirements.Check check = waitingCheck;
+    v.resolved(provider, keys);
+    v.restart();
+    JwtStatus status = check.check(v);
+    if (status == JwtStatus.KEYS_PENDING) {
+      await(check, v);
+      return;
+    }
+    waiting = null;
+    waitingCheck = null;
+    if (finish(status, v, headers)) {
+      decoder.continueDecoding();
+    }
+  }
+
+  /** The verdict: counted; refused with Envoy's reply, or the verified tokens' effects applied. True when allowed. */
+  private boolean finish(JwtStatus status, Requirements.Verification v, RequestHeaders headers) {
     if (status != JwtStatus.OK) {
       factory.denied.inc();
-      refuse(status, headers, config.stripFailureResponse());
-      return FilterHeadersStatus.STOP_ITERATION;
+      refuse(status, headers, factory.config().stripFailureResponse());
+      return false;
     }
     factory.allowed.inc();
     for (int i = 0; i < v.successes.size(); i++) {
       forward(v.successes.get(i), headers.headers());
     }
-    return FilterHeadersStatus.CONTINUE;
+    return true;
+  }
+
+  @Override
+  public FilterDataStatus decodeData(ByteBuf data, boolean endStream) {
+    return waiting != null ? FilterDataStatus.STOP_ITERATION_AND_WATERMARK : FilterDataStatus.CONTINUE;
+  }
+
+  @Override
+  public FilterTrailersStatus decodeTrailers(HttpHeaders trailers) {
+    return waiting != null ? FilterTrailersStatus.STOP_ITERATION : FilterTrailersStatus.CONTINUE;
+  }
+
+  @Override
+  public void onDestroy() {
+    destroyed = true; // a fetch that ends later finds the stream gone and does nothing
+    waiting = null;
+    waitingCheck = null;
   }
 
   private void refuse(JwtStatus status, RequestHeaders headers, boolean strip) {

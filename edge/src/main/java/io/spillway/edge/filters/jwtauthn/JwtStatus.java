@@ -30,7 +30,14 @@ enum JwtStatus {
   UNKNOWN_ISSUER("Jwt issuer is not configured"),
   AUDIENCE_NOT_ALLOWED("Audiences in Jwt are not allowed"),
   VERIFICATION_FAIL("Jwt verification fails"),
-  KID_ALG_MISMATCH("Jwks doesn't have key to match kid or alg from Jwt");
+  KID_ALG_MISMATCH("Jwks doesn't have key to match kid or alg from Jwt"),
+  /** The remote JWKS could not be fetched (or was not a usable JWKS): Envoy's {@code JwksFetchFail}. */
+  JWKS_FETCH_FAILED("Jwks remote fetch is failed"),
+  /**
+   * Not a verdict: the provider's remote keys are not there yet. The check stops, the filter waits
+   * for the fetch and runs the check again; it is never a reply.
+   */
+  KEYS_PENDING("");
 
   private final String message;
 

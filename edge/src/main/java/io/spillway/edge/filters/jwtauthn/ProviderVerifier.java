@@ -1,17 +1,8 @@
 package io.spillway.edge.filters.jwtauthn;
 
 import com.nimbusds.jose.JOSEException;
-import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
-import com.nimbusds.jose.JWSVerifier;
-import com.nimbusds.jose.crypto.ECDSAVerifier;
-import com.nimbusds.jose.crypto.MACVerifier;
-import com.nimbusds.jose.crypto.RSASSAVerifier;
 import com.nimbusds.jose.jwk.Curve;
-import com.nimbusds.jose.jwk.ECKey;
-import com.nimbusds.jose.jwk.JWK;
-import com.nimbusds.jose.jwk.OctetSequenceKey;
-import com.nimbusds.jose.jwk.RSAKey;
 import com.nimbusds.jose.util.Base64URL;
 import com.nimbusds.jose.util.JSONObjectUtils;
 import io.spillway.edge.config.JwtAuthnConfig;
@@ -25,10 +16,12 @@ import java.util.Set;
 
 /**
  * One provider's token check, compiled once from its configuration: the issuer, the audiences
- * (normalized as Envoy compares them), and one Nimbus verifier per key of its JWKS. Immutable;
- * shared by every worker. {@link #verify} follows jwt_verify_lib's order: parse, issuer, time
- * ({@code nbf}, {@code exp} with the clock skew, the lifetime), audience, then the key chosen by
- * {@code kid} and {@code alg} and the signature.
+ * (normalized as Envoy compares them), and where its keys come from — its {@code local_jwks}
+ * compiled once, or its {@code remote_jwks} cache. Immutable; shared by every worker.
+ * {@link #verify} follows jwt_verify_lib's order: parse, issuer, time ({@code nbf}, {@code exp}
+ * with the clock skew, the lifetime), audience, then the key chosen by {@code kid} and
+ * {@code alg} and the signature. Only that last step needs the keys, so only a token that passed
+ * the others waits for a remote fetch (as in Envoy's authenticator).
  */
 final class ProviderVerifier {
   private static final Set<String> ALGORITHMS = Set.of("RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
@@ -36,10 +29,19 @@ final class ProviderVerifier {
 
   private final JwtAuthnConfig.Provider config;
   private final List<String> audiences;
-  private final List<Key> keys;
+  /** The {@code local_jwks} keys; null for a remote provider. */
+  private final JwksKeys localKeys;
+  /** The {@code remote_jwks} cache; null for a local provider. */
+  private final RemoteJwksCache remote;
 
-  /** A JWKS key ready to verify: its {@code kid} and {@code alg} (null when absent), what it verifies. */
-  private record Key(String kid, String alg, String family, Curve curve, JWSVerifier verifier) {}
+  /**
+   * Where {@link #verify} gets a provider's keys: the key set to check the signature with,
+   * {@link JwksKeys#FETCH_FAILED}, or null when they are not there yet (the request must wait for
+   * a fetch; the lookup remembers which provider it waits for).
+   */
+  interface KeyLookup {
+    JwksKeys keys(ProviderVerifier provider);
+  }
 
   /** A verified token: its provider and its payload (the base64url segment and the parsed claims). */
   record Verified(ProviderVerifier provider, String payloadSegment, Map<String, Object> claims) {}
@@ -51,39 +53,33 @@ final class ProviderVerifier {
     }
   }
 
-  ProviderVerifier(JwtAuthnConfig.Provider config) {
+  /** @param remote the provider's remote key cache, or null when its keys are {@code local_jwks} */
+  ProviderVerifier(JwtAuthnConfig.Provider config, RemoteJwksCache remote) {
     this.config = config;
     List<String> normalized = new ArrayList<>();
     for (String a : config.audiences()) {
       normalized.add(normalizeAudience(a));
     }
     this.audiences = List.copyOf(normalized);
-    List<Key> compiled = new ArrayList<>();
-    for (JWK jwk : config.jwks().getKeys()) {
-      Key key = compile(jwk);
-      if (key != null) {
-        compiled.add(key);
-      }
+    this.remote = remote;
+    this.localKeys = config.keys() instanceof JwtAuthnConfig.LocalKeys local ? JwksKeys.compile(local.jwks()) : null;
+    if ((localKeys == null) == (remote == null)) {
+      throw new IllegalArgumentException("provider " + config.name() + ": a remote cache for remote_jwks only");
     }
-    this.keys = List.copyOf(compiled);
   }
 
   JwtAuthnConfig.Provider config() {
     return config;
   }
 
-  private static Key compile(JWK jwk) {
-    String alg = jwk.getAlgorithm() == null ? null : jwk.getAlgorithm().getName();
-    try {
-      return switch (jwk) {
-        case RSAKey rsa -> new Key(jwk.getKeyID(), alg, "RSA", null, new RSASSAVerifier(rsa));
-        case ECKey ec -> new Key(jwk.getKeyID(), alg, "EC", ec.getCurve(), new ECDSAVerifier(ec));
-        case OctetSequenceKey oct -> new Key(jwk.getKeyID(), alg, "oct", null, new MACVerifier(oct));
-        default -> null;
-      };
-    } catch (JOSEException e) {
-      return null; // the translator refuses keys Nimbus cannot use; nothing to verify with here
-    }
+  /** The {@code local_jwks} keys, or null when the keys are remote. */
+  JwksKeys localKeys() {
+    return localKeys;
+  }
+
+  /** The {@code remote_jwks} cache, or null when the keys are local. */
+  RemoteJwksCache remote() {
+    return remote;
   }
 
   /**
@@ -109,8 +105,10 @@ final class ProviderVerifier {
    * @param token the compact serialization
    * @param nowSeconds the wall clock, seconds since the epoch
    * @param audienceOverride {@code provider_and_audiences}' audiences, or empty for the provider's own
+   * @param lookup where the keys come from; when it has none yet the outcome is
+   *     {@link JwtStatus#KEYS_PENDING}
    */
-  Outcome verify(String token, long nowSeconds, List<String> audienceOverride) {
+  Outcome verify(String token, long nowSeconds, List<String> audienceOverride, KeyLookup lookup) {
     int dot1 = token.indexOf('.');
     int dot2 = dot1 < 0 ? -1 : token.indexOf('.', dot1 + 1);
     if (dot1 < 0 || dot2 < 0 || token.indexOf('.', dot2 + 1) >= 0) {
@@ -198,7 +196,14 @@ final class ProviderVerifier {
     if (!audienceAllowed(tokenAudiences, audienceOverride)) {
       return Outcome.failed(JwtStatus.AUDIENCE_NOT_ALLOWED);
     }
-    JwtStatus signature = checkSignature(header, alg, kid,
+    JwksKeys keys = lookup.keys(this);
+    if (keys == null) {
+      return Outcome.failed(JwtStatus.KEYS_PENDING);
+    }
+    if (keys == JwksKeys.FETCH_FAILED) {
+      return Outcome.failed(JwtStatus.JWKS_FETCH_FAILED);
+    }
+    JwtStatus signature = checkSignature(keys.keys(), header, alg, kid,
         (headerSegment + "." + payloadSegment).getBytes(StandardCharsets.US_ASCII), new Base64URL(signatureSegment));
     if (signature != JwtStatus.OK) {
       return Outcome.failed(signature);
@@ -255,10 +260,11 @@ final class ProviderVerifier {
    * (RSA for RS and PS, EC of the matching curve for ES, oct for HS). No candidate: kid or alg
    * mismatch; candidates and none verifies: verification fails.
    */
-  private JwtStatus checkSignature(JWSHeader header, String alg, String kid, byte[] signingInput, Base64URL signature) {
+  private static JwtStatus checkSignature(List<JwksKeys.Key> keys, JWSHeader header, String alg, String kid,
+      byte[] signingInput, Base64URL signature) {
     boolean candidate = false;
     for (int i = 0; i < keys.size(); i++) {
-      Key key = keys.get(i);
+      JwksKeys.Key key = keys.get(i);
       if (kid != null && key.kid() != null && !kid.equals(key.kid())) {
         continue;
       }
@@ -280,7 +286,7 @@ final class ProviderVerifier {
     return candidate ? JwtStatus.VERIFICATION_FAIL : JwtStatus.KID_ALG_MISMATCH;
   }
 
-  private static boolean fits(Key key, String alg) {
+  private static boolean fits(JwksKeys.Key key, String alg) {
     return switch (alg.substring(0, 2)) {
       case "RS", "PS" -> key.family().equals("RSA");
       case "HS" -> key.family().equals("oct");
@@ -348,6 +354,7 @@ final class ProviderVerifier {
 
   @Override
   public String toString() {
-    return "provider " + config.name() + " (" + keys.size() + " keys, issuer " + config.issuer() + ")";
+    return "provider " + config.name() + " (" + (localKeys == null ? "remote_jwks" : localKeys.size() + " keys")
+        + ", issuer " + config.issuer() + ")";
   }
 }

@@ -8,16 +8,25 @@ import java.util.Map;
 
 /**
  * A {@code JwtRequirement} compiled into a tree of checks (Envoy's verifiers), built once per
- * filter config. Checks run inline on the worker: the keys are local and immutable, nothing waits.
+ * filter config. Checks run inline on the worker against immutable key sets and never wait: when
+ * a token needs a remote provider's keys that are not there, the check ends with
+ * {@link JwtStatus#KEYS_PENDING} and names that provider ({@link Verification#pending()}); once the
+ * fetch is done the filter runs the whole check again with what the fetch gave, so the result is
+ * the one a sequential check with those keys gives.
  */
 final class Requirements {
   private Requirements() {}
 
-  /** One request's verification: what it reads and the tokens verified so far. */
-  static final class Verification {
+  /**
+   * One request's verification: what it reads, the tokens verified so far, and the remote key
+   * sets it has used (each provider's read once, so a run again sees the same keys).
+   */
+  static final class Verification implements ProviderVerifier.KeyLookup {
     final RequestHeaders request;
     final long nowSeconds;
     final List<Success> successes = new ArrayList<>(2);
+    private Map<ProviderVerifier, JwksKeys> remoteKeys;
+    private ProviderVerifier pending;
 
     Verification(RequestHeaders request, long nowSeconds) {
       this.request = request;
@@ -28,6 +37,43 @@ final class Requirements {
       while (successes.size() > size) {
         successes.remove(successes.size() - 1);
       }
+    }
+
+    @Override
+    public JwksKeys keys(ProviderVerifier provider) {
+      JwksKeys keys = provider.localKeys();
+      if (keys != null) {
+        return keys;
+      }
+      keys = remoteKeys == null ? null : remoteKeys.get(provider);
+      if (keys == null) {
+        keys = provider.remote().current();
+        if (keys == null) {
+          pending = provider;
+          return null;
+        }
+        resolved(provider, keys);
+      }
+      return keys;
+    }
+
+    /** The provider whose keys the last run waited for, or null. */
+    ProviderVerifier pending() {
+      return pending;
+    }
+
+    /** What the fetch gave for a provider (keys or {@link JwksKeys#FETCH_FAILED}), for the next run. */
+    void resolved(ProviderVerifier provider, JwksKeys keys) {
+      if (remoteKeys == null) {
+        remoteKeys = new java.util.HashMap<>(4);
+      }
+      remoteKeys.put(provider, keys);
+    }
+
+    /** Forgets the last run's tokens and pending provider before the check runs again. */
+    void restart() {
+      successes.clear();
+      pending = null;
     }
   }
 
@@ -49,7 +95,7 @@ final class Requirements {
       }
       // Envoy: a request with several tokens needs every one valid (a good one must not carry a bad one).
       for (int i = 0; i < tokens.size(); i++) {
-        ProviderVerifier.Outcome o = provider.verify(tokens.get(i).value(), v.nowSeconds, audiences);
+        ProviderVerifier.Outcome o = provider.verify(tokens.get(i).value(), v.nowSeconds, audiences, v);
         if (o.status() != JwtStatus.OK) {
           return o.status();
         }
@@ -80,7 +126,10 @@ final class Requirements {
         JwtStatus failure = null;
         boolean verified = false;
         for (ProviderCheck p : e.getValue()) {
-          ProviderVerifier.Outcome o = p.provider().verify(e.getKey(), v.nowSeconds, List.of());
+          ProviderVerifier.Outcome o = p.provider().verify(e.getKey(), v.nowSeconds, List.of(), v);
+          if (o.status() == JwtStatus.KEYS_PENDING) {
+            return o.status();
+          }
           if (o.status() == JwtStatus.OK) {
             v.successes.add(new Success(o.verified(), tokens.get(e.getKey())));
             verified = true;
@@ -113,7 +162,7 @@ final class Requirements {
       for (int i = 0; i < checks.size(); i++) {
         int mark = v.successes.size();
         JwtStatus s = checks.get(i).check(v);
-        if (s == JwtStatus.OK) {
+        if (s == JwtStatus.OK || s == JwtStatus.KEYS_PENDING) {
           return s;
         }
         v.truncate(mark);

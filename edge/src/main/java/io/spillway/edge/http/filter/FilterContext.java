@@ -24,6 +24,7 @@ import io.spillway.edge.upstream.ClusterManager;
  * @param healthCheckFailed whether the edge fails its own health check now ({@code /healthcheck/fail}, a drain)
  * @param rateLimitService the rate limit service clients (the global rate limit filter)
  * @param localCluster the edge's {@code node.cluster} ({@code source_cluster} descriptors), empty when unset
+ * @param workers the edge's workers in index order (where a filter's own background calls run)
  */
 public record FilterContext(
     HttpConnectionManagerConfig config,
@@ -39,4 +40,5 @@ public record FilterContext(
     io.spillway.edge.authz.AuthorizationClients authorization,
     java.util.function.BooleanSupplier healthCheckFailed,
     io.spillway.edge.rls.RateLimitClients rateLimitService,
-    String localCluster) {}
+    String localCluster,
+    java.util.List<io.spillway.edge.upstream.Worker> workers) {}

@@ -15,4 +15,13 @@ public interface HttpFilterFactory {
 
   /** Adds this entry's filter(s) for one stream. */
   void createFilters(FilterChainBuilder chain);
+
+  /**
+   * Completes when the filter is ready to serve (Envoy's init target: jwt_authn's
+   * {@code async_fetch} without {@code fast_listener}); a listener built at start-up is bound only
+   * then. Most filters are ready at once.
+   */
+  default java.util.concurrent.CompletionStage<Void> initialized() {
+    return java.util.concurrent.CompletableFuture.completedFuture(null);
+  }
 }

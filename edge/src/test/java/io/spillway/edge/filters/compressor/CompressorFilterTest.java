@@ -107,7 +107,7 @@ class CompressorFilterTest {
     FilterContext context = new FilterContext(hcm, stats.rootScope().scope("http").scope("ingress"), null, null,
         null, 1 << 20, false, stats.rootScope(), System::nanoTime, runtime,
         io.spillway.edge.authz.AuthorizationClients.NONE, () -> false,
-        io.spillway.edge.rls.RateLimitClients.NONE, "");
+        io.spillway.edge.rls.RateLimitClients.NONE, "", List.of());
     List<CompressorFactory> factories = new ArrayList<>();
     for (int i = 0; i < entries.size() - 1; i++) {
       factories.add(new CompressorFactory(entries.get(i), context));

@@ -61,7 +61,7 @@ class GrpcExtAuthzFilterTest {
   private ExtAuthzFilter filter(ExtAuthzConfig config, FakeStream stream) {
     FilterContext context = new FilterContext(null, stats.rootScope().scope("http").scope("ingress"), null, null,
         null, 1 << 20, false, stats.rootScope(), System::nanoTime, null, clients, () -> false,
-        io.spillway.edge.rls.RateLimitClients.NONE, "");
+        io.spillway.edge.rls.RateLimitClients.NONE, "", java.util.List.of());
     ExtAuthzFilter f = new ExtAuthzFilter(new ExtAuthzFactory(config, context));
     f.setDecoderFilterCallbacks(stream);
     return f;

@@ -73,13 +73,15 @@ class JwtAuthnFilterTest {
 
   private static JwtAuthnConfig.Provider p1() {
     return new JwtAuthnConfig.Provider("p1", ISSUER, List.of("api"),
-        new JWKSet(List.<JWK>of(RSA.toPublicJWK(), EC.toPublicJWK(), HMAC)), List.of(), List.of(), List.of(), false,
+        new JwtAuthnConfig.LocalKeys(new JWKSet(List.<JWK>of(RSA.toPublicJWK(), EC.toPublicJWK(), HMAC))), List.of(),
+        List.of(), List.of(), false,
         "x-jwt-payload", false, List.of(new JwtAuthnConfig.ClaimToHeader("x-sub", "sub"),
             new JwtAuthnConfig.ClaimToHeader("x-tenant", "org.tenant")), 60, Optional.empty(), false);
   }
 
   private static JwtAuthnConfig.Provider p2() {
-    return new JwtAuthnConfig.Provider("p2", OTHER_ISSUER, List.of(), new JWKSet(RSA_OTHER.toPublicJWK()),
+    return new JwtAuthnConfig.Provider("p2", OTHER_ISSUER, List.of(),
+        new JwtAuthnConfig.LocalKeys(new JWKSet(RSA_OTHER.toPublicJWK())),
         List.of(new JwtAuthnConfig.TokenHeader("x-other", "")), List.of(), List.of(), true, "", false, List.of(), 60,
         Optional.empty(), false);
   }
@@ -209,7 +211,7 @@ class JwtAuthnFilterTest {
   @Test
   void paddedPayloadHeaderWhenAsked() {
     JwtAuthnConfig.Provider p = p1();
-    JwtAuthnConfig.Provider padded = new JwtAuthnConfig.Provider(p.name(), p.issuer(), p.audiences(), p.jwks(),
+    JwtAuthnConfig.Provider padded = new JwtAuthnConfig.Provider(p.name(), p.issuer(), p.audiences(), p.keys(),
         p.fromHeaders(), p.fromParams(), p.fromCookies(), true, p.forwardPayloadHeader(), true, List.of(), 60,
         Optional.empty(), false);
     String token = rs256(claims().build());
@@ -233,7 +235,7 @@ class JwtAuthnFilterTest {
   @Test
   void requireExpirationAndMaxLifetime() {
     JwtAuthnConfig.Provider p = p1();
-    JwtAuthnConfig.Provider strict = new JwtAuthnConfig.Provider(p.name(), p.issuer(), p.audiences(), p.jwks(),
+    JwtAuthnConfig.Provider strict = new JwtAuthnConfig.Provider(p.name(), p.issuer(), p.audiences(), p.keys(),
         List.of(), List.of(), List.of(), false, "", false, List.of(), 60, Optional.of(Duration.ofHours(1)), true);
     JwtAuthnFactory f = factory(P1, strict);
     assertThat(send(f, null, bearer(rs256(claims().build()))).passed()).isTrue();

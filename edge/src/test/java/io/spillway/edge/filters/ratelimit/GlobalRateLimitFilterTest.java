@@ -102,7 +102,7 @@ class GlobalRateLimitFilterTest {
   private GlobalRateLimitFilter filter(GlobalRateLimitConfig config, Stream stream) {
     FilterContext context = new FilterContext(null, stats.rootScope().scope("http").scope("ingress"), null, null,
         null, 1 << 20, false, stats.rootScope(), System::nanoTime, null,
-        io.spillway.edge.authz.AuthorizationClients.NONE, () -> false, service -> client, "edge-fleet");
+        io.spillway.edge.authz.AuthorizationClients.NONE, () -> false, service -> client, "edge-fleet", List.of());
     GlobalRateLimitFilter f = new GlobalRateLimitFilter(new GlobalRateLimitFactory(config, context));
     f.setDecoderFilterCallbacks(stream);
     return f;
