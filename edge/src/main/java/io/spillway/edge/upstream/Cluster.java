@@ -45,7 +45,7 @@ public final class Cluster {
   private final OutlierDetector outlierDetector;
   private final HealthChecker healthChecker;
   /** The pressure policy's poller of the hosts' metrics endpoints; null without one. */
-  private final MetricsPoller metricsPoller;
+  private final HostMetricsPoller metricsPoller;
   private volatile HostSet hosts = HostSet.EMPTY;
   private volatile Routing routing = Routing.EMPTY;
   /** The last hash table built and the host set it was built for (control side, under publishRouting's lock). */
@@ -115,7 +115,7 @@ public final class Cluster {
         : null;
   }
 
-  private MetricsPoller metricsPoller(HostHealthServices services, RandomGenerator random) {
+  private HostMetricsPoller metricsPoller(HostHealthServices services, RandomGenerator random) {
     io.spillway.edge.config.MetricsPollerConfig poller = pressure == null ? null : pressure.settings().poller();
     if (poller == null) {
       return null;
@@ -123,7 +123,7 @@ public final class Cluster {
     if (services.healthCheckLoop() == null) {
       throw new IllegalStateException("cluster " + config.name() + " polls metrics but has no health-check loop");
     }
-    return new MetricsPoller(poller, new MetricsPoller.Stats(stats.scope), services.healthCheckLoop().loop(),
+    return new HostMetricsPoller(poller, new HostMetricsPoller.Stats(stats.scope), services.healthCheckLoop().loop(),
         new HttpMetricsFetcher(this, poller, services.healthCheckLoop()), random);
   }
 

@@ -44,7 +44,7 @@ import java.util.Map;
  * (or {@code :authority}), {@code Accept} and {@code User-Agent}: no {@code Accept-Encoding}, so the
  * body comes uncompressed.
  */
-final class HttpMetricsFetcher implements MetricsPoller.Fetcher {
+final class HttpMetricsFetcher implements HostMetricsPoller.Fetcher {
   /** The largest body read (node_exporter's is about 150 KiB). */
   static final int MAX_BODY_BYTES = 1024 * 1024;
   static final String USER_AGENT = "spillway-metrics-poller";
@@ -68,7 +68,7 @@ final class HttpMetricsFetcher implements MetricsPoller.Fetcher {
   }
 
   @Override
-  public void fetch(Host host, MetricsPoller.Callback callback) {
+  public void fetch(Host host, HostMetricsPoller.Callback callback) {
     Connection c = connections.get(host);
     if (c == null || c.connected && !c.channel.isActive()) {
       if (c != null) {
@@ -130,7 +130,7 @@ final class HttpMetricsFetcher implements MetricsPoller.Fetcher {
     final Host host;
     Channel channel;
     boolean connected;
-    MetricsPoller.Callback callback;
+    HostMetricsPoller.Callback callback;
     int status;
     ByteBuf body;
 
@@ -138,7 +138,7 @@ final class HttpMetricsFetcher implements MetricsPoller.Fetcher {
       this.host = host;
     }
 
-    void start(MetricsPoller.Callback cb) {
+    void start(HostMetricsPoller.Callback cb) {
       callback = cb;
       status = 0;
       if (connected) {
@@ -284,7 +284,7 @@ final class HttpMetricsFetcher implements MetricsPoller.Fetcher {
     }
 
     private void complete() {
-      MetricsPoller.Callback cb = callback;
+      HostMetricsPoller.Callback cb = callback;
       callback = null;
       String text = body == null ? "" : body.toString(StandardCharsets.UTF_8);
       releaseBody();
@@ -295,7 +295,7 @@ final class HttpMetricsFetcher implements MetricsPoller.Fetcher {
 
     /** The poll under way (if any) failed; the connection is closed and forgotten. */
     void fail() {
-      MetricsPoller.Callback cb = callback;
+      HostMetricsPoller.Callback cb = callback;
       callback = null;
       releaseBody();
       if (connections.get(host) == this) {

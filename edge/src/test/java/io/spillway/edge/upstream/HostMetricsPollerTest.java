@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * The metrics poller's loop without sockets: a hand-driven loop and clock, a fetcher the test
  * answers by hand, and the cluster's weight update run by hand to see what the polled data does.
  */
-class MetricsPollerTest {
+class HostMetricsPollerTest {
   private static final Duration INTERVAL = Duration.ofSeconds(2);
   private static final Duration TIMEOUT = Duration.ofMillis(500);
 
@@ -34,18 +34,18 @@ class MetricsPollerTest {
   private final FakeFetcher fetcher = new FakeFetcher();
   private Cluster cluster;
   private List<Host> hosts;
-  private MetricsPoller poller;
+  private HostMetricsPoller poller;
 
   /** A fetcher that keeps each poll's callback for the test to answer. */
-  private static final class FakeFetcher implements MetricsPoller.Fetcher {
-    final Map<Host, MetricsPoller.Callback> waiting = new HashMap<>();
+  private static final class FakeFetcher implements HostMetricsPoller.Fetcher {
+    final Map<Host, HostMetricsPoller.Callback> waiting = new HashMap<>();
     final List<Host> fetched = new ArrayList<>();
     final List<Host> abandoned = new ArrayList<>();
     /** When set, every poll is answered with it at once. */
     String answerAtOnce;
 
     @Override
-    public void fetch(Host host, MetricsPoller.Callback callback) {
+    public void fetch(Host host, HostMetricsPoller.Callback callback) {
       fetched.add(host);
       if (answerAtOnce != null) {
         callback.answered(200, answerAtOnce);
@@ -59,8 +59,8 @@ class MetricsPollerTest {
       abandoned.add(host);
     }
 
-    MetricsPoller.Callback take(Host host) {
-      MetricsPoller.Callback cb = waiting.remove(host);
+    HostMetricsPoller.Callback take(Host host) {
+      HostMetricsPoller.Callback cb = waiting.remove(host);
       assertThat(cb).as("a poll of " + host + " under way").isNotNull();
       return cb;
     }
@@ -111,7 +111,7 @@ class MetricsPollerTest {
       hosts.add(cluster.newHost(new InetSocketAddress("127.0.0.1", 20_000 + i), "127.0.0.1", 1, Host.NOT_JOINING));
     }
     cluster.setHosts(HostSet.of(hosts));
-    poller = new MetricsPoller(pollerConfig(format), new MetricsPoller.Stats(store.rootScope().scope("cluster")
+    poller = new HostMetricsPoller(pollerConfig(format), new HostMetricsPoller.Stats(store.rootScope().scope("cluster")
         .scope("c")), loop, fetcher, random);
     poller.hostsChanged(cluster.hosts());
   }
@@ -128,7 +128,7 @@ class MetricsPollerTest {
   /** Answers every poll under way: host i with body i (null: the poll fails). */
   private void answer(String... bodies) {
     for (int i = 0; i < bodies.length; i++) {
-      MetricsPoller.Callback cb = fetcher.take(hosts.get(i));
+      HostMetricsPoller.Callback cb = fetcher.take(hosts.get(i));
       if (bodies[i] == null) {
         cb.failed();
       } else {
@@ -194,7 +194,7 @@ class MetricsPollerTest {
     for (String how : failures) {
       round();
       fetcher.take(hosts.get(0)).answered(200, "cpu_percent 30\n");
-      MetricsPoller.Callback cb = fetcher.take(hosts.get(1));
+      HostMetricsPoller.Callback cb = fetcher.take(hosts.get(1));
       switch (how) {
         case "timeout" -> loop.advance(TIMEOUT);
         case "500" -> cb.answered(500, "cpu_percent 0\n");
@@ -228,7 +228,7 @@ class MetricsPollerTest {
   void aLateAnswerToATimedOutPollIsIgnored() {
     start(1, MetricsPollerConfig.Format.PROMETHEUS);
     round();
-    MetricsPoller.Callback late = fetcher.take(hosts.get(0));
+    HostMetricsPoller.Callback late = fetcher.take(hosts.get(0));
     loop.advance(TIMEOUT);
     late.answered(200, "cpu_percent 5\n");
     late.failed();

@@ -28,7 +28,7 @@ import java.util.random.RandomGenerator;
  * lb_pressure_poll_parse_error}, {@code lb_pressure_poll_malformed_lines}, {@code
  * lb_pressure_poll_metric_missing}.
  */
-final class MetricsPoller {
+final class HostMetricsPoller {
 
   /** One GET of a host's metrics endpoint; its callbacks run on the poller's loop. */
   interface Fetcher {
@@ -81,7 +81,7 @@ final class MetricsPoller {
    * @param loop the health-check loop (or a hand-driven one in tests); every method below runs there
    * @param random where each session's first poll falls within the first interval
    */
-  MetricsPoller(MetricsPollerConfig config, Stats stats, ScheduledExecutorService loop, Fetcher fetcher,
+  HostMetricsPoller(MetricsPollerConfig config, Stats stats, ScheduledExecutorService loop, Fetcher fetcher,
       RandomGenerator random) {
     this.config = config;
     this.reader = new PolledLoad(config);
