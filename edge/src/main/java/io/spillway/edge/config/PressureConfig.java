@@ -26,6 +26,7 @@ import java.util.Objects;
  * @param maxEjectionPercent at most this share of the hosts ejected (one may always be, one always stays)
  * @param panicThresholdPercent below this share of non-ejected hosts, ejections are ignored
  * @param slowStart the ramp of a host returning from ejection, or null for none
+ * @param poller the poller of each host's metrics endpoint, or null for none
  */
 public record PressureConfig(
     Normalization normalization,
@@ -43,7 +44,8 @@ public record PressureConfig(
     Duration maxEjectionTime,
     int maxEjectionPercent,
     int panicThresholdPercent,
-    ClusterConfig.SlowStart slowStart) {
+    ClusterConfig.SlowStart slowStart,
+    MetricsPollerConfig poller) {
 
   public PressureConfig {
     Objects.requireNonNull(normalization, "normalization");
@@ -84,6 +86,16 @@ public record PressureConfig(
       namedMetrics = Map.copyOf(namedMetrics);
     }
 
+    /** The weight of the dimension a polled metric feeds (0: the value would not count). */
+    public double weightOf(MetricsPollerConfig.Mapping m) {
+      return switch (m.dimension()) {
+        case CPU -> cpu;
+        case MEMORY -> memory;
+        case APPLICATION -> application;
+        case NAMED_METRIC -> namedMetrics.getOrDefault(m.namedMetric(), 0.0);
+      };
+    }
+
     /** Whether any ORCA dimension has a weight (then the hosts' load reports are collected). */
     public boolean usesLoadReports() {
       return cpu > 0 || memory > 0 || application > 0 || !namedMetrics.isEmpty();
@@ -112,6 +124,7 @@ public record PressureConfig(
     private int maxEjectionPercent = 10;
     private int panicThresholdPercent = 50;
     private ClusterConfig.SlowStart slowStart = new ClusterConfig.SlowStart(Duration.ofSeconds(10), 1.0, 10);
+    private MetricsPollerConfig poller;
 
     private Builder() {}
 
@@ -196,6 +209,12 @@ public record PressureConfig(
       return this;
     }
 
+    /** The poller of each host's metrics endpoint; null for none. */
+    public Builder poller(MetricsPollerConfig v) {
+      poller = v;
+      return this;
+    }
+
     /** @throws IllegalArgumentException when the fields contradict each other (the translator checks first, with paths) */
     public PressureConfig build() {
       if (capacity < 1 || smoothingTimeConstant.isZero() || smoothingTimeConstant.isNegative()) {
@@ -207,9 +226,16 @@ public record PressureConfig(
       if (ejectAfterUpdates < 1 || maxEjectionPercent > 100 || panicThresholdPercent > 100) {
         throw new IllegalArgumentException("eject_after_updates >= 1, percentages within [0, 100]");
       }
+      if (poller != null) {
+        for (MetricsPollerConfig.Mapping m : poller.metrics()) {
+          if (!(dimensions.weightOf(m) > 0)) {
+            throw new IllegalArgumentException("metrics_poller feeds " + m.dimensionName() + ", which has no weight");
+          }
+        }
+      }
       return new PressureConfig(normalization, dimensions, capacity, smoothingTimeConstant, peakSensitive,
           weightUpdatePeriod, blackoutPeriod, expirationPeriod, ejectThreshold, returnThreshold, ejectAfterUpdates,
-          baseEjectionTime, maxEjectionTime, maxEjectionPercent, panicThresholdPercent, slowStart);
+          baseEjectionTime, maxEjectionTime, maxEjectionPercent, panicThresholdPercent, slowStart, poller);
     }
   }
 }

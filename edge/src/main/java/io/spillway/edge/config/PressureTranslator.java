@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * {@code spillway.edge.lb.v1.Pressure} → {@link PressureConfig}: every value range-checked, the
  * relations between fields checked (return below eject threshold, max ejection time not below the
- * base), each violation refused with its field path.
+ * base), the metrics poller by {@link MetricsPollerTranslator}, each violation refused with its field path.
  */
 final class PressureTranslator {
   static final Duration MIN_UPDATE_PERIOD = Duration.ofMillis(100);
@@ -33,7 +33,8 @@ final class PressureTranslator {
       default -> throw new ConfigException(path.field("preset"), "unknown value " + p.getPresetValue()
           + "; use BALANCED, COMPUTE_BOUND, IO_BOUND or GATEWAY");
     };
-    b.dimensions(p.hasDimensions() ? dimensions(p.getDimensions(), path.field("dimensions")) : preset);
+    Dimensions weights = p.hasDimensions() ? dimensions(p.getDimensions(), path.field("dimensions")) : preset;
+    b.dimensions(weights);
     b.capacity(ProtoValues.uint32(p.hasCapacity(), p.getCapacity(), path.field("capacity"), 1, 100));
     b.smoothingTimeConstant(ProtoValues.positiveDuration(p.hasSmoothingTimeConstant(), p.getSmoothingTimeConstant(),
         path.field("smoothing_time_constant"), Duration.ofSeconds(5)));
@@ -90,6 +91,9 @@ final class PressureTranslator {
       throw new ConfigException(path.field("slow_start_min_weight_percent").field("value"), "must be within [0, 100]");
     }
     b.slowStart(window.isZero() ? null : new ClusterConfig.SlowStart(window, aggression, minPercent));
+    if (p.hasMetricsPoller()) {
+      b.poller(MetricsPollerTranslator.translate(p.getMetricsPoller(), weights, path.field("metrics_poller")));
+    }
     return b.build();
   }
 

@@ -44,6 +44,8 @@ public final class Cluster {
   private final int workers;
   private final OutlierDetector outlierDetector;
   private final HealthChecker healthChecker;
+  /** The pressure policy's poller of the hosts' metrics endpoints; null without one. */
+  private final HostMetricsPoller metricsPoller;
   private volatile HostSet hosts = HostSet.EMPTY;
   private volatile Routing routing = Routing.EMPTY;
   /** The last hash table built and the host set it was built for (control side, under publishRouting's lock). */
@@ -107,9 +109,22 @@ public final class Cluster {
     } else {
       this.healthChecker = null;
     }
+    this.metricsPoller = metricsPoller(services, seeds.split());
     this.http2Codecs = config.protocol() == ClusterConfig.UpstreamProtocol.HTTP2
         ? Http2CodecFactory.upstream(config.http2(), config.perConnectionBufferLimitBytes(), stats.http2)
         : null;
+  }
+
+  private HostMetricsPoller metricsPoller(HostHealthServices services, RandomGenerator random) {
+    io.spillway.edge.config.MetricsPollerConfig poller = pressure == null ? null : pressure.settings().poller();
+    if (poller == null) {
+      return null;
+    }
+    if (services.healthCheckLoop() == null) {
+      throw new IllegalStateException("cluster " + config.name() + " polls metrics but has no health-check loop");
+    }
+    return new HostMetricsPoller(poller, new HostMetricsPoller.Stats(stats.scope), services.healthCheckLoop().loop(),
+        new HttpMetricsFetcher(this, poller, services.healthCheckLoop()), random);
   }
 
   /** The codec of this HTTP/2 cluster's connections ({@code http2_protocol_options}); null for HTTP/1.1. */
@@ -158,6 +173,9 @@ public final class Cluster {
     publishRouting();
     if (healthChecker != null) {
       healthChecker.hostsChanged(hosts);
+    }
+    if (metricsPoller != null) {
+      metricsPoller.hostsChanged(hosts);
     }
     updateWeights();
   }
@@ -361,6 +379,9 @@ public final class Cluster {
     }
     if (healthChecker != null) {
       healthChecker.stop();
+    }
+    if (metricsPoller != null) {
+      metricsPoller.stop();
     }
   }
 

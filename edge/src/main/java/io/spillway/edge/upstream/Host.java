@@ -47,6 +47,8 @@ public final class Host {
   /** The latest {@code endpoint-load-metrics} / {@code -bin} value not yet taken by the control thread. */
   final AtomicReference<String> pendingTextReport = new AtomicReference<>();
   final AtomicReference<String> pendingBinaryReport = new AtomicReference<>();
+  /** The latest load report the pressure policy's metrics poller read, not yet taken by the control thread. */
+  final AtomicReference<io.spillway.edge.upstream.lb.OrcaLoadReport> pendingPolledReport = new AtomicReference<>();
   /** Whether the cluster's policy reads each request's latency (the pressure policy). */
   private final boolean tracksLatency;
   /** Latency of the finished requests (nanoseconds, from the stream handed out to the end) and their count. */

@@ -70,7 +70,13 @@ final class PressureWeights {
     final Ewma score;
     final Ewma latency;
     OrcaLoadReport report;
+    /** The latest report of either kind (on a response, or polled). */
     long reportNanos = NEVER;
+    /** When {@link #report} (on a response) came. */
+    long responseReportNanos = NEVER;
+    /** The latest report of the metrics poller, and when it came. */
+    OrcaLoadReport polled;
+    long polledNanos = NEVER;
     long localNanos = NEVER;
     long firstDataNanos = NEVER;
     double errorRate = Double.NaN;
@@ -184,7 +190,7 @@ final class PressureWeights {
         continue;
       }
       s.stale = false;
-      double raw = PressureScore.raw(settings.dimensions(), settings.normalization(), reportFresh ? s.report : null,
+      double raw = PressureScore.raw(settings.dimensions(), settings.normalization(), freshReport(s, now, expiration),
           hosts.get(i).activeRequests(), settings.capacity(), s.latency.value(), bestLatency, s.errorRate);
       if (!Double.isNaN(raw)) {
         s.score.add(raw, now);
@@ -245,6 +251,32 @@ final class PressureWeights {
     schedule = new Schedule(set, members.toArray(Host[]::new), scheduler, List.copyOf(views), panic);
   }
 
+  /**
+   * The host's load report as the score reads it: its latest report on a response and its latest
+   * polled one, each while younger than the expiration period; with both, each dimension takes the
+   * larger value (a polled report leaves the dimensions it has no metric for NaN: no value). Null
+   * when neither is fresh.
+   */
+  private static OrcaLoadReport freshReport(HostState s, long now, long expiration) {
+    OrcaLoadReport onResponse = s.responseReportNanos != NEVER && now - s.responseReportNanos < expiration
+        ? s.report : null;
+    OrcaLoadReport polled = s.polledNanos != NEVER && now - s.polledNanos < expiration ? s.polled : null;
+    if (polled == null || onResponse == null) {
+      return polled == null ? onResponse : polled;
+    }
+    Map<String, Double> named = new java.util.HashMap<>(onResponse.namedMetrics());
+    polled.namedMetrics().forEach((k, v) -> named.merge(k, v, Math::max));
+    return new OrcaLoadReport(larger(onResponse.cpuUtilization(), polled.cpuUtilization()),
+        larger(onResponse.memUtilization(), polled.memUtilization()),
+        larger(onResponse.applicationUtilization(), polled.applicationUtilization()),
+        onResponse.rpsFractional(), onResponse.eps(), named, onResponse.utilization(), onResponse.requestCost());
+  }
+
+  /** The larger of two values, NaN (no value) losing to any number. */
+  private static double larger(double a, double b) {
+    return Double.isNaN(a) ? b : Double.isNaN(b) ? a : Math.max(a, b);
+  }
+
   /** Takes the host's new report and request counters since the last update. */
   private void collect(Host h, HostState s, long now) {
     s.newData = false;
@@ -252,6 +284,17 @@ final class PressureWeights {
       OrcaLoadReport r = takeReport(h);
       if (r != null) {
         s.report = r;
+        s.reportNanos = now;
+        s.responseReportNanos = now;
+        s.newData = true;
+        if (s.firstDataNanos == NEVER) {
+          s.firstDataNanos = now;
+        }
+      }
+      OrcaLoadReport polled = h.pendingPolledReport.getAndSet(null);
+      if (polled != null) {
+        s.polled = polled;
+        s.polledNanos = now;
         s.reportNanos = now;
         s.newData = true;
         if (s.firstDataNanos == NEVER) {

@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.spillway.edge.config.ClusterConfig.LbPolicy;
 import io.spillway.edge.config.PressureConfig.Dimensions;
 import io.spillway.edge.config.PressureConfig.Normalization;
+import io.spillway.edge.config.MetricsPollerConfig.Dimension;
+import io.spillway.edge.config.MetricsPollerConfig.Mapping;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -114,5 +117,103 @@ class PressureTranslationTest {
   void anUnknownFieldIsRefused() {
     assertThatThrownBy(() -> cluster("eject_treshold: 0.9")).isInstanceOf(ConfigException.class)
         .hasMessageContaining("eject_treshold");
+  }
+
+  private static final String POLLER = """
+      dimensions: {cpu: 1, memory: 1, connections: 1, named_metrics: {queue: 0.5}}
+      metrics_poller:
+        path: /metrics
+        format: PROMETHEUS
+        metrics:
+        - {dimension: cpu, metric: process_cpu_percent, max: 100}
+      """;
+
+  @Test
+  void theMetricsPollerIsOptionalAndTranslatedWithItsDefaults() throws ConfigException {
+    assertThat(cluster("").lb().pressure().poller()).isNull();
+    MetricsPollerConfig p = cluster(POLLER).lb().pressure().poller();
+    assertThat(p).isEqualTo(new MetricsPollerConfig("/metrics", "", Duration.ofSeconds(5), Duration.ofSeconds(1),
+        MetricsPollerConfig.Format.PROMETHEUS,
+        List.of(new Mapping(Dimension.CPU, "", "process_cpu_percent", Map.of(), 100))));
+  }
+
+  @Test
+  void everyPollerField() throws ConfigException {
+    MetricsPollerConfig p = cluster("""
+        dimensions: {cpu: 1, memory: 1, application: 1, named_metrics: {queue: 0.5}}
+        metrics_poller:
+          path: /stats?format=json
+          host: backend.internal
+          interval: 1.5s
+          timeout: {seconds: 0, nanos: 250000000}
+          format: JSON
+          metrics:
+          - {dimension: memory, metric: jvm.heap.used_ratio}
+          - {dimension: named_metrics.queue, metric: "pool.queue", max: 64}
+          - {dimension: application, metric: load}
+        """).lb().pressure().poller();
+    assertThat(p).isEqualTo(new MetricsPollerConfig("/stats?format=json", "backend.internal", Duration.ofMillis(1500),
+        Duration.ofMillis(250), MetricsPollerConfig.Format.JSON, List.of(
+            new Mapping(Dimension.MEMORY, "", "jvm.heap.used_ratio", Map.of(), 1),
+            new Mapping(Dimension.NAMED_METRIC, "queue", "pool.queue", Map.of(), 64),
+            new Mapping(Dimension.APPLICATION, "", "load", Map.of(), 1))));
+  }
+
+  @Test
+  void prometheusLabelMatchers() throws ConfigException {
+    MetricsPollerConfig p = cluster(POLLER.replace("max: 100}", "max: 100, labels: {mode: user, core: all}}"))
+        .lb().pressure().poller();
+    assertThat(p.metrics().get(0).labels()).isEqualTo(Map.of("mode", "user", "core", "all"));
+  }
+
+  @Test
+  void theTimeoutDefaultsToHalfAShortInterval() throws ConfigException {
+    MetricsPollerConfig p = cluster(POLLER + "  interval: 1s\n").lb().pressure().poller();
+    assertThat(p.timeout()).isEqualTo(Duration.ofMillis(500));
+  }
+
+  @Test
+  void badPollerValuesAreRefusedWithTheirPath() {
+    String m = ".metrics_poller";
+    refused(POLLER + "  interval: 0.5s\n", m + ".interval", "must be within [1s, 10s], was 500ms");
+    refused(POLLER + "  interval: 11s\n", m + ".interval", "must be within [1s, 10s], was 11s");
+    refused(POLLER + "  interval: 0s\n", m + ".interval", "greater than 0");
+    refused(POLLER + "  interval: 2s\n  timeout: 2s\n", m + ".timeout", "must be less than interval (2s)");
+    refused(POLLER + "  timeout: 0s\n", m + ".timeout", "greater than 0");
+    refused(POLLER.replace("path: /metrics", "path: metrics"), m + ".path", "must start with '/'");
+    refused(POLLER.replace("path: /metrics", "path: \"/me trics\""), m + ".path", "visible ASCII");
+    refused(POLLER.replace("  path: /metrics\n", ""), m + ".path", "required");
+    refused(POLLER.replace("  format: PROMETHEUS\n", ""), m + ".format", "required: PROMETHEUS or JSON");
+    refused(POLLER.replace("  metrics:\n  - {dimension: cpu, metric: process_cpu_percent, max: 100}\n", ""),
+        m + ".metrics", "at least one metric");
+    refused(POLLER.replace("dimension: cpu", "dimension: disk"), m + ".metrics[0].dimension",
+        "unknown dimension 'disk'");
+    refused(POLLER.replace("dimension: cpu", "dimension: connections"), m + ".metrics[0].dimension",
+        "a named metric with a max");
+    refused(POLLER.replace("dimension: cpu", "dimension: named_metrics."), m + ".metrics[0].dimension",
+        "needs a metric name");
+    refused(POLLER.replace("dimension: cpu", "dimension: named_metrics.threads"), m + ".metrics[0].dimension",
+        "named_metrics.threads has no weight");
+    refused(POLLER.replace("dimensions: {cpu: 1,", "dimensions: {"), m + ".metrics[0].dimension",
+        "cpu has no weight");
+    refused(POLLER.replace("metric: process_cpu_percent", "metric: process-cpu"), m + ".metrics[0].metric",
+        "not a Prometheus metric name");
+    refused(POLLER.replace("max: 100}", "max: 0}"), m + ".metrics[0].max.value", "finite number greater than 0");
+    refused(POLLER.replace("max: 100}", "max: -1}"), m + ".metrics[0].max.value", "finite number greater than 0");
+    refused(POLLER.replace("max: 100}", "max: 100, labels: {0core: all}}"), m + ".metrics[0].labels[\"0core\"]",
+        "not a Prometheus label name");
+    refused(POLLER + "  - {dimension: cpu, metric: other}\n", m + ".metrics[1].dimension",
+        "cpu is fed by an earlier metric already");
+    refused(POLLER.replace("PROMETHEUS", "JSON").replace("max: 100}", "max: 100, labels: {mode: user}}"),
+        m + ".metrics[0].labels", "PROMETHEUS format only");
+    refused(POLLER.replace("PROMETHEUS", "JSON").replace("metric: process_cpu_percent", "metric: a..b"),
+        m + ".metrics[0].metric", "empty segment");
+    refused(POLLER.replace("PROMETHEUS", "XML"), m + ".format", "");
+  }
+
+  @Test
+  void anUnknownPollerFieldIsRefused() {
+    assertThatThrownBy(() -> cluster(POLLER + "  intervall: 2s\n")).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("intervall");
   }
 }
