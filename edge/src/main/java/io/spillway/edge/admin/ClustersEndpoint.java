@@ -26,8 +26,9 @@ import java.util.function.Supplier;
  *
  * <p>Each host's {@code health_flags} are Envoy's: {@code healthy}, or the set flags, each after a
  * slash ({@code /failed_active_hc/failed_outlier_check/pending_active_hc}...), and its success
- * rates as the outlier detector last computed them ({@code -1} when not computed). Every host is in
- * priority 0; only the default priority's thresholds are configurable.
+ * rates as the outlier detector last computed them ({@code -1} when not computed). Each host shows
+ * its endpoint's {@code priority} and locality ({@code region}, {@code zone}, {@code sub_zone}), as
+ * Envoy's do; only the default routing priority's circuit-breaker thresholds are configurable.
  */
 final class ClustersEndpoint implements AdminEndpoint {
   private static final JsonFormat.Printer PRINTER = JsonFormat.printer()
@@ -101,11 +102,11 @@ final class ClustersEndpoint implements AdminEndpoint {
         line(out, prefix, "hostname", host.hostname());
         line(out, prefix, "health_flags", healthFlags(host.healthFlags()));
         line(out, prefix, "weight", host.weight());
-        line(out, prefix, "region", "");
-        line(out, prefix, "zone", "");
-        line(out, prefix, "sub_zone", "");
+        line(out, prefix, "region", host.locality().region());
+        line(out, prefix, "zone", host.locality().zone());
+        line(out, prefix, "sub_zone", host.locality().subZone());
         line(out, prefix, "canary", false);
-        line(out, prefix, "priority", 0);
+        line(out, prefix, "priority", host.priority());
         line(out, prefix, "success_rate", rate(host.outlier().successRate()));
         line(out, prefix, "local_origin_success_rate", rate(host.outlier().localOriginSuccessRate()));
         int orcaWeight = cluster.clientSideWeight(host);
@@ -198,6 +199,8 @@ final class ClustersEndpoint implements AdminEndpoint {
             .addStats(gauge("rq_active", c.rqActive()))
             .setHealthStatus(healthStatus(host.healthFlags()))
             .setWeight(host.weight())
+            .setPriority(host.priority())
+            .setLocality(locality(host.locality()))
             .setHostname(host.hostname()));
       }
       doc.addClusterStatuses(status);
@@ -207,6 +210,11 @@ final class ClustersEndpoint implements AdminEndpoint {
     } catch (InvalidProtocolBufferException e) {
       throw new IllegalStateException("cannot print clusters: " + e.getMessage(), e);
     }
+  }
+
+  private static io.envoyproxy.envoy.config.core.v3.Locality locality(ClusterConfig.Locality l) {
+    return io.envoyproxy.envoy.config.core.v3.Locality.newBuilder()
+        .setRegion(l.region()).setZone(l.zone()).setSubZone(l.subZone()).build();
   }
 
   private static HostHealthStatus healthStatus(int flags) {

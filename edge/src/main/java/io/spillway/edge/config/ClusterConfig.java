@@ -15,7 +15,7 @@ import java.util.List;
  *     {@link #LEAST_REQUEST_FULL_SCAN} for Envoy's {@code selection_method: FULL_SCAN}
  * @param connectTimeout upstream connect timeout (Envoy default 5 s)
  * @param dnsRefreshRate STRICT_DNS / LOGICAL_DNS re-resolution interval (Envoy default 5 s)
- * @param endpoints the load assignment, flattened over localities
+ * @param endpoints the load assignment, flattened over localities (each with its priority and locality)
  * @param thresholds circuit breaker thresholds of the DEFAULT priority
  * @param protocol HTTP/1.1 or HTTP/2 towards the upstream
  * @param perConnectionBufferLimitBytes soft limit on buffered bytes per upstream connection
@@ -32,6 +32,8 @@ import java.util.List;
  * @param dnsRefresh a DNS cluster's re-resolution after failures, its jitter, and whether start-up
  *     waits for the first resolution ({@link DnsRefresh#DEFAULTS} otherwise)
  * @param tls the {@code transport_socket} TLS towards the hosts; empty: cleartext
+ * @param assignmentPolicy the load assignment's {@code policy} (overprovisioning factor, weighted
+ *     priority health); an EDS cluster takes its policy from each {@link LoadAssignment} instead
  */
 public record ClusterConfig(
     String name,
@@ -52,13 +54,15 @@ public record ClusterConfig(
     LbSettings lb,
     HostHealthConfig hostHealth,
     DnsRefresh dnsRefresh,
-    java.util.Optional<UpstreamTlsConfig> tls) {
+    java.util.Optional<UpstreamTlsConfig> tls,
+    AssignmentPolicy assignmentPolicy) {
 
   /** {@link #leastRequestChoiceCount} of a LEAST_REQUEST cluster that scans every host. */
   public static final int LEAST_REQUEST_FULL_SCAN = 0;
 
   public ClusterConfig {
     java.util.Objects.requireNonNull(tls, "tls");
+    java.util.Objects.requireNonNull(assignmentPolicy, "assignmentPolicy");
     endpoints = List.copyOf(endpoints);
     java.util.Objects.requireNonNull(dnsRefresh, "dnsRefresh");
     java.util.Objects.requireNonNull(http2, "http2");
@@ -70,6 +74,17 @@ public record ClusterConfig(
     if (lbPolicy == LbPolicy.PRESSURE && lb.pressure() == null) {
       throw new IllegalArgumentException("PRESSURE needs its settings");
     }
+  }
+
+  /** A cluster whose load assignment has the default policy. */
+  public ClusterConfig(String name, DiscoveryType discoveryType, LbPolicy lbPolicy, int leastRequestChoiceCount,
+      Duration connectTimeout, Duration dnsRefreshRate, List<Endpoint> endpoints, Thresholds thresholds,
+      UpstreamProtocol protocol, int perConnectionBufferLimitBytes, int maxRequestsPerConnection, Duration idleTimeout,
+      DnsLookupFamily dnsLookupFamily, String edsServiceName, Http2Options http2, LbSettings lb,
+      HostHealthConfig hostHealth, DnsRefresh dnsRefresh, java.util.Optional<UpstreamTlsConfig> tls) {
+    this(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate, endpoints, thresholds,
+        protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout, dnsLookupFamily, edsServiceName,
+        http2, lb, hostHealth, dnsRefresh, tls, AssignmentPolicy.DEFAULTS);
   }
 
   /** A cleartext cluster. */
@@ -147,7 +162,31 @@ public record ClusterConfig(
   public ClusterConfig withEndpoints(List<Endpoint> newEndpoints) {
     return new ClusterConfig(name, discoveryType, lbPolicy, leastRequestChoiceCount, connectTimeout, dnsRefreshRate,
         newEndpoints, thresholds, protocol, perConnectionBufferLimitBytes, maxRequestsPerConnection, idleTimeout,
-        dnsLookupFamily, edsServiceName, http2, lb, hostHealth, dnsRefresh, tls);
+        dnsLookupFamily, edsServiceName, http2, lb, hostHealth, dnsRefresh, tls, assignmentPolicy);
+  }
+
+  /** The load assignment of a STATIC or DNS cluster: its endpoints and their policy. */
+  public LoadAssignment loadAssignment() {
+    return new LoadAssignment(endpoints, assignmentPolicy);
+  }
+
+  /**
+   * Why this cluster's balancing cannot take {@code assignment}, or null when it can: the
+   * client-side weighted round robin and pressure policies keep one schedule over one host set, so
+   * they take endpoints of priority 0 only.
+   */
+  public String assignmentProblem(LoadAssignment assignment) {
+    if (lbPolicy != LbPolicy.CLIENT_SIDE_WEIGHTED_ROUND_ROBIN && lbPolicy != LbPolicy.PRESSURE) {
+      return null;
+    }
+    for (Endpoint e : assignment.endpoints()) {
+      if (e.priority() != 0) {
+        return "priority " + e.priority() + " is not supported for cluster \"" + name + "\": its " + lbPolicy
+            + " policy balances one host set (priority 0 only); use ROUND_ROBIN, LEAST_REQUEST, RANDOM, RING_HASH"
+            + " or MAGLEV for priority levels";
+      }
+    }
+    return null;
   }
 
   /** A cluster with Envoy's default DNS lookup family (AUTO). */
@@ -221,13 +260,26 @@ public record ClusterConfig(
    * @param weightedRoundRobin CLIENT_SIDE_WEIGHTED_ROUND_ROBIN's settings, null for the other policies
    * @param consistentHash RING_HASH's ring sizes and MAGLEV's table size ({@link ConsistentHash#DEFAULTS} otherwise)
    * @param pressure PRESSURE's settings, null for the other policies
+   * @param localityWeighted {@code locality_weighted_lb_config}: a locality is picked first, by its
+   *     {@code load_balancing_weight} times its availability, then a host within it
    */
   public record LbSettings(double activeRequestBias, SlowStart slowStart, WeightedRoundRobin weightedRoundRobin,
-      ConsistentHash consistentHash, PressureConfig pressure) {
+      ConsistentHash consistentHash, PressureConfig pressure, boolean localityWeighted) {
     public static final LbSettings DEFAULTS = new LbSettings(1.0, null, null);
 
     public LbSettings {
       java.util.Objects.requireNonNull(consistentHash, "consistentHash");
+    }
+
+    /** Settings without locality weighted balancing. */
+    public LbSettings(double activeRequestBias, SlowStart slowStart, WeightedRoundRobin weightedRoundRobin,
+        ConsistentHash consistentHash, PressureConfig pressure) {
+      this(activeRequestBias, slowStart, weightedRoundRobin, consistentHash, pressure, false);
+    }
+
+    /** These settings with locality weighted balancing on. */
+    public LbSettings withLocalityWeighted() {
+      return new LbSettings(activeRequestBias, slowStart, weightedRoundRobin, consistentHash, pressure, true);
     }
 
     /** Settings with the default ring and table sizes. */
@@ -284,21 +336,78 @@ public record ClusterConfig(
 
   public enum UpstreamProtocol { HTTP1, HTTP2 }
 
-  /** One endpoint; {@code weight} is the load-balancing weight (default 1). */
   /**
    * An endpoint of the load assignment.
    *
+   * @param weight its {@code load_balancing_weight} (default 1)
    * @param hashKey its {@code metadata.filter_metadata["envoy.lb"].hash_key} (a string), which ring
    *     hash and Maglev hash instead of the address; "" when it has none
+   * @param priority its {@code LocalityLbEndpoints.priority} (0, the highest, to 128)
+   * @param locality its {@code LocalityLbEndpoints.locality} ({@link Locality#NONE} when unset)
+   * @param localityWeight its {@code LocalityLbEndpoints.load_balancing_weight}, 0 when unset (a
+   *     locality without a weight takes no traffic under locality weighted balancing, as in Envoy)
    */
-  public record Endpoint(SocketAddress address, int weight, String hashKey) {
+  public record Endpoint(SocketAddress address, int weight, String hashKey, int priority, Locality locality,
+      int localityWeight) {
     public Endpoint {
       java.util.Objects.requireNonNull(hashKey, "hashKey");
+      java.util.Objects.requireNonNull(locality, "locality");
+    }
+
+    /** An endpoint of priority 0 without a locality. */
+    public Endpoint(SocketAddress address, int weight, String hashKey) {
+      this(address, weight, hashKey, 0, Locality.NONE, 0);
     }
 
     /** An endpoint without a hash key. */
     public Endpoint(SocketAddress address, int weight) {
       this(address, weight, "");
+    }
+  }
+
+  /** Envoy's {@code core.v3.Locality}: where an endpoint runs. */
+  public record Locality(String region, String zone, String subZone) {
+    public static final Locality NONE = new Locality("", "", "");
+
+    public Locality {
+      java.util.Objects.requireNonNull(region, "region");
+      java.util.Objects.requireNonNull(zone, "zone");
+      java.util.Objects.requireNonNull(subZone, "subZone");
+    }
+
+    @Override
+    public String toString() {
+      return "{region: \"" + region + "\", zone: \"" + zone + "\", sub_zone: \"" + subZone + "\"}";
+    }
+  }
+
+  /**
+   * Envoy's {@code ClusterLoadAssignment.Policy}.
+   *
+   * @param overprovisioningFactor in percent (Envoy default 140): a priority level or locality
+   *     counts as fully available while its healthy share times this is at least 100
+   * @param weightedPriorityHealth a priority level's health counts endpoint weights, not hosts
+   */
+  public record AssignmentPolicy(int overprovisioningFactor, boolean weightedPriorityHealth) {
+    public static final AssignmentPolicy DEFAULTS = new AssignmentPolicy(140, false);
+
+    public AssignmentPolicy {
+      if (overprovisioningFactor <= 0) {
+        throw new IllegalArgumentException("overprovisioningFactor must be positive");
+      }
+    }
+  }
+
+  /** A {@code ClusterLoadAssignment}: the endpoints (flattened over localities) and its policy. */
+  public record LoadAssignment(List<Endpoint> endpoints, AssignmentPolicy policy) {
+    public LoadAssignment {
+      endpoints = List.copyOf(endpoints);
+      java.util.Objects.requireNonNull(policy, "policy");
+    }
+
+    /** Endpoints with the default policy. */
+    public static LoadAssignment of(List<Endpoint> endpoints) {
+      return new LoadAssignment(endpoints, AssignmentPolicy.DEFAULTS);
     }
   }
 

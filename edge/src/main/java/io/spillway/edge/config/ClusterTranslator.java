@@ -54,9 +54,18 @@ final class ClusterTranslator {
   private static final SupportedFields EDS_CLUSTER_CONFIG = SupportedFields.of(
       Cluster.EdsClusterConfig.getDescriptor(), "eds_config", "service_name");
   private static final SupportedFields LOAD_ASSIGNMENT = SupportedFields.of(
-      ClusterLoadAssignment.getDescriptor(), "cluster_name", "endpoints");
+      ClusterLoadAssignment.getDescriptor(), "cluster_name", "endpoints", "policy");
+  private static final SupportedFields ASSIGNMENT_POLICY = SupportedFields.of(
+      ClusterLoadAssignment.Policy.getDescriptor(), "overprovisioning_factor", "weighted_priority_health");
   private static final SupportedFields LOCALITY_ENDPOINTS = SupportedFields.of(
-      LocalityLbEndpoints.getDescriptor(), "locality", "metadata", "lb_endpoints", "load_balancing_weight");
+      LocalityLbEndpoints.getDescriptor(), "locality", "metadata", "lb_endpoints", "load_balancing_weight",
+      "priority");
+  private static final SupportedFields LOCALITY = SupportedFields.of(
+      io.envoyproxy.envoy.config.core.v3.Locality.getDescriptor(), "region", "zone", "sub_zone");
+  /** Envoy's bound on {@code LocalityLbEndpoints.priority}. */
+  static final int MAX_PRIORITY = 128;
+  /** Envoy's default {@code ClusterLoadAssignment.Policy.overprovisioning_factor}, in percent. */
+  static final int DEFAULT_OVERPROVISIONING_FACTOR = 140;
   private static final SupportedFields LB_ENDPOINT = SupportedFields.of(
       LbEndpoint.getDescriptor(), "endpoint", "metadata", "load_balancing_weight");
   private static final SupportedFields ENDPOINT = SupportedFields.of(Endpoint.getDescriptor(), "address");
@@ -128,9 +137,9 @@ final class ClusterTranslator {
     if (discovery == DiscoveryType.LOGICAL_DNS) {
       requireSingleEndpoint(c, path);
     }
-    List<ClusterConfig.Endpoint> endpoints = c.hasLoadAssignment()
+    ClusterConfig.LoadAssignment assignment = c.hasLoadAssignment()
         ? endpoints(c.getLoadAssignment(), discovery, path.field("load_assignment"))
-        : List.of();
+        : ClusterConfig.LoadAssignment.of(List.of());
     Thresholds thresholds = c.hasCircuitBreakers()
         ? thresholds(c.getCircuitBreakers(), path.field("circuit_breakers"))
         : Thresholds.DEFAULTS;
@@ -146,11 +155,26 @@ final class ClusterTranslator {
       default -> throw new ConfigException(path.field("dns_lookup_family"),
           c.getDnsLookupFamily() + " is not supported");
     };
-    return new ClusterConfig(c.getName(), discovery, balancing.policy(), balancing.choiceCount(), connectTimeout,
-        dnsRefreshRate, endpoints, thresholds, http.protocol(), bufferLimit, http.maxRequestsPerConnection(),
-        http.idleTimeout(), family, edsServiceName, http.http2(), balancing.settings(),
-        HostHealthTranslator.translate(c, path), dnsRefresh(c, discovery, path),
-        transportSocket(c, http.protocol(), path));
+    ClusterConfig config = new ClusterConfig(c.getName(), discovery, balancing.policy(), balancing.choiceCount(),
+        connectTimeout, dnsRefreshRate, assignment.endpoints(), thresholds, http.protocol(), bufferLimit,
+        http.maxRequestsPerConnection(), http.idleTimeout(), family, edsServiceName, http.http2(),
+        balancing.settings(), HostHealthTranslator.translate(c, path), dnsRefresh(c, discovery, path),
+        transportSocket(c, http.protocol(), path), assignment.policy());
+    String problem = config.assignmentProblem(assignment);
+    if (problem != null) {
+      throw new ConfigException(firstNonZeroPriority(c.getLoadAssignment(), path.field("load_assignment")), problem);
+    }
+    return config;
+  }
+
+  /** The path of the first {@code priority} above 0 in the assignment. */
+  static FieldPath firstNonZeroPriority(ClusterLoadAssignment assignment, FieldPath path) {
+    for (int l = 0; l < assignment.getEndpointsCount(); l++) {
+      if (assignment.getEndpoints(l).getPriority() != 0) {
+        return path.field("endpoints").index(l).field("priority");
+      }
+    }
+    return path.field("endpoints");
   }
 
   /** {@code transport_socket}: {@code envoy.transport_sockets.tls} with an UpstreamTlsContext, or cleartext. */
@@ -232,7 +256,7 @@ final class ClusterTranslator {
   }
 
   /** The endpoints of an EDS update ({@code ClusterLoadAssignment}); addresses must be IP literals. */
-  static List<ClusterConfig.Endpoint> edsEndpoints(ClusterLoadAssignment assignment, FieldPath path)
+  static ClusterConfig.LoadAssignment edsEndpoints(ClusterLoadAssignment assignment, FieldPath path)
       throws ConfigException {
     if (assignment.getClusterName().isEmpty()) {
       throw new ConfigException(path.field("cluster_name"), "cluster_name is required");
@@ -275,14 +299,41 @@ final class ClusterTranslator {
     return v != null && v.hasStringValue() ? v.getStringValue() : "";
   }
 
-  private static List<ClusterConfig.Endpoint> endpoints(ClusterLoadAssignment assignment, DiscoveryType discovery,
+  /**
+   * A load assignment: its endpoints with their priority and locality, and its {@code policy}.
+   * Priorities are at most 128 (Envoy's bound); a locality appears once per priority (Spillway
+   * refuses a second entry rather than merge the two); a locality's {@code load_balancing_weight}
+   * is at least 1 when set.
+   */
+  private static ClusterConfig.LoadAssignment endpoints(ClusterLoadAssignment assignment, DiscoveryType discovery,
       FieldPath path) throws ConfigException {
     LOAD_ASSIGNMENT.check(assignment, path);
+    ClusterConfig.AssignmentPolicy policy = policy(assignment, path);
     List<ClusterConfig.Endpoint> endpoints = new ArrayList<>();
+    Map<String, Integer> seenLocalities = new java.util.HashMap<>();
     for (int l = 0; l < assignment.getEndpointsCount(); l++) {
       FieldPath localityPath = path.field("endpoints").index(l);
       LocalityLbEndpoints locality = assignment.getEndpoints(l);
       LOCALITY_ENDPOINTS.check(locality, localityPath);
+      int priority = locality.getPriority();
+      if (Integer.toUnsignedLong(priority) > MAX_PRIORITY) {
+        throw new ConfigException(localityPath.field("priority"), "must be at most " + MAX_PRIORITY + " (got "
+            + Integer.toUnsignedString(priority) + ")");
+      }
+      int localityWeight = ProtoValues.uint32(locality.hasLoadBalancingWeight(), locality.getLoadBalancingWeight(),
+          localityPath.field("load_balancing_weight"), 1, 0);
+      ClusterConfig.Locality where = ClusterConfig.Locality.NONE;
+      if (locality.hasLocality()) {
+        var proto = locality.getLocality();
+        LOCALITY.check(proto, localityPath.field("locality"));
+        where = new ClusterConfig.Locality(proto.getRegion(), proto.getZone(), proto.getSubZone());
+      }
+      Integer first = seenLocalities.putIfAbsent(priority + " " + where, l);
+      if (first != null) {
+        throw new ConfigException(localityPath.field("locality"), "locality " + where + " already has endpoints at"
+            + " priority " + priority + " in " + path.field("endpoints").index(first) + "; list each locality once"
+            + " per priority");
+      }
       for (int e = 0; e < locality.getLbEndpointsCount(); e++) {
         FieldPath endpointPath = localityPath.field("lb_endpoints").index(e);
         LbEndpoint lbEndpoint = locality.getLbEndpoints(e);
@@ -303,10 +354,25 @@ final class ClusterTranslator {
             : AddressTranslator.translate(endpoint.getAddress(), addressPath, HostKind.IP_OR_NAME, "", 1);
         int weight = ProtoValues.uint32(lbEndpoint.hasLoadBalancingWeight(), lbEndpoint.getLoadBalancingWeight(),
             endpointPath.field("load_balancing_weight"), 1, 1);
-        endpoints.add(new ClusterConfig.Endpoint(address, weight, hashKey(lbEndpoint)));
+        endpoints.add(new ClusterConfig.Endpoint(address, weight, hashKey(lbEndpoint), priority, where,
+            localityWeight));
       }
     }
-    return endpoints;
+    return new ClusterConfig.LoadAssignment(endpoints, policy);
+  }
+
+  /** {@code policy}: the overprovisioning factor (above 0, default 140) and {@code weighted_priority_health}. */
+  private static ClusterConfig.AssignmentPolicy policy(ClusterLoadAssignment assignment, FieldPath path)
+      throws ConfigException {
+    if (!assignment.hasPolicy()) {
+      return ClusterConfig.AssignmentPolicy.DEFAULTS;
+    }
+    FieldPath policyPath = path.field("policy");
+    ClusterLoadAssignment.Policy p = assignment.getPolicy();
+    ASSIGNMENT_POLICY.check(p, policyPath);
+    int factor = ProtoValues.uint32(p.hasOverprovisioningFactor(), p.getOverprovisioningFactor(),
+        policyPath.field("overprovisioning_factor"), 1, DEFAULT_OVERPROVISIONING_FACTOR);
+    return new ClusterConfig.AssignmentPolicy(factor, p.getWeightedPriorityHealth());
   }
 
   private static Thresholds thresholds(CircuitBreakers breakers, FieldPath path) throws ConfigException {

@@ -46,8 +46,9 @@ final class HostHealthTranslator {
       "failure_percentage_threshold", "enforcing_failure_percentage", "enforcing_failure_percentage_local_origin",
       "failure_percentage_minimum_hosts", "failure_percentage_request_volume", "max_ejection_time",
       "max_ejection_time_jitter", "successful_active_health_check_uneject_host", "always_eject_one_host");
+  // The locality specifiers are read (or refused) by LoadBalancingTranslator, which runs first.
   private static final SupportedFields COMMON_LB = SupportedFields.of(Cluster.CommonLbConfig.getDescriptor(),
-      "healthy_panic_threshold");
+      "healthy_panic_threshold", "locality_weighted_lb_config", "zone_aware_lb_config");
 
   private static final Duration DEFAULT_NO_TRAFFIC_INTERVAL = Duration.ofSeconds(60);
 

@@ -6,6 +6,7 @@ import io.envoyproxy.envoy.config.cluster.v3.LoadBalancingPolicy;
 import io.envoyproxy.envoy.config.core.v3.RuntimeDouble;
 import io.envoyproxy.envoy.extensions.load_balancing_policies.client_side_weighted_round_robin.v3.ClientSideWeightedRoundRobin;
 import io.envoyproxy.envoy.extensions.load_balancing_policies.common.v3.ConsistentHashingLbConfig;
+import io.envoyproxy.envoy.extensions.load_balancing_policies.common.v3.LocalityLbConfig;
 import io.envoyproxy.envoy.extensions.load_balancing_policies.least_request.v3.LeastRequest;
 import io.envoyproxy.envoy.extensions.load_balancing_policies.maglev.v3.Maglev;
 import io.envoyproxy.envoy.extensions.load_balancing_policies.random.v3.Random;
@@ -49,13 +50,19 @@ final class LoadBalancingTranslator {
   private static final SupportedFields POLICY = SupportedFields.of(
       LoadBalancingPolicy.Policy.getDescriptor(), "typed_extension_config");
   private static final SupportedFields ROUND_ROBIN = SupportedFields.of(RoundRobin.getDescriptor(),
-      "slow_start_config")
-      .later("locality_lb_config");
+      "slow_start_config", "locality_lb_config");
   private static final SupportedFields LEAST_REQUEST = SupportedFields.of(LeastRequest.getDescriptor(),
-      "choice_count", "active_request_bias", "slow_start_config", "enable_full_scan", "selection_method")
-      .later("locality_lb_config");
-  private static final SupportedFields RANDOM = SupportedFields.of(Random.getDescriptor())
-      .later("locality_lb_config");
+      "choice_count", "active_request_bias", "slow_start_config", "enable_full_scan", "selection_method",
+      "locality_lb_config");
+  private static final SupportedFields RANDOM = SupportedFields.of(Random.getDescriptor(), "locality_lb_config");
+  private static final SupportedFields LOCALITY_WEIGHTED = SupportedFields.of(
+      Cluster.CommonLbConfig.LocalityWeightedLbConfig.getDescriptor());
+  private static final SupportedFields TYPED_LOCALITY_WEIGHTED = SupportedFields.of(
+      LocalityLbConfig.LocalityWeightedLbConfig.getDescriptor());
+  /** Why zone-aware routing is refused, wherever it is configured. */
+  static final String ZONE_AWARE_REFUSED = "zone-aware routing is not supported: it needs the local cluster"
+      + " (cluster_manager.local_cluster_name) and its membership, which the edge does not have; use"
+      + " locality_weighted_lb_config with weights from the control plane";
   private static final SupportedFields CSWRR = SupportedFields.of(ClientSideWeightedRoundRobin.getDescriptor(),
       "enable_oob_load_report", "blackout_period", "weight_expiration_period", "weight_update_period",
       "error_utilization_penalty", "metric_names_for_computing_utilization")
@@ -90,6 +97,68 @@ final class LoadBalancingTranslator {
   }
 
   Balancing translate(Cluster c, FieldPath path) throws ConfigException {
+    Balancing b = translatePolicy(c, path);
+    if (!commonLocalityWeighted(c, path)) {
+      return b;
+    }
+    FieldPath lwPath = path.field("common_lb_config").field("locality_weighted_lb_config");
+    if (b.policy().hashed()) {
+      throw new ConfigException(lwPath, "locality weighted balancing is not supported yet for " + b.policy()
+          + " (Envoy scales the ring or table weights by locality weight)");
+    }
+    return new Balancing(b.policy(), b.choiceCount(), b.settings().withLocalityWeighted());
+  }
+
+  /**
+   * {@code common_lb_config}'s locality specifier: true for {@code locality_weighted_lb_config}
+   * beside {@code lb_policy}; {@code zone_aware_lb_config} is refused, and so is a locality config
+   * beside {@code load_balancing_policy}, whose typed config has its own {@code locality_lb_config}.
+   */
+  private static boolean commonLocalityWeighted(Cluster c, FieldPath path) throws ConfigException {
+    if (!c.hasCommonLbConfig()) {
+      return false;
+    }
+    Cluster.CommonLbConfig common = c.getCommonLbConfig();
+    FieldPath commonPath = path.field("common_lb_config");
+    if (common.hasZoneAwareLbConfig()) {
+      throw new ConfigException(commonPath.field("zone_aware_lb_config"), ZONE_AWARE_REFUSED);
+    }
+    if (!common.hasLocalityWeightedLbConfig()) {
+      return false;
+    }
+    FieldPath lwPath = commonPath.field("locality_weighted_lb_config");
+    if (c.hasLoadBalancingPolicy()) {
+      throw new ConfigException(lwPath, "cannot be combined with load_balancing_policy; set locality_lb_config:"
+          + " {locality_weighted_lb_config: {}} in the policy's typed_config");
+    }
+    LOCALITY_WEIGHTED.check(common.getLocalityWeightedLbConfig(), lwPath);
+    return true;
+  }
+
+  /** A typed policy's {@code locality_lb_config}: true for locality weighted; zone-aware is refused. */
+  private static boolean typedLocalityWeighted(boolean has, LocalityLbConfig config, FieldPath path)
+      throws ConfigException {
+    if (!has) {
+      return false;
+    }
+    FieldPath localityPath = path.field("locality_lb_config");
+    return switch (config.getLocalityConfigSpecifierCase()) {
+      case ZONE_AWARE_LB_CONFIG -> throw new ConfigException(localityPath.field("zone_aware_lb_config"),
+          ZONE_AWARE_REFUSED);
+      case LOCALITY_WEIGHTED_LB_CONFIG -> {
+        TYPED_LOCALITY_WEIGHTED.check(config.getLocalityWeightedLbConfig(),
+            localityPath.field("locality_weighted_lb_config"));
+        yield true;
+      }
+      default -> false;
+    };
+  }
+
+  private static Balancing localityWeighted(Balancing b, boolean on) {
+    return on ? new Balancing(b.policy(), b.choiceCount(), b.settings().withLocalityWeighted()) : b;
+  }
+
+  private Balancing translatePolicy(Cluster c, FieldPath path) throws ConfigException {
     if (c.hasLoadBalancingPolicy()) {
       for (String other : List.of("least_request_lb_config", "round_robin_lb_config", "ring_hash_lb_config",
           "maglev_lb_config")) {
@@ -241,15 +310,22 @@ final class LoadBalancingTranslator {
         ClusterConfig.SlowStart slowStart = rr.hasSlowStartConfig()
             ? slowStart(rr.getSlowStartConfig(), configPath.field("slow_start_config"))
             : null;
-        yield new Balancing(LbPolicy.ROUND_ROBIN, DEFAULT_CHOICE_COUNT,
-            new LbSettings(DEFAULT_ACTIVE_REQUEST_BIAS, slowStart, null));
+        yield localityWeighted(new Balancing(LbPolicy.ROUND_ROBIN, DEFAULT_CHOICE_COUNT,
+            new LbSettings(DEFAULT_ACTIVE_REQUEST_BIAS, slowStart, null)),
+            typedLocalityWeighted(rr.hasLocalityLbConfig(), rr.getLocalityLbConfig(), configPath));
       }
       case ExtensionRegistry.LB_RANDOM -> {
-        RANDOM.check(registry.unpack(any, Random.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
-        yield new Balancing(LbPolicy.RANDOM, DEFAULT_CHOICE_COUNT, LbSettings.DEFAULTS);
+        Random r = registry.unpack(any, Random.class, Category.LOAD_BALANCING_POLICY, configPath);
+        RANDOM.check(r, configPath);
+        yield localityWeighted(new Balancing(LbPolicy.RANDOM, DEFAULT_CHOICE_COUNT, LbSettings.DEFAULTS),
+            typedLocalityWeighted(r.hasLocalityLbConfig(), r.getLocalityLbConfig(), configPath));
       }
-      case ExtensionRegistry.LB_LEAST_REQUEST -> leastRequest(
-          registry.unpack(any, LeastRequest.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
+      case ExtensionRegistry.LB_LEAST_REQUEST -> {
+        LeastRequest lr = registry.unpack(any, LeastRequest.class, Category.LOAD_BALANCING_POLICY, configPath);
+        Balancing b = leastRequest(lr, configPath);
+        yield localityWeighted(b, typedLocalityWeighted(lr.hasLocalityLbConfig(), lr.getLocalityLbConfig(),
+            configPath));
+      }
       case ExtensionRegistry.LB_CLIENT_SIDE_WEIGHTED_ROUND_ROBIN -> weightedRoundRobin(registry.unpack(any,
           ClientSideWeightedRoundRobin.class, Category.LOAD_BALANCING_POLICY, configPath), configPath);
       case ExtensionRegistry.LB_RING_HASH -> ringHash(

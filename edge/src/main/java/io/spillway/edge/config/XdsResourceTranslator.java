@@ -26,7 +26,7 @@ public final class XdsResourceTranslator {
   }
 
   /** An EDS resource: the endpoints of the clusters whose service name it carries. */
-  public List<ClusterConfig.Endpoint> endpoints(ClusterLoadAssignment assignment) throws ConfigException {
+  public ClusterConfig.LoadAssignment endpoints(ClusterLoadAssignment assignment) throws ConfigException {
     return ClusterTranslator.edsEndpoints(assignment, resource("cluster_load_assignment", assignment.getClusterName()));
   }
 

@@ -55,7 +55,7 @@ final class DynamicConfiguration implements XdsConfigSink {
   private Map<String, ClusterConfig> dynamicClusters = Map.of();
   /** Accepted CDS versions held back because their EDS endpoints have not arrived; old ones serve. */
   private final Map<String, ClusterConfig> warmingClusters = new HashMap<>();
-  private Map<String, List<ClusterConfig.Endpoint>> endpoints = Map.of();
+  private Map<String, ClusterConfig.LoadAssignment> endpoints = Map.of();
   private Map<String, ListenerConfig> acceptedListeners = Map.of();
   private final Map<String, Listener> activeListeners = new HashMap<>();
   private Map<String, RouteConfig> routes = Map.of();
@@ -117,6 +117,11 @@ final class DynamicConfiguration implements XdsConfigSink {
       next.put(c.name(), c);
     }
     onMain(() -> {
+      for (ClusterConfig c : next.values()) {
+        if (c.discoveryType() == ClusterConfig.DiscoveryType.EDS && endpoints.containsKey(c.edsServiceName())) {
+          requireBalanceable(c, c.edsServiceName(), endpoints.get(c.edsServiceName()));
+        }
+      }
       dynamicClusters = Map.copyOf(next);
       publishClusters();
       return null;
@@ -145,27 +150,47 @@ final class DynamicConfiguration implements XdsConfigSink {
   }
 
   private void applyEndpoints(Map<String, ? extends Message> resources) throws ConfigException {
-    Map<String, List<ClusterConfig.Endpoint>> next = new HashMap<>();
+    Map<String, ClusterConfig.LoadAssignment> next = new HashMap<>();
     for (Map.Entry<String, ? extends Message> e : resources.entrySet()) {
       ClusterLoadAssignment assignment = (ClusterLoadAssignment) e.getValue();
       requireName("cluster_load_assignment", e.getKey(), assignment.getClusterName());
       next.put(assignment.getClusterName(), translator.endpoints(assignment));
     }
     onMain(() -> {
-      Map<String, List<ClusterConfig.Endpoint>> previous = endpoints;
+      for (Map.Entry<String, ClusterConfig.LoadAssignment> e : next.entrySet()) {
+        for (var cluster : server.clusters().all().values()) {
+          ClusterConfig c = cluster.config();
+          if (c.discoveryType() == ClusterConfig.DiscoveryType.EDS && c.edsServiceName().equals(e.getKey())) {
+            requireBalanceable(c, e.getKey(), e.getValue());
+          }
+        }
+      }
+      Map<String, ClusterConfig.LoadAssignment> previous = endpoints;
       endpoints = Map.copyOf(next);
       boolean warmingReady = warmingClusters.values().stream()
           .anyMatch(c -> endpoints.containsKey(c.edsServiceName()));
       if (warmingReady) {
         publishClusters();
       }
-      for (Map.Entry<String, List<ClusterConfig.Endpoint>> e : endpoints.entrySet()) {
+      for (Map.Entry<String, ClusterConfig.LoadAssignment> e : endpoints.entrySet()) {
         if (!e.getValue().equals(previous.get(e.getKey()))) {
           server.clusters().updateEndpoints(e.getKey(), e.getValue());
         }
       }
       return null;
     });
+  }
+
+  /**
+   * Refuses a load assignment the cluster's policy cannot balance (priorities under client-side
+   * weighted round robin or the pressure policy): the update is NACKed, the last one stays.
+   */
+  private static void requireBalanceable(ClusterConfig cluster, String serviceName,
+      ClusterConfig.LoadAssignment assignment) throws ConfigException {
+    String problem = cluster.assignmentProblem(assignment);
+    if (problem != null) {
+      throw new ConfigException("cluster_load_assignment \"" + serviceName + "\".endpoints", problem);
+    }
   }
 
   // ---- listeners and routes ----

@@ -103,9 +103,9 @@ public final class ClusterManager {
    * clusters take their hosts from {@code edsEndpoints} (by service name); one without an entry
    * has no hosts until {@link #updateEndpoints} brings them.
    *
-   * @param edsEndpoints EDS endpoints by {@code ClusterLoadAssignment} name
+   * @param edsEndpoints EDS load assignments by {@code ClusterLoadAssignment} name
    */
-  public void update(Map<String, ClusterConfig> configs, Map<String, List<ClusterConfig.Endpoint>> edsEndpoints) {
+  public void update(Map<String, ClusterConfig> configs, Map<String, ClusterConfig.LoadAssignment> edsEndpoints) {
     Map<String, Cluster> current = clusters;
     Map<String, Cluster> built = new LinkedHashMap<>();
     List<Cluster> retired = new ArrayList<>();
@@ -114,7 +114,7 @@ public final class ClusterManager {
       if (old != null && old.config().equals(config)) {
         built.put(config.name(), old);
         if (config.discoveryType() == ClusterConfig.DiscoveryType.EDS) {
-          List<ClusterConfig.Endpoint> endpoints = edsEndpoints.get(config.edsServiceName());
+          ClusterConfig.LoadAssignment endpoints = edsEndpoints.get(config.edsServiceName());
           if (endpoints != null) {
             publishHosts(old, endpoints);
           }
@@ -136,8 +136,9 @@ public final class ClusterManager {
         previousRefresh.stop();
       }
       switch (config.discoveryType()) {
-        case STATIC -> publishHosts(cluster, config.endpoints());
-        case EDS -> publishHosts(cluster, edsEndpoints.getOrDefault(config.edsServiceName(), List.of()));
+        case STATIC -> publishHosts(cluster, config.loadAssignment());
+        case EDS -> publishHosts(cluster, edsEndpoints.getOrDefault(config.edsServiceName(),
+            ClusterConfig.LoadAssignment.of(List.of())));
         case STRICT_DNS, LOGICAL_DNS -> {
           BooleanSupplier resolve = config.discoveryType() == ClusterConfig.DiscoveryType.STRICT_DNS
               ? () -> refreshHosts(cluster)
@@ -189,7 +190,7 @@ public final class ClusterManager {
    * An EDS update: publishes the endpoints of every EDS cluster whose service name is
    * {@code serviceName}. Hosts at an unchanged address and weight keep their pools.
    */
-  public void updateEndpoints(String serviceName, List<ClusterConfig.Endpoint> endpoints) {
+  public void updateEndpoints(String serviceName, ClusterConfig.LoadAssignment endpoints) {
     for (Cluster cluster : clusters.values()) {
       ClusterConfig config = cluster.config();
       if (config.discoveryType() == ClusterConfig.DiscoveryType.EDS && config.edsServiceName().equals(serviceName)) {
@@ -200,9 +201,11 @@ public final class ClusterManager {
 
   /**
    * Publishes hosts for endpoints that are IP literals (STATIC and EDS clusters): hosts whose
-   * address and weight stay keep their pools, hosts that went away drain.
+   * address, weight, priority and locality stay keep their pools, hosts that went away drain. A new
+   * assignment policy alone publishes a new routing.
    */
-  void publishHosts(Cluster cluster, List<ClusterConfig.Endpoint> endpoints) {
+  void publishHosts(Cluster cluster, ClusterConfig.LoadAssignment assignment) {
+    List<ClusterConfig.Endpoint> endpoints = assignment.endpoints();
     Map<InetSocketAddress, Host> existing = new HashMap<>();
     for (Host h : cluster.hosts().hosts()) {
       existing.put(h.address(), h);
@@ -212,18 +215,19 @@ public final class ClusterManager {
     for (ClusterConfig.Endpoint e : endpoints) {
       InetSocketAddress sa = new InetSocketAddress(literal(e.address().host()), e.address().port());
       Host h = existing.get(sa);
-      if (h != null && h.weight() == e.weight() && h.hashKey().equals(e.hashKey().isEmpty() ? Host.envoyAddress(sa)
-          : e.hashKey())) {
+      if (h != null && h.sameEndpoint(e)) {
         existing.remove(sa);
       } else {
-        h = cluster.newHost(sa, e.address().host(), e.weight(), joined(cluster), e.hashKey());
+        h = cluster.newHost(sa, e, joined(cluster));
         changed = true;
       }
       hosts.add(h);
     }
     if (changed) {
-      cluster.setHosts(HostSet.of(hosts));
+      cluster.setHosts(HostSet.of(hosts), assignment.policy());
       existing.values().forEach(Host::drainPools);
+    } else if (!assignment.policy().equals(cluster.assignmentPolicy())) {
+      cluster.setAssignmentPolicy(assignment.policy());
     }
   }
 
@@ -286,7 +290,7 @@ public final class ClusterManager {
       for (InetAddress a : byFamily(addresses, config.dnsLookupFamily())) {
         InetSocketAddress sa = new InetSocketAddress(a, e.address().port());
         Host h = existing.remove(sa);
-        hosts.add(h != null ? h : cluster.newHost(sa, e.address().host(), e.weight(), joined(cluster), e.hashKey()));
+        hosts.add(h != null ? h : cluster.newHost(sa, e, joined(cluster)));
       }
     }
     if (!existing.isEmpty() || hosts.size() != cluster.hosts().hosts().size()) {
@@ -327,8 +331,7 @@ public final class ClusterManager {
     InetSocketAddress first = new InetSocketAddress(addresses.get(0), endpoint.address().port());
     List<Host> current = cluster.hosts().hosts();
     if (current.isEmpty()) {
-      cluster.setHosts(HostSet.of(List.of(cluster.newHost(first, name, endpoint.weight(), Host.NOT_JOINING,
-          endpoint.hashKey()))));
+      cluster.setHosts(HostSet.of(List.of(cluster.newHost(first, endpoint, Host.NOT_JOINING))));
     } else if (!current.get(0).address().equals(first)) {
       log.info("cluster {}: {} now resolves to {}; new connections go there", config.name(), name,
           first.getAddress().getHostAddress());

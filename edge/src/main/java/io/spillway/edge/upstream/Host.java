@@ -2,6 +2,7 @@ package io.spillway.edge.upstream;
 
 import java.net.InetSocketAddress;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.config.ClusterConfig;
 import io.spillway.edge.stats.StripedLong;
 import io.spillway.edge.upstream.lb.EndpointWeight;
 import io.spillway.edge.upstream.lb.OrcaLoadReportParser;
@@ -61,6 +62,10 @@ public final class Host {
   private final long joinedNanos;
   private final AtomicInteger healthFlags;
   private final OutlierMonitor outlier;
+  /** Its endpoint's priority, locality and locality weight (0: none), from the load assignment. */
+  private final int priority;
+  private final ClusterConfig.Locality locality;
+  private final int localityWeight;
 
   Host(String clusterName, InetSocketAddress address, String hostname, int weight, int workers) {
     this(clusterName, address, hostname, weight, workers, false, NOT_JOINING, 0, null);
@@ -96,6 +101,29 @@ public final class Host {
   /** @param signals what the cluster's policy reads from the host's traffic */
   Host(String clusterName, InetSocketAddress address, String hostname, int weight, int workers, Signals signals,
       long joinedNanos, int initialFlags, OutlierDetector detector, String hashKey) {
+    this(clusterName, address, hostname, weight, workers, signals, joinedNanos, initialFlags, detector, hashKey,
+        new Placement(0, ClusterConfig.Locality.NONE, 0));
+  }
+
+  /**
+   * Where a host's endpoint sits in the load assignment.
+   *
+   * @param priority its priority level (0 is the highest)
+   * @param locality its locality
+   * @param localityWeight its locality's {@code load_balancing_weight}, 0 when unset
+   */
+  record Placement(int priority, ClusterConfig.Locality locality, int localityWeight) {
+    static Placement of(ClusterConfig.Endpoint e) {
+      return new Placement(e.priority(), e.locality(), e.localityWeight());
+    }
+  }
+
+  /** @param placement its endpoint's priority and locality */
+  Host(String clusterName, InetSocketAddress address, String hostname, int weight, int workers, Signals signals,
+      long joinedNanos, int initialFlags, OutlierDetector detector, String hashKey, Placement placement) {
+    this.priority = placement.priority();
+    this.locality = placement.locality();
+    this.localityWeight = placement.localityWeight();
     boolean collectsLoadReports = signals.loadReports();
     this.tracksLatency = signals.latency();
     this.hashKeyOverride = hashKey;
@@ -160,6 +188,28 @@ public final class Host {
 
   public int weight() {
     return weight;
+  }
+
+  /** Its endpoint's priority level (0 is the highest). */
+  public int priority() {
+    return priority;
+  }
+
+  /** Its endpoint's locality ({@link ClusterConfig.Locality#NONE} when unset). */
+  public ClusterConfig.Locality locality() {
+    return locality;
+  }
+
+  /** Its locality's {@code load_balancing_weight}, 0 when unset. */
+  public int localityWeight() {
+    return localityWeight;
+  }
+
+  /** Whether the host was made for an endpoint at this weight, hash key, priority and locality. */
+  boolean sameEndpoint(ClusterConfig.Endpoint e) {
+    return weight == e.weight() && priority == e.priority() && locality.equals(e.locality())
+        && localityWeight == e.localityWeight()
+        && hashKey().equals(e.hashKey().isEmpty() ? envoyAddress(address) : e.hashKey());
   }
 
   /** When the host joined a running cluster, or {@link #NOT_JOINING}. */

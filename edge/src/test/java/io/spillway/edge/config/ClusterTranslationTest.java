@@ -12,6 +12,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class ClusterTranslationTest {
+  private static final ClusterConfig.Locality ZONE_A = new ClusterConfig.Locality("", "a", "");
+
 
   private static ClusterConfig cluster(String yaml) throws ConfigException {
     return BootstrapYaml.minimal().clusters(yaml).translate().clusters().get("backend");
@@ -56,8 +58,8 @@ class ClusterTranslationTest {
 
     assertThat(c).isEqualTo(new ClusterConfig("backend", DiscoveryType.STRICT_DNS, LbPolicy.LEAST_REQUEST, 3,
         Duration.ofMillis(250), Duration.ofSeconds(30),
-        List.of(new Endpoint(new SocketAddress("app-1.internal", 8080), 3),
-            new Endpoint(new SocketAddress("10.0.0.2", 8080), 1),
+        List.of(new Endpoint(new SocketAddress("app-1.internal", 8080), 3, "", 0, ZONE_A, 0),
+            new Endpoint(new SocketAddress("10.0.0.2", 8080), 1, "", 0, ZONE_A, 0),
             new Endpoint(new SocketAddress("2001:db8::1", 80), 1)),
         new Thresholds(100, 50, 200, 5), UpstreamProtocol.HTTP2, 65536, 1000, Duration.ofSeconds(60),
         ClusterConfig.DnsLookupFamily.V4_ONLY));

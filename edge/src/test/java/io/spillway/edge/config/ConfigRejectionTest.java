@@ -520,10 +520,10 @@ class ConfigRejectionTest {
             - name: backend
               load_assignment:
                 endpoints:
-                - priority: 1
+                - priority: 129
                   lb_endpoints: []
             """)
-        .rejects(CLUSTER_0 + ".load_assignment.endpoints[0].priority: priority is not supported");
+        .rejects(CLUSTER_0 + ".load_assignment.endpoints[0].priority: must be at most 128 (got 129)");
   }
 
   @Test

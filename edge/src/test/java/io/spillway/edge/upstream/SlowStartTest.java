@@ -76,10 +76,10 @@ class SlowStartTest {
     ClusterConfig.Endpoint b = new ClusterConfig.Endpoint(new io.spillway.edge.config.SocketAddress("127.0.0.1", 2), 1);
     manager.update(Map.of("c", eds), Map.of());
     Cluster cluster = manager.get("c");
-    manager.updateEndpoints("c", List.of(a)); // the first assignment of a cluster without hosts: no ramp
+    manager.updateEndpoints("c", ClusterConfig.LoadAssignment.of(List.of(a))); // the first assignment of a cluster without hosts: no ramp
     assertThat(cluster.hosts().lastJoinedNanos()).isEqualTo(Host.NOT_JOINING);
     now.set(joined);
-    manager.updateEndpoints("c", List.of(a, b));
+    manager.updateEndpoints("c", ClusterConfig.LoadAssignment.of(List.of(a, b)));
     assertThat(cluster.hosts().lastJoinedNanos()).isEqualTo(joined);
     now.set(joined + 5 * S);
     Worker worker = new Worker(0, null, null, null, null, null);
