@@ -95,7 +95,10 @@ public final class AccessLogFormat {
     }
   }
 
-  private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9._-]+");
+  /** What one segment of a file destination's path is made of (a regular expression). */
+  public static final String PATH_SEGMENT = "[A-Za-z0-9._-]+";
+
+  private static final Pattern SEGMENT = Pattern.compile(PATH_SEGMENT);
 
   private AccessLogFormat() {}
 

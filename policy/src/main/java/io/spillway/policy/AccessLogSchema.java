@@ -43,6 +43,7 @@ public final class AccessLogSchema {
     for (AccessLogFormat.FormatProblem problem : AccessLogFormat.FormatProblem.values()) {
       formatProblems.put(camelCase(problem.name()), PATH + " " + problem.template());
     }
+    root.put("pathSegmentPattern", AccessLogFormat.PATH_SEGMENT);
     ObjectNode pathProblems = root.putObject("pathProblems");
     String file = AccessLogField.DESTINATION.path() + ".file ";
     for (AccessLogFormat.PathProblem problem : AccessLogFormat.PathProblem.values()) {

@@ -92,6 +92,9 @@ class AccessLogSchemaTest {
     assertThat(DESCRIBED.path("pathProblems").path("length").asText())
         .isEqualTo(problemOf("{\"destination\": {\"file\": \"" + "a".repeat(AccessLogFormat.MAX_PATH_LENGTH + 1) + "\"}}"));
     assertThat(DESCRIBED.path("pathProblems").size()).isEqualTo(AccessLogFormat.PathProblem.values().length);
+    java.util.regex.Pattern segment = java.util.regex.Pattern.compile(DESCRIBED.path("pathSegmentPattern").asText());
+    assertThat(segment.matcher("access-1_a.log").matches()).isTrue();
+    assertThat(segment.matcher("a b").matches()).isFalse();
   }
 
   @Test
