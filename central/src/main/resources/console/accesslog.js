@@ -108,10 +108,12 @@ function accessLogForm({ edgeId, model, state, titleId, onCancel, onSaved, onRel
   const formatField = model.field('format');
   const formatInput = h('textarea', { id: 'al-format', name: 'format', rows: 3, spellcheck: 'false', 'aria-describedby': 'al-format-hint al-format-problem' });
   formatInput.value = start.format;
+  formatInput.addEventListener('input', check);
   const formatEntry = fieldBlock({
     id: 'al-format', path: formatField.path, label: formatField.label, key: formatField.key, control: formatInput,
-    below: h('p', { class: 'help', id: 'al-format-hint' }, formatField.hint, ' Operators the edge fills: ',
-      h('code', { class: 'operators', text: model.schema.operators.join(' ') }), '.'),
+    below: [h('p', { class: 'help', id: 'al-format-hint', text: formatField.hint }),
+      h('details', { class: 'operators' }, h('summary', { text: 'The command operators the edge fills' }),
+        h('p', { class: 'help' }, h('code', { text: model.schema.operators.join(' ') })))],
   });
   entries.set('format', formatEntry);
   const formatBlock = h('div', { class: 'format-block' }, formatEntry.wrapper);
