@@ -1,13 +1,14 @@
-// One edge's panel (#/edges/<id>): its status, the Overload protection and Request limits cards,
+// One edge's panel (#/edges/<id>): its status, the Overload protection, Request limits and Access log cards,
 // the live charts of what it reports, the deployment defaults it reported, and, for operators with edges:manage, relabel, new credential, deregister.
 
+import { accessLogFacts, openAccessLogEditor, removeAccessLog } from './accesslog.js';
 import { ApiError, canManage, edgePath, policiesPath, request } from './api.js';
 import { json } from './audit.js';
 import { chartsCard } from './charts.js';
 import { confirmAction, h, labelChips, modal, replace, time, typeName, version } from './dom.js';
 import { ackedVersions, connection, credentialShown, labelsText, lastNack, parseLabels } from './edges.js';
 import { openEditor, resetToDeploymentDefaults } from './editor.js';
-import { MODE_NAMES, PolicyModel, RateLimitsModel, SCHEMAS, formatValue, loadSchema } from './policy.js';
+import { AccessLogModel, MODE_NAMES, PolicyModel, RateLimitsModel, SCHEMAS, formatValue, loadSchema } from './policy.js';
 import { limitValueText, openRateLimitsEditor, removeRateLimits } from './ratelimits.js';
 
 /** Renders the panel of edge id into main. */
@@ -27,14 +28,16 @@ export async function showEdge(main, id) {
 
 async function reload(panel) {
   try {
-    const [edge, policies, schema, limitsSchema, resources] = await Promise.all([
+    const [edge, policies, schema, limitsSchema, accessLogSchema, resources] = await Promise.all([
       request('GET', edgePath(panel.id)), request('GET', policiesPath(panel.id)), loadSchema(SCHEMAS.overload),
-      loadSchema(SCHEMAS.rateLimits), request('GET', `/configuration/resources?edgeId=${encodeURIComponent(panel.id)}`)]);
+      loadSchema(SCHEMAS.rateLimits), loadSchema(SCHEMAS.accessLog),
+      request('GET', `/configuration/resources?edgeId=${encodeURIComponent(panel.id)}`)]);
     panel.edge = edge;
     panel.policies = policies;
     panel.resources = resources;
     panel.model = new PolicyModel(schema, edge.status ? edge.status.reportedDefaults : null);
     panel.limitsModel = new RateLimitsModel(limitsSchema);
+    panel.accessLogModel = new AccessLogModel(accessLogSchema);
     render(panel);
   } catch (error) {
     replace(panel.content, h('p', { class: 'error', role: 'alert', text: error instanceof ApiError && error.status === 404
@@ -43,7 +46,7 @@ async function reload(panel) {
 }
 
 /**
- * Draws the cards. messages: { overload, rateLimits, manage } to show in those cards, each
+ * Draws the cards. messages: { overload, rateLimits, accessLog, manage } to show in those cards, each
  * { kind, text } and optionally { reload: true } for a Reload button.
  */
 function render(panel, messages = {}) {
@@ -51,6 +54,7 @@ function render(panel, messages = {}) {
   replace(panel.content,
     overloadCard(panel, messages.overload),
     rateLimitsCard(panel, messages.rateLimits),
+    accessLogCard(panel, messages.accessLog),
     panel.live,
     statusCard(panel.edge),
     defaultsCard(panel),
@@ -177,6 +181,27 @@ function rateLimitsCard(panel, message) {
       section: 'rateLimits', cardClass: 'ratelimits', editLabel: 'Edit request limits', removeText: 'Remove all request limits',
       open: () => openRateLimitsEditor({ edgeId: panel.id, model, policy, revision, reloadPolicies: () => request('GET', policiesPath(panel.id)) }),
       remove: () => removeRateLimits({ edgeId: panel.id, revision }),
+    }));
+}
+
+// ---- Access log ----
+
+function accessLogCard(panel, message) {
+  const model = panel.accessLogModel;
+  const section = panel.policies.accessLog;
+  const revision = panel.policies.revisions.accessLog;
+  return card('Access log', 'accesslog',
+    h('p', { class: 'card-lead', text: section
+      ? `Set on this edge (revision ${revision}): one more access log, beside the ones of its bootstrap.`
+      : 'Nothing is set on this edge: it writes only the access logs of its bootstrap.' }),
+    section ? h('dl', { class: 'facts' }, accessLogFacts(model, section).map((fact) => [
+      h('dt', { text: fact.label }),
+      h('dd', { 'data-field': fact.key }, fact.value)])) : null,
+    h('div', { class: 'card-status', role: 'status' }, messageView(message, panel)),
+    sectionActions(panel, {
+      section: 'accessLog', cardClass: 'accesslog', editLabel: 'Edit access log', removeText: 'Remove the access log',
+      open: () => openAccessLogEditor({ edgeId: panel.id, model, policy: section, revision, reloadPolicies: () => request('GET', policiesPath(panel.id)) }),
+      remove: () => removeAccessLog({ edgeId: panel.id, revision }),
     }));
 }
 

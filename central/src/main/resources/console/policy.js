@@ -1,5 +1,6 @@
 // The edge's policy sections as the shared policy module describes them (central serves the
-// descriptions at /schemas/overload-policy.json and /schemas/rate-limits-policy.json): fields with
+// descriptions at /schemas/overload-policy.json, /schemas/rate-limits-policy.json and
+// /schemas/access-log-policy.json): fields with
 // their ranges, patterns, defaults, environment variables and central's own messages, and the
 // rules between fields. Nothing about a field is written here; everything comes from those
 // descriptions, so the editors check exactly what central checks.
@@ -10,7 +11,7 @@ const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 export const MODE_NAMES = { off: 'Off', shadow: 'Shadow', enforce: 'Enforce' };
 
 /** The descriptions central serves, by name. */
-export const SCHEMAS = { overload: 'overload-policy', rateLimits: 'rate-limits-policy' };
+export const SCHEMAS = { overload: 'overload-policy', rateLimits: 'rate-limits-policy', accessLog: 'access-log-policy' };
 
 const described = new Map();
 
@@ -248,9 +249,12 @@ export class PolicyModel {
   }
 }
 
-/** A message template of the rate-limits description with its placeholders ({i}, {j}, …) filled in. */
+/**
+ * A message template of a description with its placeholders ({i}, {j}, …) filled in, in the order
+ * given; a value is inserted as it is (a function replacement, so "$&" in a value stays "$&").
+ */
 function fill(template, values) {
-  return Object.entries(values).reduce((text, [name, value]) => text.replaceAll(`{${name}}`, String(value)), template);
+  return Object.entries(values).reduce((text, [name, value]) => text.replaceAll(`{${name}}`, () => String(value)), template);
 }
 
 /**
@@ -369,5 +373,228 @@ export class RateLimitsModel {
         return inRange(field, read.value) ? read : { problem: messages.range };
       }
     }
+  }
+}
+
+/**
+ * The accessLog section as its description gives it: the format (Envoy's default, a format string
+ * or a JSON format of keys to format strings), the filters, the destination. check() reads what
+ * the editor's form holds and answers the section with central's messages for what breaks a rule;
+ * the format check walks the string as the policy module does, against the description's list of
+ * operators (the edge's own).
+ */
+export class AccessLogModel {
+  constructor(schema) {
+    this.schema = schema;
+    this.byKey = new Map(schema.fields.map((field) => [field.key, field]));
+    this.operators = new Set(schema.operators);
+    this.segment = new RegExp(`^(?:${schema.pathSegmentPattern})$`);
+  }
+
+  /** The field of a key such as filters.statusCode.value. */
+  field(key) {
+    return this.byKey.get(key);
+  }
+
+  /** central's message for a format string at path, or null when it is well formed. */
+  formatProblem(path, text) {
+    const templates = this.schema.formatProblems;
+    if (text.length === 0 || text.length > this.schema.maxFormatLength) {
+      return fill(templates.length, { path });
+    }
+    const at = (template, position, name) => fill(template, { position, name, path });
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      if (text[i] !== '%') {
+        i += 1;
+        continue;
+      }
+      const start = i;
+      let j = i + 1;
+      while (j < n && /[A-Z0-9_]/.test(text[j])) {
+        j += 1;
+      }
+      const name = text.slice(i + 1, j);
+      if (j < n && text[j] === '(') {
+        const close = text.indexOf(')', j + 1);
+        if (close < 0) {
+          return at(templates.unclosedArgument, start, name);
+        }
+        j = close + 1;
+      }
+      if (j < n && text[j] === ':') {
+        let k = j + 1;
+        while (k < n && text[k] >= '0' && text[k] <= '9') {
+          k += 1;
+        }
+        if (k === j + 1 || k - j - 1 > 9) {
+          return at(templates.noMaxLength, start, name);
+        }
+        j = k;
+      }
+      if (name === '' || j >= n || text[j] !== '%') {
+        return at(templates.unterminated, start, name);
+      }
+      if (!this.operators.has(name)) {
+        return at(templates.unknownOperator, start, name);
+      }
+      i = j + 1;
+    }
+    return null;
+  }
+
+  /** central's message for a file destination's path, or null. */
+  pathProblem(text) {
+    const templates = this.schema.pathProblems;
+    if (text.length === 0 || text.length > this.schema.maxPathLength) {
+      return templates.length;
+    }
+    if (text.startsWith('/') || text.startsWith('\\') || (text.length > 1 && text[1] === ':')) {
+      return templates.absolute;
+    }
+    for (const segment of text.split('/')) {
+      if (segment === '.' || segment === '..') {
+        return templates.dotSegment;
+      }
+      if (!this.segment.test(segment)) {
+        return templates.segments;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * What the editor's form starts from for a stored section (null: none): { kind: 'default' |
+   * 'format' | 'json', format, json: [{ key, value }], statusCode: { op, value }, duration: { op,
+   * millis }, notHealthCheck, flagsMode: 'none' | 'any' | 'some', flags, destination: '' |
+   * 'stdout' | 'stderr' | 'file', file }, every value as text.
+   */
+  inputOf(section) {
+    const s = section || {};
+    const filters = s.filters || {};
+    const text = (value) => (value === undefined || value === null ? '' : String(value));
+    const destination = s.destination;
+    return {
+      kind: typeof s.format === 'string' ? 'format' : s.json ? 'json' : 'default',
+      format: text(s.format),
+      json: s.json ? Object.entries(s.json).map(([key, value]) => ({ key, value: text(value) })) : [],
+      statusCode: { op: text(filters.statusCode && filters.statusCode.op), value: text(filters.statusCode && filters.statusCode.value) },
+      duration: { op: text(filters.duration && filters.duration.op), millis: text(filters.duration && filters.duration.millis) },
+      notHealthCheck: filters.notHealthCheck === true,
+      flagsMode: Array.isArray(filters.responseFlags) ? (filters.responseFlags.length === 0 ? 'any' : 'some') : 'none',
+      flags: Array.isArray(filters.responseFlags) ? filters.responseFlags : [],
+      destination: destination === undefined || destination === null ? ''
+        : typeof destination === 'string' ? destination : 'file',
+      file: destination && typeof destination === 'object' ? text(destination.file) : '',
+    };
+  }
+
+  /**
+   * Checks the form's input (as inputOf gives it) as central checks the section. Answers
+   * { section, problems }: the section as the API takes it (what is left empty is left out) and a
+   * Map from the input's place ('format', 'json', 'json.<row>.key', 'json.<row>.value',
+   * 'filters.statusCode.value', 'filters.duration.millis', 'filters.responseFlags',
+   * 'destination.file') to its messages, in the order central finds them.
+   */
+  check(input) {
+    const section = {};
+    const problems = new Map();
+    const add = (place, message) => {
+      problems.set(place, [...(problems.get(place) || []), message]);
+    };
+    const messages = this.schema.messages;
+    if (input.kind === 'format') {
+      section.format = input.format;
+      const problem = this.formatProblem(this.field('format').path, input.format);
+      if (problem) {
+        add('format', problem);
+      }
+    } else if (input.kind === 'json') {
+      const field = this.field('json');
+      if (input.json.length === 0 || input.json.length > field.max) {
+        add('json', field.messages.range);
+      }
+      const json = {};
+      const firstRow = new Map();
+      input.json.forEach(({ key, value }, row) => {
+        if (key.length === 0 || key.length > this.schema.maxJsonKeyLength) {
+          add(`json.${row}.key`, messages.jsonKeyLength);
+          return;
+        }
+        if (firstRow.has(key)) {
+          // A JSON object holds a key once; two rows with one key would lose one of them.
+          add(`json.${row}.key`, `${field.path}.${key} is in row ${firstRow.get(key) + 1} already; each key once`);
+          return;
+        }
+        firstRow.set(key, row);
+        const problem = this.formatProblem(`${field.path}.${key}`, value);
+        if (problem) {
+          add(`json.${row}.value`, problem);
+        }
+        json[key] = value;
+      });
+      section.json = json;
+    }
+    const filters = {};
+    this.comparison(input.statusCode.op, input.statusCode.value, 'filters.statusCode', 'value', filters, 'statusCode', add);
+    this.comparison(input.duration.op, input.duration.millis, 'filters.duration', 'millis', filters, 'duration', add);
+    if (input.notHealthCheck) {
+      filters.notHealthCheck = true;
+    }
+    if (input.flagsMode === 'any') {
+      filters.responseFlags = [];
+    } else if (input.flagsMode === 'some') {
+      const allowed = this.field('filters.responseFlags').allowedValues;
+      const flags = allowed.filter((flag) => input.flags.includes(flag));
+      input.flags.forEach((flag, i) => {
+        if (!allowed.includes(flag)) {
+          add('filters.responseFlags', fill(messages.unknownFlag, { i, flag }));
+        }
+      });
+      if (flags.length === 0) {
+        add('filters.responseFlags', 'Choose at least one response flag, or "Any response flag".');
+      }
+      filters.responseFlags = flags;
+    }
+    if (Object.keys(filters).length > 0) {
+      section.filters = filters;
+    }
+    if (input.destination === 'stdout' || input.destination === 'stderr') {
+      section.destination = input.destination;
+    } else if (input.destination === 'file') {
+      section.destination = { file: input.file };
+      const problem = this.pathProblem(input.file);
+      if (problem) {
+        add('destination.file', problem);
+      }
+    }
+    return { section, problems };
+  }
+
+  /** One comparison filter from its op and value text: left out when both are empty. */
+  comparison(op, text, prefix, member, filters, name, add) {
+    const field = this.field(`${prefix}.${member}`);
+    const trimmed = text.trim();
+    if (op === '' && trimmed === '') {
+      return;
+    }
+    const filter = {};
+    if (op !== '') {
+      filter.op = op;
+    }
+    if (trimmed === '') {
+      add(`${prefix}.${member}`, field.messages.required);
+    } else {
+      const read = readValue(field, trimmed, field.messages);
+      if (read.problem) {
+        add(`${prefix}.${member}`, read.problem);
+      } else if (!inRange(field, read.value)) {
+        add(`${prefix}.${member}`, field.messages.range);
+      } else {
+        filter[member] = read.value;
+      }
+    }
+    filters[name] = filter;
   }
 }

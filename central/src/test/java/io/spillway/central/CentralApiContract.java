@@ -580,6 +580,21 @@ abstract class CentralApiContract extends PolicyApiFixture {
   }
 
   @Test
+  void theAccessLogDescriptionIsTheSharedModulesAndPublic() {
+    HttpResponse<String> described = api.get("/schemas/access-log-policy.json", null);
+    assertThat(described.statusCode()).isEqualTo(200);
+    assertThat(described.headers().firstValue("Content-Type")).hasValue("application/json");
+    assertThat(ApiClient.parse(described)).isEqualTo(io.spillway.policy.AccessLogSchema.describe());
+    // What the console's format check reads: the operators the edge fills, and central's templates.
+    assertThat(ApiClient.parse(described).path("operators")).hasSize(io.spillway.policy.AccessLogFormat.OPERATORS.size());
+    assertThat(ApiClient.parse(described).path("formatProblems").path("unknownOperator").asText())
+        .isEqualTo("{path} names an unknown or unsupported command operator %{name}% at position {position}");
+    HttpResponse<String> head = api.send("HEAD", "/schemas/access-log-policy.json", null, null, null);
+    assertThat(head.statusCode()).isEqualTo(200);
+    assertThat(head.body()).isEmpty();
+  }
+
+  @Test
   void secretsNeverReachTheLog() throws Exception {
     ListAppender<ILoggingEvent> all = new ListAppender<>();
     all.start();

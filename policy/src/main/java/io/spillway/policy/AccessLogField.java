@@ -169,6 +169,45 @@ public enum AccessLogField implements TypedField {
     };
   }
 
+  /**
+   * The message of a required value left out: a comparison's value ({@code
+   * accessLog.filters.statusCode.value is required}) or a file destination's path; null for the
+   * other fields.
+   */
+  public String requiredMessage() {
+    return switch (this) {
+      case STATUS_CODE_VALUE, DURATION_MILLIS -> path() + " is required";
+      case DESTINATION -> path() + ".file is required";
+      default -> null;
+    };
+  }
+
+  /** {@code accessLog.json keys must be 1 to 128 characters}. */
+  static String jsonKeyLengthMessage() {
+    return JSON.path() + " keys must be 1 to " + AccessLogFormat.MAX_JSON_KEY_LENGTH + " characters";
+  }
+
+  /** E.g. {@code accessLog.json.status must be a format string}. */
+  static String jsonValueTypeMessage(String key) {
+    return JSON.path() + "." + key + " must be a format string";
+  }
+
+  /** format and json both set. */
+  static String formatAndJsonMessage() {
+    return JSON.path() + " cannot be set together with " + FORMAT.path() + "; set one of them";
+  }
+
+  /** Entry {@code index} of the response flags, {@code flag}, is none the edge sets. */
+  static String unknownFlagMessage(String index, String flag) {
+    return RESPONSE_FLAGS.path() + "[" + index + "] \"" + flag + "\" is not a response flag the edge sets (one of "
+        + String.join(", ", AccessLogFormat.RESPONSE_FLAGS) + ")";
+  }
+
+  /** A file destination's path is not a string. */
+  static String fileTypeMessage() {
+    return DESTINATION.path() + ".file must be a string";
+  }
+
   /** E.g. "accessLog.filters.statusCode.value must be between 100 and 599"; null without a range. */
   @Override
   public String rangeMessage() {

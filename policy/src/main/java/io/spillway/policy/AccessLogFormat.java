@@ -38,7 +38,67 @@ public final class AccessLogFormat {
   public static final List<String> RESPONSE_FLAGS = List.of("UH", "UF", "UO", "UT", "UR", "URX", "NR", "NC",
       "DC", "LR", "SI", "DPE", "OM", "UAEX", "AR", "GR", "RL", "RLSE", "DI", "FI");
 
-  private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9._-]+");
+  /**
+   * What a format string's problems say after its path, with {@code {position}} (where the
+   * command operator starts, counted in UTF-16 units from 0) and {@code {name}} (its name) filled
+   * in; {@link AccessLogSchema#describe()} gives them to the console, which checks with them.
+   */
+  public enum FormatProblem {
+    /** An empty or overlong string. */
+    LENGTH("must be 1 to " + MAX_LENGTH + " characters"),
+    /** {@code %NAME(} without its {@code )}. */
+    UNCLOSED_ARGUMENT("has an unterminated command operator at position {position}: no ')' after %{name}("),
+    /** {@code :} not followed by 1 to 9 digits. */
+    NO_MAX_LENGTH("has a command operator %{name}% at position {position} whose ':' is not followed by a maximum length"),
+    /** A {@code %} without a name or without its closing {@code %}. */
+    UNTERMINATED("has an unterminated command operator at position {position} (write %NAME%, %NAME(ARG)% or "
+        + "%NAME(ARG):N%; every % opens a command operator)"),
+    /** A name not in {@link #OPERATORS}. */
+    UNKNOWN_OPERATOR("names an unknown or unsupported command operator %{name}% at position {position}");
+
+    private final String template;
+
+    FormatProblem(String template) {
+      this.template = template;
+    }
+
+    /** The text after the path, with the placeholders. */
+    public String template() {
+      return template;
+    }
+
+    String at(int position, String name) {
+      return template.replace("{position}", Integer.toString(position)).replace("{name}", name);
+    }
+  }
+
+  /** What a file destination's problems say after its path ({@code accessLog.destination.file}). */
+  public enum PathProblem {
+    /** An empty or overlong path. */
+    LENGTH("must be 1 to " + MAX_PATH_LENGTH + " characters"),
+    /** A path starting with '/', '\\' or a drive letter. */
+    ABSOLUTE("must be relative to the edge's access log directory, not absolute"),
+    /** A "." or ".." segment. */
+    DOT_SEGMENT("must not contain '.' or '..' segments"),
+    /** Another character, or an empty segment. */
+    SEGMENTS("must be segments of letters, digits, '.', '_' or '-' joined by '/'");
+
+    private final String text;
+
+    PathProblem(String text) {
+      this.text = text;
+    }
+
+    /** The text after the path. */
+    public String text() {
+      return text;
+    }
+  }
+
+  /** What one segment of a file destination's path is made of (a regular expression). */
+  public static final String PATH_SEGMENT = "[A-Za-z0-9._-]+";
+
+  private static final Pattern SEGMENT = Pattern.compile(PATH_SEGMENT);
 
   private AccessLogFormat() {}
 
@@ -47,6 +107,9 @@ public final class AccessLogFormat {
    * unterminated command operator at position 4"), or null when it is well formed.
    */
   public static String problem(String format) {
+    if (format.isEmpty() || format.length() > MAX_LENGTH) {
+      return FormatProblem.LENGTH.template();
+    }
     int n = format.length();
     int i = 0;
     while (i < n) {
@@ -63,31 +126,34 @@ public final class AccessLogFormat {
       if (j < n && format.charAt(j) == '(') {
         int close = format.indexOf(')', j + 1);
         if (close < 0) {
-          return "has an unterminated command operator at position " + start + ": no ')' after %" + name + "(";
+          return FormatProblem.UNCLOSED_ARGUMENT.at(start, name);
         }
         j = close + 1;
       }
       if (j < n && format.charAt(j) == ':') {
         int k = j + 1;
-        while (k < n && Character.isDigit(format.charAt(k))) {
+        while (k < n && isDigit(format.charAt(k))) {
           k++;
         }
         if (k == j + 1 || k - j - 1 > 9) {
-          return "has a command operator %" + name + "% at position " + start
-              + " whose ':' is not followed by a maximum length";
+          return FormatProblem.NO_MAX_LENGTH.at(start, name);
         }
         j = k;
       }
       if (name.isEmpty() || j >= n || format.charAt(j) != '%') {
-        return "has an unterminated command operator at position " + start
-            + " (write %NAME%, %NAME(ARG)% or %NAME(ARG):N%; every % opens a command operator)";
+        return FormatProblem.UNTERMINATED.at(start, name);
       }
       if (!OPERATORS.contains(name)) {
-        return "names an unknown or unsupported command operator %" + name + "% at position " + start;
+        return FormatProblem.UNKNOWN_OPERATOR.at(start, name);
       }
       i = j + 1;
     }
     return null;
+  }
+
+  /** ASCII digits only: the console's check reads the same characters as digits. */
+  private static boolean isDigit(char c) {
+    return c >= '0' && c <= '9';
   }
 
   private static boolean isNameChar(char c) {
@@ -101,17 +167,17 @@ public final class AccessLogFormat {
    */
   public static String pathProblem(String path) {
     if (path.isEmpty() || path.length() > MAX_PATH_LENGTH) {
-      return "must be 1 to " + MAX_PATH_LENGTH + " characters";
+      return PathProblem.LENGTH.text();
     }
     if (path.startsWith("/") || path.startsWith("\\") || (path.length() > 1 && path.charAt(1) == ':')) {
-      return "must be relative to the edge's access log directory, not absolute";
+      return PathProblem.ABSOLUTE.text();
     }
     for (String segment : path.split("/", -1)) {
       if (segment.equals("..") || segment.equals(".")) {
-        return "must not contain '.' or '..' segments";
+        return PathProblem.DOT_SEGMENT.text();
       }
       if (!SEGMENT.matcher(segment).matches()) {
-        return "must be segments of letters, digits, '.', '_' or '-' joined by '/'";
+        return PathProblem.SEGMENTS.text();
       }
     }
     return null;

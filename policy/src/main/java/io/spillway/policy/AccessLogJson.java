@@ -67,8 +67,7 @@ public final class AccessLogJson {
     Map<String, String> json = json(present(node, "json"), problems);
     if (format != null && json != null) {
       AccessLogField f = AccessLogField.JSON;
-      problems.add(new Problem(f.path(), f.path() + " cannot be set together with "
-          + AccessLogField.FORMAT.path() + "; set one of them"));
+      problems.add(new Problem(f.path(), AccessLogField.formatAndJsonMessage()));
     }
     AccessLogPolicy.Filters filters = filters(present(node, "filters"), problems);
     AccessLogPolicy.Destination destination = destination(present(node, "destination"), problems);
@@ -102,9 +101,6 @@ public final class AccessLogJson {
 
   /** What is wrong with a format string at {@code path}, or null. */
   private static String formatProblem(String path, String text) {
-    if (text.isEmpty() || text.length() > AccessLogFormat.MAX_LENGTH) {
-      return path + " must be 1 to " + AccessLogFormat.MAX_LENGTH + " characters";
-    }
     String problem = AccessLogFormat.problem(text);
     return problem == null ? null : path + " " + problem;
   }
@@ -127,11 +123,11 @@ public final class AccessLogJson {
       Map.Entry<String, JsonNode> e = it.next();
       String path = field.path() + "." + e.getKey();
       if (e.getKey().isEmpty() || e.getKey().length() > AccessLogFormat.MAX_JSON_KEY_LENGTH) {
-        add(problems, field, field.path() + " keys must be 1 to " + AccessLogFormat.MAX_JSON_KEY_LENGTH + " characters");
+        add(problems, field, AccessLogField.jsonKeyLengthMessage());
         continue;
       }
       if (!e.getValue().isTextual()) {
-        add(problems, field, path + " must be a format string");
+        add(problems, field, AccessLogField.jsonValueTypeMessage(e.getKey()));
         continue;
       }
       String problem = formatProblem(path, e.getValue().textValue());
@@ -192,7 +188,7 @@ public final class AccessLogJson {
     Integer value = null;
     JsonNode valueNode = present(node, valueField.member());
     if (valueNode == null) {
-      add(problems, valueField, valueField.path() + " is required");
+      add(problems, valueField, valueField.requiredMessage());
     } else {
       ValueReader.Read read = ValueReader.fromJson(valueField, valueNode);
       if (read.problem() != null) {
@@ -225,8 +221,7 @@ public final class AccessLogJson {
     }
     for (int i = 0; i < flags.size(); i++) {
       if (!AccessLogFormat.RESPONSE_FLAGS.contains(flags.get(i))) {
-        add(problems, field, field.path() + "[" + i + "] \"" + flags.get(i) + "\" is not a response flag the edge "
-            + "sets (one of " + String.join(", ", AccessLogFormat.RESPONSE_FLAGS) + ")");
+        add(problems, field, AccessLogField.unknownFlagMessage(Integer.toString(i), flags.get(i)));
         break;
       }
     }
@@ -251,11 +246,11 @@ public final class AccessLogJson {
     String path = field.path() + ".file";
     JsonNode file = present(node, "file");
     if (file == null) {
-      add(problems, field, path + " is required");
+      add(problems, field, field.requiredMessage());
       return null;
     }
     if (!file.isTextual()) {
-      add(problems, field, path + " must be a string");
+      add(problems, field, AccessLogField.fileTypeMessage());
       return null;
     }
     String problem = AccessLogFormat.pathProblem(file.textValue());

@@ -12,13 +12,20 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  *
  * <ul>
  *   <li>{@link #describe()} — for an editor: every field's path, kind, default, range, allowed
- *       values, label, hint and messages;
+ *       values, label, hint and messages, the operators a format may name and the message
+ *       templates of every other rule ({@code {path}}, {@code {position}}, {@code {name}},
+ *       {@code {key}}, {@code {i}}, {@code {flag}});
  *   <li>{@link #jsonSchema()} — the {@code AccessLogPolicy} schema of central's OpenAPI file.
  * </ul>
  */
 public final class AccessLogSchema {
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  /** Placeholders of the message templates: the format string's path, a JSON key, a list index, a flag. */
+  private static final String PATH = "{path}";
+  private static final String KEY = "{key}";
+  private static final String INDEX = "{i}";
+  private static final String FLAG = "{flag}";
 
   private AccessLogSchema() {}
 
@@ -29,8 +36,25 @@ public final class AccessLogSchema {
         .put("maxFormatLength", AccessLogFormat.MAX_LENGTH)
         .put("maxJsonKeys", AccessLogFormat.MAX_JSON_KEYS)
         .put("maxPathLength", AccessLogFormat.MAX_PATH_LENGTH);
+    root.put("maxJsonKeyLength", AccessLogFormat.MAX_JSON_KEY_LENGTH);
     ArrayNode operators = root.putArray("operators");
     AccessLogFormat.OPERATORS.stream().sorted().forEach(operators::add);
+    ObjectNode formatProblems = root.putObject("formatProblems");
+    for (AccessLogFormat.FormatProblem problem : AccessLogFormat.FormatProblem.values()) {
+      formatProblems.put(camelCase(problem.name()), PATH + " " + problem.template());
+    }
+    root.put("pathSegmentPattern", AccessLogFormat.PATH_SEGMENT);
+    ObjectNode pathProblems = root.putObject("pathProblems");
+    String file = AccessLogField.DESTINATION.path() + ".file ";
+    for (AccessLogFormat.PathProblem problem : AccessLogFormat.PathProblem.values()) {
+      pathProblems.put(camelCase(problem.name()), file + problem.text());
+    }
+    root.putObject("messages")
+        .put("formatAndJson", AccessLogField.formatAndJsonMessage())
+        .put("jsonKeyLength", AccessLogField.jsonKeyLengthMessage())
+        .put("jsonValueType", AccessLogField.jsonValueTypeMessage(KEY))
+        .put("unknownFlag", AccessLogField.unknownFlagMessage(INDEX, FLAG))
+        .put("fileType", AccessLogField.fileTypeMessage());
     ArrayNode fields = root.putArray("fields");
     for (AccessLogField field : AccessLogField.values()) {
       ObjectNode node = fields.addObject()
@@ -44,9 +68,29 @@ public final class AccessLogSchema {
       ArrayNode allowed = node.putArray("allowedValues");
       field.allowedValues().forEach(allowed::add);
       node.put("hint", field.hint());
-      node.putObject("messages").put("type", field.typeMessage()).put("range", field.rangeMessage());
+      node.putObject("messages").put("type", field.typeMessage()).put("range", field.rangeMessage())
+          .put("required", field.requiredMessage());
     }
     return root;
+  }
+
+  /** {@link #describe()} as JSON text, as central serves it at {@code /schemas/access-log-policy.json}. */
+  public static String describeAsString() {
+    return describe().toString();
+  }
+
+  private static String camelCase(String constant) {
+    StringBuilder out = new StringBuilder();
+    boolean upper = false;
+    for (char c : constant.toCharArray()) {
+      if (c == '_') {
+        upper = true;
+      } else {
+        out.append(upper ? c : Character.toLowerCase(c));
+        upper = false;
+      }
+    }
+    return out.toString();
   }
 
   /**

@@ -2,6 +2,7 @@ package io.spillway.central.api;
 
 import io.javalin.http.HandlerType;
 import io.spillway.central.store.Database;
+import io.spillway.policy.AccessLogSchema;
 import io.spillway.policy.PolicySchema;
 import io.spillway.policy.RateLimitSchema;
 import java.io.IOException;
@@ -14,9 +15,10 @@ import java.util.Objects;
 /**
  * The public operational routes: {@code /healthz} (the process answers), {@code /readyz} (the
  * database answers and the migrations ran), {@code /metrics} (Prometheus text) and
- * {@code /openapi.yaml} (the API description), and {@code /schemas/overload-policy.json} and
- * {@code /schemas/rate-limits-policy.json} (the fields of the overload and rateLimits sections as
- * the console's editors are built from them). None of them shows a secret.
+ * {@code /openapi.yaml} (the API description), and {@code /schemas/overload-policy.json},
+ * {@code /schemas/rate-limits-policy.json} and {@code /schemas/access-log-policy.json} (the fields
+ * of the overload, rateLimits and accessLog sections as the console's editors are built from them).
+ * None of them shows a secret.
  */
 public final class OpsApi {
 
@@ -26,7 +28,8 @@ public final class OpsApi {
   /** The shared policy module's descriptions, by the path central serves each at. */
   private static final Map<String, String> SCHEMAS = Map.of(
       "/schemas/overload-policy.json", PolicySchema.describeAsString(),
-      "/schemas/rate-limits-policy.json", RateLimitSchema.describeAsString());
+      "/schemas/rate-limits-policy.json", RateLimitSchema.describeAsString(),
+      "/schemas/access-log-policy.json", AccessLogSchema.describeAsString());
 
   /** The routes over the database and metrics. */
   public OpsApi(Database database, HttpMetrics metrics) {

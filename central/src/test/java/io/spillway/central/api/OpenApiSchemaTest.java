@@ -84,7 +84,7 @@ class OpenApiSchemaTest {
         "/configuration/edges/{id}", "/configuration/edges/{id}/credential", "/configuration/operators", "/configuration/operators/{name}", "/configuration/tokens",
         "/configuration/tokens/{id}", "/configuration/resources", "/configuration/resources/{type}/{name}",
         "/configuration/clusters/{cluster}/endpoints", "/configuration/clusters/{cluster}/endpoints/{endpoint}", "/auth/login", "/auth/session", "/auth/logout", "/healthz", "/readyz", "/metrics", "/openapi.yaml",
-        "/schemas/overload-policy.json", "/schemas/rate-limits-policy.json")) {
+        "/schemas/overload-policy.json", "/schemas/rate-limits-policy.json", "/schemas/access-log-policy.json")) {
       assertThat(paths.has(path)).as(path).isTrue();
     }
     assertThat(paths.path("/configuration/edges/policies").has("get")).isTrue();

@@ -83,19 +83,17 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * the system property {@code spillway.console.screenshots} when it is set (docs/console is made so).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@ExtendWith(ConsoleE2E.BrowserRequired.class)
+@ExtendWith(ConsoleBrowser.Required.class)
 class ConsoleE2E {
 
-  private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-  private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
   private static final String TOKEN = "console-e2e-admin-token-0123456789";
   private static final String MANAGER = "alice";
   private static final String READER = "victor";
   private static final String PASSWORD = "console e2e passphrase";
   private static final String EDGE = "edge-web-1";
   private static final String IDLE_EDGE = "edge-web-2";
-  private static final String BROWSER_TIME_ZONE = "Asia/Tokyo";
-  private static final Duration WAIT = Duration.ofSeconds(15);
+  private static final String BROWSER_TIME_ZONE = ConsoleBrowser.TIME_ZONE;
+  private static final Duration WAIT = ConsoleBrowser.WAIT;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir
@@ -108,44 +106,16 @@ class ConsoleE2E {
   private ServerSocket busyPort;
   private ApiClient api;
   private String base;
+  private ConsoleBrowser browser;
   private WebDriver driver;
   private WebDriverWait wait;
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
   // ---- set-up ----
 
-  /**
-   * Skips the class, with its reason, when the browser or its driver is missing and CI is not set;
-   * under CI the class runs and fails in its set-up.
-   */
-  static final class BrowserRequired implements ExecutionCondition {
-    @Override
-    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-      if (browserPresent()) {
-        return ConditionEvaluationResult.enabled("Chromium and chromedriver are installed");
-      }
-      return underCi() ? ConditionEvaluationResult.enabled("CI is set: a missing browser fails the test")
-          : ConditionEvaluationResult.disabled("skipped: " + MISSING_BROWSER + "; with CI set this is a failure");
-    }
-  }
-
-  private static final String MISSING_BROWSER = "the console tests need " + CHROMIUM + " and " + CHROMEDRIVER
-      + " (Debian packages chromium and chromium-driver; bin/spillway test installs them when run as root)";
-
-  private static boolean browserPresent() {
-    return Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
-  }
-
-  private static boolean underCi() {
-    String ci = System.getenv("CI");
-    return ci != null && !ci.isBlank();
-  }
-
   @BeforeAll
   void startCentralAndAnEdge() throws Exception {
-    if (!browserPresent()) {
-      fail("CI is set, so a missing browser is a failure: " + MISSING_BROWSER);
-    }
+    ConsoleBrowser.requirePresent();
     int xdsPort = FreePorts.pick();
     central = CentralProcess.start(dir, List.of("--data-dir", dir.resolve("data").toString(), "--xds-port", Integer.toString(xdsPort)),
         Map.of("SPILLWAY_ADMIN_TOKEN", TOKEN));
@@ -163,20 +133,8 @@ class ConsoleE2E {
     listenerPort = FreePorts.pick();
     int adminPort = FreePorts.pick();
     Path bootstrap = dir.resolve("edge.yaml");
-    Files.writeString(bootstrap, """
-        admin:
-          address: {socket_address: {address: 127.0.0.1, port_value: %d}}
-        node: {id: %s, cluster: edges}
-        dynamic_resources:
-          ads_config:
-            api_type: GRPC
-            transport_api_version: V3
-            grpc_services:
-            - google_grpc: {target_uri: "127.0.0.1:%d", stat_prefix: central}
-              initial_metadata: [{key: authorization, value: "Bearer %s"}]
-          cds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
-          lds_config: {ads: {}, resource_api_version: V3, initial_fetch_timeout: 5s}
-        """.formatted(adminPort, EDGE, xdsPort, credential) + EdgeBootstraps.staticProxy(listenerPort, origin.port()));
+    Files.writeString(bootstrap, EdgeBootstraps.adsClient(adminPort, EDGE, xdsPort, credential)
+        + EdgeBootstraps.staticProxy(listenerPort, origin.port()));
     edge = EdgeProcess.builder().bootstrap(bootstrap).adminPort(adminPort)
         .environment("HTTP_ADMISSION_CONTINUATION_SHARE", "0.5")
         .environment("HTTP_ADMISSION_START_SHARE", "0.4")
@@ -227,43 +185,15 @@ class ConsoleE2E {
 
   @BeforeEach
   void openABrowser() throws IOException {
-    // The driver and the browser are Debian's, named here: Selenium Manager is never asked to find
-    // (or download) either.
-    ChromeDriverService service = new ChromeDriverService.Builder()
-        .usingDriverExecutable(CHROMEDRIVER.toFile())
-        .usingAnyFreePort()
-        .withEnvironment(Map.of("TZ", BROWSER_TIME_ZONE, "LANG", "en_US.UTF-8"))
-        .withLogFile(Files.createTempFile(dir, "chromedriver-", ".log").toFile())
-        .build();
-    ChromeOptions options = new ChromeOptions();
-    options.setBinary(CHROMIUM.toFile());
-    options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-        "--window-size=1280,800", "--lang=en-US", "--no-first-run", "--no-default-browser-check",
-        "--user-data-dir=" + Files.createTempDirectory(dir, "chromium-profile-"));
-    LoggingPreferences logs = new LoggingPreferences();
-    logs.enable(LogType.BROWSER, Level.ALL);
-    options.setCapability("goog:loggingPrefs", logs);
-    driver = new ChromeDriver(service, options);
-    wait = new WebDriverWait(driver, WAIT);
-    viewport(1280, 800);
+    browser = ConsoleBrowser.open(dir);
+    driver = browser.driver();
+    wait = browser.await();
   }
 
   @AfterEach
   void closeTheBrowser(TestInfo test) {
-    if (driver == null) {
-      return;
-    }
-    try {
-      // What the page logged: no script error, no Content-Security-Policy or Trusted Types
-      // violation. Refused requests (401, 409, 429) are logged by Chromium too; they are expected.
-      List<String> problems = driver.manage().logs().get(LogType.BROWSER).getAll().stream()
-          .filter(e -> e.getLevel().intValue() >= Level.WARNING.intValue())
-          .map(LogEntry::getMessage)
-          .filter(m -> !m.contains("Failed to load resource: the server responded with a status of"))
-          .toList();
-      assertThat(problems).as("console errors in %s", test.getDisplayName()).isEmpty();
-    } finally {
-      driver.quit();
+    if (browser != null) {
+      browser.closeChecking(test.getDisplayName());
     }
   }
 
@@ -826,17 +756,11 @@ class ConsoleE2E {
 
   /** Sizes the window so that the page itself (the viewport) is width × height. */
   private void viewport(int width, int height) {
-    driver.manage().window().setSize(new Dimension(width, height));
-    List<?> inner = (List<?>) ((JavascriptExecutor) driver).executeScript("return [window.innerWidth, window.innerHeight];");
-    int extraWidth = width - ((Number) inner.get(0)).intValue();
-    int extraHeight = height - ((Number) inner.get(1)).intValue();
-    if (extraWidth != 0 || extraHeight != 0) {
-      driver.manage().window().setSize(new Dimension(width + extraWidth, height + extraHeight));
-    }
+    browser.viewport(width, height);
   }
 
   private void scrollTo(WebElement element) {
-    ((JavascriptExecutor) driver).executeScript("arguments[0].scrollIntoView({block: 'center'});", element);
+    browser.scrollTo(element);
   }
 
   private void createOperator(String name, String permission) throws Exception {
@@ -883,10 +807,7 @@ class ConsoleE2E {
   }
 
   private void logIn(String operator) {
-    driver.get(base + "/");
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("username"))).sendKeys(operator);
-    driver.findElement(By.id("password")).sendKeys(PASSWORD + Keys.ENTER);
-    wait.until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("tr[data-edge]")));
+    browser.logIn(base, operator, PASSWORD);
   }
 
   private WebElement field(String path) {
@@ -911,7 +832,7 @@ class ConsoleE2E {
   }
 
   private WebElement drawerButton(String text) {
-    return driver.findElement(By.xpath("//dialog[contains(@class,'drawer')]//button[normalize-space()='" + text + "']"));
+    return browser.drawerButton(text);
   }
 
   private WebElement limitField(int row, String key) {
@@ -923,12 +844,8 @@ class ConsoleE2E {
     return problem.isDisplayed() ? problem.getText() : "";
   }
 
-  /** Clicks the element the locator finds, finding it again if the page redrew it meanwhile. */
   private void clickAfresh(By locator) {
-    new WebDriverWait(driver, WAIT).ignoring(StaleElementReferenceException.class).until(d -> {
-      d.findElement(locator).click();
-      return true;
-    });
+    browser.clickAfresh(locator);
   }
 
   private void clickRateLimitsButton(String text) {
@@ -962,7 +879,7 @@ class ConsoleE2E {
   }
 
   private String activeId() {
-    return driver.switchTo().activeElement().getAttribute("id");
+    return browser.activeId();
   }
 
   /** Presses Tab from the top of the page until the element has the focus; fails after 60 presses. */
@@ -978,36 +895,19 @@ class ConsoleE2E {
     throw new AssertionError("Tab never reached " + locator);
   }
 
-  /** Every visible input and select has a <label> of its own. */
   private void assertEveryControlHasALabel() {
-    Object unlabelled = ((JavascriptExecutor) driver).executeScript(
-        "return [...document.querySelectorAll('input, select')].filter(e => e.type !== 'hidden' && e.labels.length === 0)"
-            + ".map(e => e.id || e.name || e.outerHTML.slice(0, 60));");
-    assertThat((List<?>) unlabelled).as("inputs without a label").isEmpty();
+    browser.assertEveryControlHasALabel();
   }
 
   private void assertDrawerHasNoSidewaysScroll() {
-    WebElement body = driver.findElement(By.cssSelector("dialog.drawer .drawer-body"));
-    assertThat(Long.parseLong(body.getDomProperty("scrollWidth"))).as("the side panel's content width vs its width")
-        .isLessThanOrEqualTo(Long.parseLong(body.getDomProperty("clientWidth")));
+    browser.assertDrawerHasNoSidewaysScroll();
   }
 
   private void assertNoHorizontalScroll() {
-    Object widths = ((JavascriptExecutor) driver).executeScript(
-        "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];");
-    List<?> both = (List<?>) widths;
-    assertThat(((Number) both.get(0)).intValue()).as("page width vs window width").isLessThanOrEqualTo(((Number) both.get(1)).intValue());
+    browser.assertNoHorizontalScroll();
   }
 
   private void screenshot(String name) throws IOException {
-    File shot = ((org.openqa.selenium.TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
-    Path target = Path.of("target", "console-screenshots");
-    Files.createDirectories(target);
-    Files.copy(shot.toPath(), target.resolve(name + ".png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    String docs = System.getProperty("spillway.console.screenshots");
-    if (docs != null && !docs.isBlank()) {
-      Files.createDirectories(Path.of(docs));
-      Files.copy(shot.toPath(), Path.of(docs, name + ".png"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-    }
+    browser.screenshot(name);
   }
 }
