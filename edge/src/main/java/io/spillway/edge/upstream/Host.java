@@ -209,7 +209,7 @@ public final class Host {
   boolean sameEndpoint(ClusterConfig.Endpoint e) {
     return weight == e.weight() && priority == e.priority() && locality.equals(e.locality())
         && localityWeight == e.localityWeight()
-        && hashKey().equals(e.hashKey().isEmpty() ? envoyAddress(address) : e.hashKey());
+        && hashKey().equals(e.hashKey().isEmpty() ? located.text() : e.hashKey());
   }
 
   /** When the host joined a running cluster, or {@link #NOT_JOINING}. */
