@@ -304,6 +304,12 @@ public final class LogFormatter {
               (in.random().nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L));
           return true;
         }, false, max);
+        case LOCAL_REPLY_BODY -> new Field((out, in) -> {
+          if (in.localReplyBody() != null) {
+            out.append(in.localReplyBody());
+          }
+          return true; // never absent: empty outside a local reply, as in Envoy
+        }, false, max);
         case FILTER_STATE -> new Field((out, in) -> false, false, max); // no filter sets filter state
         case ENVIRONMENT -> constant(environment.apply(c.argument()), max);
       };

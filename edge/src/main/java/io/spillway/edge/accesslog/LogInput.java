@@ -8,16 +8,28 @@ import java.util.random.RandomGenerator;
 
 /**
  * What one access log line is made from: the finished stream's info and headers (a connection-level
- * line has no request, response or trailers) and the worker's random source.
+ * line has no request, response or trailers) and the worker's random source. A local reply's body
+ * ({@code local_reply_config}) is formatted from the same input while the stream is still running,
+ * with the reply's text as {@code localReplyBody}.
  *
  * @param info timestamps, byte counts, flags, addresses, upstream host, route
  * @param request the request head, or null for a connection-level line
  * @param response the response head sent, or null when none was
  * @param trailers the response trailers sent, or null
  * @param random the worker's random source (runtime_filter sampling, UNIQUE_ID)
+ * @param localReplyBody what {@code %LOCAL_REPLY_BODY%} prints: the local reply's text, or null
+ *     (printed empty) outside a local reply
+ * @param nowNanos for a stream still running (a local reply being made), the time (System.nanoTime)
+ *     its duration runs to, as Envoy's {@code currentDuration}; 0 for a finished stream
  */
 public record LogInput(StreamInfo info, RequestHeaders request, ResponseHeaders response, HttpHeaders trailers,
-    RandomGenerator random) {
+    RandomGenerator random, String localReplyBody, long nowNanos) {
+
+  /** A finished stream's line, outside any local reply. */
+  public LogInput(StreamInfo info, RequestHeaders request, ResponseHeaders response, HttpHeaders trailers,
+      RandomGenerator random) {
+    this(info, request, response, trailers, random, null, 0);
+  }
 
   /** The request header {@code name} (lower case; {@code :method}, {@code :path}, {@code :authority} and {@code :scheme} too), or null. */
   String requestHeader(String name) {
@@ -53,9 +65,12 @@ public record LogInput(StreamInfo info, RequestHeaders request, ResponseHeaders 
     return trailers == null ? null : trailers.get(name);
   }
 
-  /** The stream's duration in nanoseconds: start to end (to the last byte sent). */
+  /**
+   * The stream's duration in nanoseconds: start to end (to the last byte sent); for a stream still
+   * running, start to {@link #nowNanos}; 0 when neither is known.
+   */
   long durationNanos() {
-    long end = info.endNanos();
+    long end = info.endNanos() != 0 ? info.endNanos() : nowNanos;
     return end == 0 ? 0 : end - info.startNanos();
   }
 
@@ -76,17 +91,7 @@ public record LogInput(StreamInfo info, RequestHeaders request, ResponseHeaders 
       }
     }
     int code = info.responseCode();
-    if (code == 0) {
-      return -1;
-    }
-    return switch (code) {
-      case 400 -> 13;
-      case 401 -> 16;
-      case 403 -> 7;
-      case 404 -> 12;
-      case 429, 502, 503, 504 -> 14;
-      default -> 2;
-    };
+    return code == 0 ? -1 : io.spillway.edge.http.message.GrpcStatus.fromHttp(code);
   }
 
   /** Whether the request is a gRPC call (content-type application/grpc...). */

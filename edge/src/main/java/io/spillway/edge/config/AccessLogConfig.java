@@ -160,6 +160,8 @@ public record AccessLogConfig(Sink sink, String path, LogFormat format, Optional
     GRPC_STATUS(Argument.NONE),
     HOSTNAME(Argument.NONE),
     UNIQUE_ID(Argument.NONE),
+    /** The text of the local reply being formatted ({@code local_reply_config}); empty everywhere else. */
+    LOCAL_REPLY_BODY(Argument.NONE),
     FILTER_STATE(Argument.KEY),
     ENVIRONMENT(Argument.KEY);
 

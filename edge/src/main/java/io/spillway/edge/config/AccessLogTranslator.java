@@ -128,8 +128,9 @@ final class AccessLogTranslator {
     };
   }
 
+  /** A {@code SubstitutionFormatString} (access logs' {@code log_format}, local replies' {@code body_format}). */
   @SuppressWarnings("deprecation") // text_format: deprecated for text_format_source, still accepted by Envoy
-  private static LogFormat format(SubstitutionFormatString f, FieldPath path) throws ConfigException {
+  static LogFormat format(SubstitutionFormatString f, FieldPath path) throws ConfigException {
     FORMAT.check(f, path);
     boolean omit = f.getOmitEmptyValues();
     return switch (f.getFormatCase()) {
@@ -146,7 +147,8 @@ final class AccessLogTranslator {
     };
   }
 
-  private static String text(DataSource source, FieldPath path) throws ConfigException {
+  /** The text of a DataSource (filename, inline_string or inline_bytes), read now; empty is allowed. */
+  static String text(DataSource source, FieldPath path) throws ConfigException {
     DATA_SOURCE.check(source, path);
     return switch (source.getSpecifierCase()) {
       case INLINE_STRING -> source.getInlineString();

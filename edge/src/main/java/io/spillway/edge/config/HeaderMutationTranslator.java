@@ -62,9 +62,15 @@ final class HeaderMutationTranslator {
   /** Additions only, from a list at {@code listPath} (a filter's {@code response_headers_to_add}, say). */
   static HeaderMutations additions(List<HeaderValueOption> add, Direction direction, FieldPath listPath)
       throws ConfigException {
+    return additions(add, direction, listPath, false);
+  }
+
+  /** @param formatted whether added values may use command operators */
+  static HeaderMutations additions(List<HeaderValueOption> add, Direction direction, FieldPath listPath,
+      boolean formatted) throws ConfigException {
     List<HeaderMutations.HeaderValue> adds = new ArrayList<>();
     for (int i = 0; i < add.size(); i++) {
-      adds.add(option(add.get(i), direction, listPath.index(i), false));
+      adds.add(option(add.get(i), direction, listPath.index(i), formatted));
     }
     return adds.isEmpty() ? HeaderMutations.NONE : new HeaderMutations(adds, List.of());
   }

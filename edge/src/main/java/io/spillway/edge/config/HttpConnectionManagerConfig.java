@@ -42,6 +42,7 @@ import java.util.Optional;
  * @param headersWithUnderscores {@code common_http_protocol_options.headers_with_underscores_action}:
  *     what happens to a request header whose name contains {@code _}
  * @param tracing {@code tracing}: the spans this connection manager makes, or empty for none
+ * @param localReply {@code local_reply_config}: how the replies the edge makes itself are rewritten
  */
 public record HttpConnectionManagerConfig(
     String statPrefix,
@@ -69,10 +70,12 @@ public record HttpConnectionManagerConfig(
     Map<String, Boolean> upgradeConfigs,
     PathNormalization pathNormalization,
     HeadersWithUnderscoresAction headersWithUnderscores,
-    Optional<TracingConfig> tracing) {
+    Optional<TracingConfig> tracing,
+    LocalReplyConfig localReply) {
 
   public HttpConnectionManagerConfig {
     java.util.Objects.requireNonNull(tracing, "tracing");
+    java.util.Objects.requireNonNull(localReply, "localReply");
     java.util.Objects.requireNonNull(pathNormalization, "pathNormalization");
     java.util.Objects.requireNonNull(headersWithUnderscores, "headersWithUnderscores");
     httpFilters = List.copyOf(httpFilters);
@@ -82,7 +85,23 @@ public record HttpConnectionManagerConfig(
     java.util.Objects.requireNonNull(http2, "http2");
   }
 
-  /** Without tracing. */
+  /** Without {@code local_reply_config}. */
+  public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,
+      Duration idleTimeout, Duration streamIdleTimeout, Duration requestTimeout, Duration requestHeadersTimeout,
+      Duration maxConnectionDuration, Duration drainTimeout, int maxRequestHeadersBytes, int maxRequestHeadersCount,
+      boolean useRemoteAddress, int xffNumTrustedHops, boolean generateRequestId, boolean preserveExternalRequestId,
+      boolean appendLocalOverload, String serverName, List<HttpFilterConfig> httpFilters,
+      Optional<String> rdsRouteConfigName, Http1Options http1, Http2Options http2, List<AccessLogConfig> accessLogs,
+      Map<String, Boolean> upgradeConfigs, PathNormalization pathNormalization,
+      HeadersWithUnderscoresAction headersWithUnderscores, Optional<TracingConfig> tracing) {
+    this(statPrefix, codecType, routeConfig, idleTimeout, streamIdleTimeout, requestTimeout, requestHeadersTimeout,
+        maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, useRemoteAddress,
+        xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload, serverName, httpFilters,
+        rdsRouteConfigName, http1, http2, accessLogs, upgradeConfigs, pathNormalization, headersWithUnderscores,
+        tracing, LocalReplyConfig.NONE);
+  }
+
+  /** Without tracing or {@code local_reply_config}. */
   public HttpConnectionManagerConfig(String statPrefix, CodecType codecType, RouteConfig routeConfig,
       Duration idleTimeout, Duration streamIdleTimeout, Duration requestTimeout, Duration requestHeadersTimeout,
       Duration maxConnectionDuration, Duration drainTimeout, int maxRequestHeadersBytes, int maxRequestHeadersCount,
@@ -95,7 +114,7 @@ public record HttpConnectionManagerConfig(
         maxConnectionDuration, drainTimeout, maxRequestHeadersBytes, maxRequestHeadersCount, useRemoteAddress,
         xffNumTrustedHops, generateRequestId, preserveExternalRequestId, appendLocalOverload, serverName, httpFilters,
         rdsRouteConfigName, http1, http2, accessLogs, upgradeConfigs, pathNormalization, headersWithUnderscores,
-        Optional.empty());
+        Optional.empty(), LocalReplyConfig.NONE);
   }
 
   /**

@@ -38,7 +38,7 @@ final class HttpConnectionManagerTranslator {
           "drain_timeout", "access_log", "use_remote_address", "xff_num_trusted_hops", "generate_request_id",
           "preserve_external_request_id", "append_local_overload", "normalize_path", "merge_slashes", "rds",
           "http_protocol_options", "http2_protocol_options", "stream_error_on_invalid_http_message",
-          "upgrade_configs", "path_with_escaped_slashes_action", "tracing");
+          "upgrade_configs", "path_with_escaped_slashes_action", "tracing", "local_reply_config");
   private static final SupportedFields HTTP1_OPTIONS = SupportedFields.of(Http1ProtocolOptions.getDescriptor(),
       "accept_http_10", "default_host_for_http_10");
   private static final SupportedFields RDS = SupportedFields.of(Rds.getDescriptor(),
@@ -158,13 +158,16 @@ final class HttpConnectionManagerTranslator {
     Optional<TracingConfig> tracing = hcm.hasTracing()
         ? Optional.of(TracingTranslator.translate(hcm.getTracing(), registry, routes::knowsCluster, path.field("tracing")))
         : Optional.empty();
+    LocalReplyConfig localReply = hcm.hasLocalReplyConfig()
+        ? LocalReplyTranslator.translate(hcm.getLocalReplyConfig(), path.field("local_reply_config"))
+        : LocalReplyConfig.NONE;
     return new HttpConnectionManagerConfig(hcm.getStatPrefix(), codec, routeConfig, idle, streamIdle,
         requestTimeout, requestHeadersTimeout, maxConnectionDuration, drain, headersBytes, maxHeadersCount,
         useRemoteAddress, xffHops, generateRequestId,
         hcm.getPreserveExternalRequestId(), hcm.getAppendLocalOverload(), serverName, filters, rdsName,
         http1(hcm, path.field("http_protocol_options")), http2(hcm, path), accessLogs,
         UpgradeConfigTranslator.connectionManager(hcm.getUpgradeConfigsList(), path.field("upgrade_configs")),
-        pathNormalization, underscores, tracing);
+        pathNormalization, underscores, tracing, localReply);
   }
 
   private static HttpConnectionManagerConfig.EscapedSlashesAction escapedSlashes(

@@ -69,6 +69,11 @@ final class EncoderCallbacks implements EncoderFilterCallbacks {
   }
 
   @Override
+  public void sendResponse(ResponseHeaders headers, ByteBuf body, ResponseFlag flag) {
+    stream.sendResponse(headers, body, flag);
+  }
+
+  @Override
   public void resetStream(ResponseFlag flag) {
     stream.resetStream(flag);
   }

@@ -24,6 +24,7 @@ public final class HttpConnectionManager {
   private final java.util.function.Supplier<io.spillway.edge.runtime.RuntimeSnapshot> runtime;
   private final PathNormalizer pathNormalizer;
   private final io.spillway.edge.tracing.Tracer tracer;
+  private final LocalReplyRewriter localReplies;
 
   /**
    * @param filters the chain's factories in decoder order, built once for this connection
@@ -75,6 +76,7 @@ public final class HttpConnectionManager {
     // Settled once with the runtime as it stands, as Envoy does when it loads the connection manager.
     this.pathNormalizer = PathNormalizer.resolve(config.pathNormalization(), runtime.get(),
         new java.util.SplittableRandom());
+    this.localReplies = LocalReplyRewriter.compile(config.localReply(), runtime);
     this.http2Codecs = Http2CodecFactory.downstream(config.http2(), config.maxRequestHeadersBytes(), bufferLimitBytes,
         config.drainTimeout(), stats.http2);
   }
@@ -82,6 +84,11 @@ public final class HttpConnectionManager {
   /** The tracer of {@code tracing}, or null when the connection manager does not trace. */
   io.spillway.edge.tracing.Tracer tracer() {
     return tracer;
+  }
+
+  /** {@code local_reply_config}, compiled: how the replies the edge makes itself are rewritten. */
+  LocalReplyRewriter localReplies() {
+    return localReplies;
   }
 
   /** The runtime's latest snapshot. */

@@ -13,6 +13,7 @@ import io.spillway.edge.http.filter.DownstreamWatermarkCallbacks;
 import io.spillway.edge.http.filter.EncoderFilterCallbacks;
 import io.spillway.edge.http.filter.ResponseFlag;
 import io.spillway.edge.http.filter.StreamInfo;
+import io.spillway.edge.http.message.GrpcStatus;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.http.message.UpgradeHeaders;
@@ -59,6 +60,8 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   private String upgrade;
   /** A 101 went out: the stream is a tunnel (counted in downstream_cx_upgrades_active). */
   private boolean upgraded;
+  /** The request, as it arrived, is a gRPC call: its local replies are trailers-only gRPC answers. */
+  private boolean grpc;
   private boolean requestComplete;
   private boolean decodingStopped;
   private boolean responseStarted;
@@ -143,8 +146,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     if (upgrade != null && !upgradeAllowed()) {
       // Envoy: 403 without a body, details upgrade_failed; the connection then closes.
       stats.downstreamRqWsOnNonWsRoute.inc();
-      info.setResponseCodeDetails("upgrade_failed");
-      sendLocalReply(LocalReply.of(403, "", null, false, false, null).headers(), null, null);
+      localReply(403, "", "upgrade_failed", null, null);
       return;
     }
     info.setUpgrade(upgrade);
@@ -212,7 +214,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     if (outcome == PathNormalizer.Outcome.CONTINUE) {
       return true;
     }
-    if (outcome == PathNormalizer.Outcome.REDIRECT && !isGrpc(headers)) {
+    if (outcome == PathNormalizer.Outcome.REDIRECT && !grpc) {
       stats.downstreamRqRedirectedWithNormalizedPath.inc();
       String location = headers.pathAndQuery();
       refuse(307, "", PATH_NORMALIZATION_FAILED, null, h -> h.set(HttpHeaderNames.LOCATION, location));
@@ -224,19 +226,9 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     return false;
   }
 
-  /** Envoy's {@code Grpc::Common::hasGrpcContentType}: application/grpc, alone or with +suffix or ;params. */
-  private static boolean isGrpc(RequestHeaders headers) {
-    String type = headers.headers().get(HttpHeaderNames.CONTENT_TYPE);
-    String grpc = "application/grpc";
-    return type != null && type.startsWith(grpc)
-        && (type.length() == grpc.length() || type.charAt(grpc.length()) == '+' || type.charAt(grpc.length()) == ';');
-  }
-
   /** A local reply whose response code details are not its body. */
   private void refuse(int code, String body, String details, ResponseFlag flag, Consumer<HttpHeaders> modifyHeaders) {
-    LocalReply reply = LocalReply.of(code, body, flag, downstream.isHttp2(), request.isHead(), modifyHeaders);
-    info.setResponseCodeDetails(details);
-    sendLocalReply(reply.headers(), reply.body(), flag);
+    localReply(code, body, details, flag, modifyHeaders);
   }
 
   /** The upgrade is enabled for the route, or for the connection manager when the route says nothing. */
@@ -258,6 +250,8 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
 
   private void started(RequestHeaders headers, boolean endStream) {
     this.request = headers;
+    // Envoy's Grpc::Common::isGrpcRequestHeaders, once, before any filter can change the content type.
+    this.grpc = GrpcStatus.isGrpcContentType(headers.headers().get(HttpHeaderNames.CONTENT_TYPE));
     this.requestComplete = endStream;
     if (endStream) {
       info.markLastDownstreamRx(System.nanoTime());
@@ -447,24 +441,48 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
 
   @Override
   public void sendLocalReply(int code, String text, ResponseFlag flag, Consumer<HttpHeaders> modifyHeaders) {
+    localReply(code, text, text, flag, modifyHeaders);
+  }
+
+  /** A text local reply: {@code details} is its {@code %RESPONSE_CODE_DETAILS%}. */
+  private void localReply(int code, String text, String details, ResponseFlag flag,
+      Consumer<HttpHeaders> modifyHeaders) {
     if (finished) {
       return;
     }
     if (flag != null) {
       info.setResponseFlag(flag);
     }
-    info.setResponseCodeDetails(text);
+    info.setResponseCodeDetails(details);
     if (responseStarted) {
       resetStream(null);
       return;
     }
-    LocalReply reply = LocalReply.of(code, text, flag, downstream.isHttp2(), request != null && request.isHead(),
-        modifyHeaders);
+    LocalReply reply = LocalReply.of(code, text, flag, modifyHeaders, replyTarget());
     encodeLocalReply(reply.headers(), reply.body());
   }
 
   @Override
   public void sendLocalReply(ResponseHeaders headers, ByteBuf body, ResponseFlag flag) {
+    if (finished || responseStarted) {
+      sendResponse(headers, body, flag); // released, or a reset
+      return;
+    }
+    if (flag != null) {
+      info.setResponseFlag(flag);
+    }
+    LocalReply reply = LocalReply.of(headers, body, replyTarget());
+    encodeLocalReply(reply.headers(), reply.body());
+  }
+
+  /** What a local reply made now is made for: this stream, its request and the connection manager's rewriter. */
+  private LocalReply.Target replyTarget() {
+    return new LocalReply.Target(hcm.localReplies(), request, info, downstream.isHttp2(),
+        request != null && request.isHead(), grpc, worker().random(), System.nanoTime());
+  }
+
+  @Override
+  public void sendResponse(ResponseHeaders headers, ByteBuf body, ResponseFlag flag) {
     if (finished) {
       if (body != null) {
         body.release();

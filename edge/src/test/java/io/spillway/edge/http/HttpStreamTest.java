@@ -443,7 +443,10 @@ class HttpStreamTest {
     RequestHeaders grpc = get("/pkg.Svc%2FMethod");
     grpc.headers().set("content-type", "application/grpc+proto");
     stream(Set.of(), recorder(), new Responder()).onRequestHeaders(grpc, true);
-    assertThat(downstream.status).isEqualTo(400);
+    // The 400 reaches a gRPC client as Envoy sends it: trailers-only, 400 mapped to INTERNAL.
+    assertThat(downstream.status).isEqualTo(200);
+    assertThat(downstream.headers.get("grpc-status")).isEqualTo("13");
+    assertThat(downstream.headers.get("content-type")).isEqualTo("application/grpc");
     assertThat(hcmStats.downstreamRqFailedPathNormalization.value()).isEqualTo(1);
     assertThat(calls).noneMatch(c -> c.startsWith("path="));
   }

@@ -105,7 +105,9 @@ final class CorsFilter implements StreamFilter {
       return FilterHeadersStatus.CONTINUE;
     }
     decoder.streamInfo().setResponseCodeDetails(DETAILS);
-    decoder.sendLocalReply(new ResponseHeaders(200, preflightReply(p, headers, requestMethod, allowed)), null, null);
+    // Envoy answers a preflight with the filter's own encodeHeaders, not a local reply:
+    // local_reply_config leaves it alone.
+    decoder.sendResponse(new ResponseHeaders(200, preflightReply(p, headers, requestMethod, allowed)), null, null);
     return FilterHeadersStatus.STOP_ITERATION;
   }
 

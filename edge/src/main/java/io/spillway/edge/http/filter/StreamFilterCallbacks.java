@@ -50,9 +50,21 @@ public interface StreamFilterCallbacks {
 
   /**
    * Answers the request with a response the filter built (status, headers, body or null), under
-   * the same rules as the text reply above.
+   * the same rules as the text reply above: the body is the reply's text, which the connection
+   * manager's {@code local_reply_config} may rewrite, and a gRPC call gets it as a trailers-only
+   * gRPC answer.
    */
   void sendLocalReply(ResponseHeaders headers, ByteBuf body, ResponseFlag flag);
+
+  /**
+   * Answers the request with a response the filter made that is no local reply in Envoy's sense (a
+   * decoder filter's own {@code encodeHeaders}, as the CORS filter answers a preflight): the same
+   * rules as {@link #sendLocalReply(ResponseHeaders, ByteBuf, ResponseFlag)}, but it goes out as
+   * built, whatever {@code local_reply_config} says and whatever the request.
+   */
+  default void sendResponse(ResponseHeaders headers, ByteBuf body, ResponseFlag flag) {
+    sendLocalReply(headers, body, flag);
+  }
 
   /** Aborts the stream at once (HTTP/1: the connection closes; HTTP/2: RST_STREAM), with a flag. */
   void resetStream(ResponseFlag flag);
