@@ -32,6 +32,7 @@ final class OverloadEndpoint implements AdminEndpoint {
     n.put("mode", a.mode().jsonName());
     n.put("limit", a.limit());
     n.put("in_flight", a.inFlight());
+    n.put("baseline_ms", a.adaptiveLimit().baselineNanos() / 1e6);
     n.put("retry_after_seconds", a.retryAfterSeconds());
     ObjectNode tiers = n.putObject("tiers");
     for (Tier t : Tier.values()) {

@@ -25,7 +25,7 @@ import java.util.function.LongSupplier;
  *       overload settled at tolerance × that inflated baseline (admitted calls 2–3 times the
  *       no-load time at 2× capacity in {@code bench/overload.sh}). Windows where the limit binds
  *       never raise it, so a long overload cannot creep it upwards. Two ways re-learn it when the
- *       backend itself got slower: during a congestion, when observed concurrency has halved
+ *       backend itself got slower: during a congestion with the limit in use, when observed concurrency has halved
  *       since the congestion began and the mean call time fell by less than half what a queue
  *       would give back ({@code 1 − 1/tolerance}), that call time is the new baseline; and when
  *       the limit has sat at {@code minLimit} with calls still too slow for
@@ -341,9 +341,11 @@ public final class AdaptiveLimit {
         if (congestionConcurrency <= 0) {
           congestionConcurrency = concurrency;
           congestionRtt = rtt;
-        } else if (slowerNotQueueing(concurrency, rtt, s.tolerance())) {
-          // in flight has halved since the congestion began and the calls are as slow as then:
-          // what slowed them is not a queue the limit could shorten, so it is the new baseline
+        } else if (!appLimited && slowerNotQueueing(concurrency, rtt, s.tolerance())) {
+          // the limit has halved in flight since the congestion began and the calls are as slow
+          // as then: what slowed them is not a queue the limit could shorten, so it is the new
+          // baseline. Only while the limit is in use: when a load ends, in flight falls by itself
+          // while the last queued calls complete, still slow (this read that as a slower backend)
           baseline = rtt;
           gradient = s.tolerance();
           congestionConcurrency = 0;

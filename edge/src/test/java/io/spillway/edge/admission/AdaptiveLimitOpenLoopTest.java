@@ -75,4 +75,21 @@ class AdaptiveLimitOpenLoopTest {
     assertThat((double) late).isBetween(early * 0.9, early * 1.1);
     assertThat((double) late).isBetween(1.5 * SLOTS * 0.85, 1.5 * SLOTS * 1.15);
   }
+
+  @Test
+  void theSlowLastCallsOfAnEndingOverloadAreNotTakenForASlowerBackend() {
+    OpenLoopModel m = new OpenLoopModel(SLOTS, SERVICE_MS, Policies.defaults(Mode.ENFORCE), Tier.PROXY);
+    m.rate(0.5 * C);
+    m.run(10_000);
+    long unloaded = m.admission.adaptiveLimit().baselineNanos();
+    m.rate(3 * C);
+    m.run(5_000);
+    // the load stops: in flight falls while the queued calls finish as slowly as under the overload
+    m.rate(0.05 * C);
+    m.run(3_000);
+    assertThat((double) m.admission.adaptiveLimit().baselineNanos()).isLessThan(unloaded * 1.1);
+    m.rate(2 * C);
+    m.run(5_000);
+    assertThat((double) m.runSamplingLimit(5_000)).isBetween(1.5 * SLOTS * 0.85, 1.5 * SLOTS * 1.15);
+  }
 }
