@@ -83,7 +83,11 @@ final class StatsSinks implements AutoCloseable {
     }
   }
 
-  /** After the main thread stopped: a flush in progress ends first. */
+  /**
+   * After the main thread stopped (a flush in progress ends first): one last flush, as Envoy
+   * flushes when it terminates, so what was counted since the previous interval (the drain's last
+   * requests) still reaches the sinks; then the sockets close.
+   */
   @Override
   public void close() {
     try {
@@ -91,6 +95,7 @@ final class StatsSinks implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    flush();
     flusher.close();
   }
 }

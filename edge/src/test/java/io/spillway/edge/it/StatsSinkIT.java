@@ -158,6 +158,25 @@ class StatsSinkIT {
   }
 
   @Test
+  void stoppingTheEdgeFlushesWhatWasCountedSinceTheLastInterval() throws Exception {
+    DatagramSocket statsd = receiver();
+    start("stats_flush_interval: 299s\nstats_sinks:\n"
+        + sink("envoy.stat_sinks.statsd", "StatsdSink", statsd.getLocalPort(), ""));
+    for (int i = 0; i < 2; i++) {
+      assertThat(edge.get("/last" + i).statusCode()).isEqualTo(200);
+    }
+    edge.awaitStat("cluster.upstream.upstream_rq_total", 2);
+    assertThat(edge.stat("statsd.datagrams_sent")).as("no flush in 299 s yet").isZero();
+
+    edge.close();
+    edge = null;
+
+    List<String> flat = lines(receiveUntil(statsd,
+        l -> sum(l, "envoy.cluster.upstream.upstream_rq_total", "|c") == 2));
+    assertThat(sum(flat, "envoy.cluster.upstream.upstream_rq_total", "|c")).isEqualTo(2);
+  }
+
+  @Test
   void withFlushOnAdminAStatsReadFlushes() throws Exception {
     DatagramSocket statsd = receiver();
     start("stats_flush_on_admin: true\nstats_sinks:\n"
