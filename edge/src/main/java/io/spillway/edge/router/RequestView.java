@@ -18,4 +18,12 @@ public interface RequestView {
 
   /** The first value of a header (lower-case name; ":method", ":authority", ":path", ":scheme" work), or null. */
   String header(String lowerCaseName);
+
+  /**
+   * All values of a header joined with {@code ,} (what Envoy's header matchers compare), or null:
+   * a header sent twice matches as the one comma-separated field RFC 9110 §5.3 makes it.
+   */
+  default String headerValues(String lowerCaseName) {
+    return header(lowerCaseName);
+  }
 }

@@ -74,7 +74,7 @@ public final class RouteMatcher {
 
   /** Whether one header condition holds for the request ({@code invert} applied), as in a route match. */
   public static boolean headerMatches(Route.HeaderMatch h, RequestView request) {
-    return matchesHeader(h, request.header(h.name())) != h.invert();
+    return matchesHeader(h, request.headerValues(h.name())) != h.invert();
   }
 
   private static boolean matchesHeader(Route.HeaderMatch h, String value) {

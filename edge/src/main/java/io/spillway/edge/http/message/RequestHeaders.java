@@ -109,6 +109,19 @@ public final class RequestHeaders implements RequestView {
     return headers.get(name);
   }
 
+  @Override
+  public String headerValues(String name) {
+    if (name.charAt(0) == ':' || name.equals("host")) {
+      return header(name);
+    }
+    java.util.List<String> all = headers.getAll(name);
+    return switch (all.size()) {
+      case 0 -> null;
+      case 1 -> all.get(0);
+      default -> String.join(",", all);
+    };
+  }
+
   public boolean isHead() {
     return method.equals("HEAD");
   }
