@@ -2,6 +2,7 @@ package io.spillway.central.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,7 +13,7 @@ import java.io.UncheckedIOException;
 /**
  * The one JSON configuration of central. Reading is bounded (nesting depth, string and number
  * length) so hostile bodies fail fast with a parse error instead of exhausting the stack or heap;
- * trailing tokens after the document are an error.
+ * trailing tokens after the document and a key given twice in one object are errors.
  */
 public final class Json {
 
@@ -26,6 +27,7 @@ public final class Json {
     mapper = JsonMapper.builder()
         .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
         .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+        .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
         .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
         .build();
     mapper.getFactory().setStreamReadConstraints(StreamReadConstraints.builder()
