@@ -11,9 +11,7 @@ import io.spillway.edge.stats.Counter;
 import io.spillway.edge.stats.Gauge;
 import io.spillway.edge.stats.Scope;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
@@ -99,21 +97,11 @@ final class HealthChecker {
     if (stopped) {
       return;
     }
-    Set<Host> current = new HashSet<>(set.hosts());
-    sessions.entrySet().removeIf(e -> {
-      if (!current.contains(e.getKey())) {
-        e.getValue().stop();
-        return true;
-      }
-      return false;
+    HostSessions.reconcile(sessions, set, Session::stop, h -> {
+      Session s = new Session(h);
+      s.schedule(s.state.initialDelayNanos(random));
+      return s;
     });
-    for (Host h : set.hosts()) {
-      if (!sessions.containsKey(h)) {
-        Session s = new Session(h);
-        sessions.put(h, s);
-        s.schedule(s.state.initialDelayNanos(random));
-      }
-    }
   }
 
   /** How one check ended. */

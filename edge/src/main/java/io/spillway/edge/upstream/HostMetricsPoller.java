@@ -5,9 +5,7 @@ import io.spillway.edge.stats.Counter;
 import io.spillway.edge.stats.Scope;
 import io.spillway.edge.upstream.lb.OrcaLoadReport;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -113,22 +111,12 @@ final class HostMetricsPoller {
     if (stopped) {
       return;
     }
-    Set<Host> current = new HashSet<>(set.hosts());
-    sessions.entrySet().removeIf(e -> {
-      if (!current.contains(e.getKey())) {
-        e.getValue().stop();
-        return true;
-      }
-      return false;
-    });
     long interval = config.interval().toNanos();
-    for (Host h : set.hosts()) {
-      if (!sessions.containsKey(h)) {
-        Session s = new Session(h);
-        sessions.put(h, s);
-        s.next = loop.schedule(s::poll, random.nextLong(interval), TimeUnit.NANOSECONDS);
-      }
-    }
+    HostSessions.reconcile(sessions, set, Session::stop, h -> {
+      Session s = new Session(h);
+      s.next = loop.schedule(s::poll, random.nextLong(interval), TimeUnit.NANOSECONDS);
+      return s;
+    });
   }
 
   /** One host's polls; lives on the loop. */
