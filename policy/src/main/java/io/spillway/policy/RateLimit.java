@@ -18,15 +18,28 @@ import java.util.List;
  * @param retryAfterSeconds the refusal's Retry-After; null: the seconds until the bucket refills
  * @param exempt key values (or, for clientAddress, addresses and CIDR prefixes) never limited; null: none
  * @param maxKeys distinct key values tracked; null: 10000
+ * @param scope edge (counted on this edge) or fleet (counted in Redis across every edge with it); null: edge
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record RateLimit(String name, String key, Double rate, Integer burst, Mode mode, Integer retryAfterSeconds,
-    List<String> exempt, Integer maxKeys) {
+    List<String> exempt, Integer maxKeys, RateLimitScope scope) {
 
   /** Copies the exempt list. */
   public RateLimit {
     exempt = exempt == null ? null : List.copyOf(exempt);
+  }
+
+  /** A limit without a scope (counted on each edge). */
+  public RateLimit(String name, String key, Double rate, Integer burst, Mode mode, Integer retryAfterSeconds,
+      List<String> exempt, Integer maxKeys) {
+    this(name, key, rate, burst, mode, retryAfterSeconds, exempt, maxKeys, null);
+  }
+
+  /** The scope applied: edge when absent. */
+  @JsonIgnore
+  public RateLimitScope effectiveScope() {
+    return scope != null ? scope : (RateLimitScope) RateLimitField.SCOPE.defaultValue();
   }
 
   /** The mode applied: shadow when absent. */

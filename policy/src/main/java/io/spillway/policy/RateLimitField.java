@@ -29,7 +29,10 @@ public enum RateLimitField {
   EXEMPT("exempt", FieldType.STRING_LIST, 0, 100, List.of(), false,
       "Exempt", "Key values never limited; for clientAddress, addresses or CIDR prefixes such as 10.0.0.0/8."),
   MAX_KEYS("maxKeys", FieldType.INTEGER, 1, 1_000_000, 10_000, false,
-      "Keys tracked", "Distinct keys the edge keeps a bucket for; beyond it the least recently seen of two candidates is forgotten.");
+      "Keys tracked", "Distinct keys the edge keeps a bucket for; beyond it the least recently seen of two candidates is forgotten."),
+  SCOPE("scope", FieldType.ENUM, null, null, RateLimitScope.EDGE, false,
+      "Scope", "Edge counts on this edge alone; fleet counts every edge that has this limit against one count in Redis "
+          + "(the edge needs --redis-uri), falling back to its own count while Redis cannot answer.");
 
   /** Most limits a policy may hold. */
   public static final int MAX_LIMITS = 64;
@@ -126,7 +129,11 @@ public enum RateLimitField {
 
   /** The allowed values of an enum field, in JSON spelling; empty for other fields. */
   public List<String> allowedValues() {
-    return type == FieldType.ENUM ? Arrays.stream(Mode.values()).map(Mode::jsonName).toList() : List.of();
+    return switch (this) {
+      case MODE -> Arrays.stream(Mode.values()).map(Mode::jsonName).toList();
+      case SCOPE -> RateLimitScope.jsonNames();
+      default -> List.of();
+    };
   }
 
   /** The path with a placeholder for the index, as the schema shows it: {@code rateLimits.limits[].rate}. */
@@ -155,6 +162,12 @@ public enum RateLimitField {
     @Override
     public FieldType type() {
       return field.type;
+    }
+
+    @Override
+    public Object enumValue(String text) {
+      return field == SCOPE ? RateLimitScope.jsonNames().contains(text) ? RateLimitScope.fromJson(text) : null
+          : TypedField.super.enumValue(text);
     }
 
     /** E.g. "rateLimits.limits[1].burst must be an integer". */

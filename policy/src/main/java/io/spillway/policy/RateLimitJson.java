@@ -124,7 +124,7 @@ public final class RateLimitJson {
     return new RateLimit((String) values.get(RateLimitField.NAME), (String) values.get(RateLimitField.KEY),
         rate == null ? null : rate.doubleValue(), (Integer) values.get(RateLimitField.BURST),
         (Mode) values.get(RateLimitField.MODE), (Integer) values.get(RateLimitField.RETRY_AFTER_SECONDS), exempt,
-        (Integer) values.get(RateLimitField.MAX_KEYS));
+        (Integer) values.get(RateLimitField.MAX_KEYS), (RateLimitScope) values.get(RateLimitField.SCOPE));
   }
 
   /** The problem with a well-typed value, or null; {@code earlier} holds the fields before it in the table. */

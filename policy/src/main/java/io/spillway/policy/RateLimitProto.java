@@ -56,6 +56,9 @@ public final class RateLimitProto {
       if (l.hasMaxKeys()) {
         node.put("maxKeys", l.getMaxKeys());
       }
+      if (!l.getScope().isEmpty()) {
+        node.put("scope", l.getScope());
+      }
     }
     return root;
   }
@@ -89,6 +92,9 @@ public final class RateLimitProto {
       }
       if (l.maxKeys() != null) {
         b.setMaxKeys(l.maxKeys());
+      }
+      if (l.scope() != null) {
+        b.setScope(l.scope().jsonName());
       }
     }
     return message.build();

@@ -11,11 +11,12 @@ final class SchemaValues {
 
   private SchemaValues() {}
 
-  /** The JSON of a default or bound: null, a mode's JSON name, a number, a boolean, or a list of strings. */
+  /** The JSON of a default or bound: null, a mode's or scope's JSON name, a number, a boolean, or a list of strings. */
   static JsonNode json(Object value) {
     return switch (value) {
       case null -> JSON.nullNode();
       case Mode mode -> JSON.textNode(mode.jsonName());
+      case RateLimitScope scope -> JSON.textNode(scope.jsonName());
       case Integer i -> JSON.numberNode(i);
       case Double d -> JSON.numberNode(d);
       case Boolean b -> JSON.booleanNode(b);

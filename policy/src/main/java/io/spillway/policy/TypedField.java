@@ -15,4 +15,14 @@ interface TypedField {
 
   /** The message for a value outside the range, naming the field's path; null without a range. */
   String rangeMessage();
+
+  /** An enum field's value spelled {@code text} exactly as in JSON, or null when it is none: a {@link Mode} unless the field says otherwise. */
+  default Object enumValue(String text) {
+    for (Mode mode : Mode.values()) {
+      if (mode.jsonName().equals(text)) {
+        return mode;
+      }
+    }
+    return null;
+  }
 }

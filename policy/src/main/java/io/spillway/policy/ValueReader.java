@@ -30,7 +30,7 @@ final class ValueReader {
   /** Reads a JSON value that is present and not {@code null}. */
   static Read fromJson(TypedField field, JsonNode node) {
     return switch (field.type()) {
-      case ENUM -> node.isTextual() ? mode(field, node.textValue()) : Read.problem(field.typeMessage());
+      case ENUM -> node.isTextual() ? enumValue(field, node.textValue()) : Read.problem(field.typeMessage());
       case BOOLEAN -> node.isBoolean() ? Read.of(node.booleanValue()) : Read.problem(field.typeMessage());
       case INTEGER, NUMBER -> node.isNumber() ? number(field, decimal(node)) : Read.problem(field.typeMessage());
       case STRING -> node.isTextual() ? Read.of(node.textValue()) : Read.problem(field.typeMessage());
@@ -55,7 +55,7 @@ final class ValueReader {
   /** Reads an environment variable's text, already trimmed and not empty; mode and boolean ignore case. */
   static Read fromText(PolicyField field, String text) {
     return switch (field.type()) {
-      case ENUM -> mode(field, text.toLowerCase(Locale.ROOT));
+      case ENUM -> enumValue(field, text.toLowerCase(Locale.ROOT));
       case BOOLEAN -> switch (text.toLowerCase(Locale.ROOT)) {
         case "true" -> Read.of(true);
         case "false" -> Read.of(false);
@@ -75,13 +75,9 @@ final class ValueReader {
     };
   }
 
-  private static Read mode(TypedField field, String text) {
-    for (Mode mode : Mode.values()) {
-      if (mode.jsonName().equals(text)) {
-        return Read.of(mode);
-      }
-    }
-    return Read.problem(field.typeMessage());
+  private static Read enumValue(TypedField field, String text) {
+    Object value = field.enumValue(text);
+    return value != null ? Read.of(value) : Read.problem(field.typeMessage());
   }
 
   /** The exact value of a JSON number, or null for a non-finite double. */

@@ -43,6 +43,8 @@ class RateLimitJsonTest {
     assertThat(result.valid()).isTrue();
     RateLimit limit = result.policy().limits().get(0);
     assertThat(limit.effectiveMode()).isEqualTo(Mode.SHADOW);
+    assertThat(limit.effectiveScope()).isEqualTo(RateLimitScope.EDGE);
+    assertThat(limit.scope()).isNull();
     assertThat(limit.effectiveMaxKeys()).isEqualTo(10_000);
     assertThat(limit.effectiveExempt()).isEmpty();
     assertThat(limit.retryAfterSeconds()).isNull();
@@ -91,6 +93,11 @@ class RateLimitJsonTest {
       "mode|\"enforce\"|",
       "mode|\"ENFORCE\"|rateLimits.limits[1].mode must be one of off, shadow, enforce",
       "mode|1|rateLimits.limits[1].mode must be one of off, shadow, enforce",
+      "scope|\"edge\"|",
+      "scope|\"fleet\"|",
+      "scope|\"Fleet\"|rateLimits.limits[1].scope must be one of edge, fleet",
+      "scope|\"shadow\"|rateLimits.limits[1].scope must be one of edge, fleet",
+      "scope|true|rateLimits.limits[1].scope must be one of edge, fleet",
       "name|\"a\"|",
       "name|\"abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij1234\"|",
       "name|\"abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghij12345\"|rateLimits.limits[1].name must be 1 to 64 letters, digits, '.', '_' or '-'",
@@ -166,8 +173,15 @@ class RateLimitJsonTest {
   void theProtoCarriesEveryFieldAndIsCheckedByTheSameRules() throws Exception {
     RateLimitsPolicy policy = new RateLimitsPolicy(List.of(
         new RateLimit("a", "header:x-api-key", 5.0, 5, Mode.ENFORCE, 3, List.of("internal"), 50),
-        new RateLimit("b", "clientAddress", 0.5, 2, null, null, null, null)));
+        new RateLimit("b", "clientAddress", 0.5, 2, null, null, null, null),
+        new RateLimit("c", "route", 1.0, 1, null, null, null, null, RateLimitScope.FLEET)));
     assertThat(RateLimitProto.parse(RateLimitProto.toProto(policy))).isEqualTo(new RateLimitJson.Result(policy, List.of()));
+    io.spillway.policy.v1.RateLimits unknownScope = io.spillway.policy.v1.RateLimits.newBuilder()
+        .addLimits(io.spillway.policy.v1.RateLimit.newBuilder().setName("a").setKey("route").setRate(1).setBurst(1)
+            .setScope("region"))
+        .build();
+    assertThat(RateLimitProto.parse(unknownScope).problems()).extracting(Problem::message)
+        .containsExactly("rateLimits.limits[0].scope must be one of edge, fleet");
     io.spillway.policy.v1.RateLimits bad = io.spillway.policy.v1.RateLimits.newBuilder()
         .addLimits(io.spillway.policy.v1.RateLimit.newBuilder().setName("a").setKey("route").setRate(0).setBurst(1))
         .build();

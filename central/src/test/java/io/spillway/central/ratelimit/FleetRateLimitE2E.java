@@ -9,6 +9,7 @@ import io.lettuce.core.ScanIterator;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.spillway.central.CentralProcess;
 import io.spillway.testkit.EdgeProcess;
+import io.spillway.testkit.RedisRequired;
 import io.spillway.testkit.FreePorts;
 import io.spillway.testkit.OriginServer;
 import java.net.URI;

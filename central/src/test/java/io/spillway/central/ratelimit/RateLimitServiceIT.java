@@ -23,6 +23,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.spillway.central.ApiClient;
 import io.spillway.central.CentralConfig;
 import io.spillway.central.CentralServer;
+import io.spillway.testkit.RedisRequired;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;

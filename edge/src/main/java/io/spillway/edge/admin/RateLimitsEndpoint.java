@@ -40,6 +40,7 @@ final class RateLimitsEndpoint implements AdminEndpoint {
             .put("name", d.name())
             .put("key", d.key())
             .put("mode", d.mode().jsonName())
+            .put("scope", d.scope().jsonName())
             .put("rate", d.rate())
             .put("burst", d.burst())
             .put("keys_tracked", d.keysTracked())
@@ -47,6 +48,9 @@ final class RateLimitsEndpoint implements AdminEndpoint {
             .put("evictions", d.evictions())
             .put("checked", d.checked());
         limit.putObject("refused").put("shadow", d.refusedShadow()).put("enforce", d.refusedEnforce());
+        if (d.scope() == io.spillway.policy.RateLimitScope.FLEET) {
+          limit.putObject("fleet").put("calls", d.fleetCalls()).put("fallbacks", d.fallbacks());
+        }
       }
     }
     return AdminResponse.json(200, root.toPrettyString() + "\n");

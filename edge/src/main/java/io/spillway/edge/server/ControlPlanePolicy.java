@@ -10,7 +10,9 @@ import io.spillway.policy.OverloadPolicy;
 import io.spillway.policy.ParseResult;
 import io.spillway.policy.PolicyProto;
 import io.spillway.policy.RateLimitJson;
+import io.spillway.policy.RateLimitField;
 import io.spillway.policy.RateLimitProto;
+import io.spillway.policy.RateLimitScope;
 import io.spillway.policy.RateLimitsPolicy;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -31,12 +33,13 @@ record ControlPlanePolicy(Optional<OverloadPolicy> overload, RateLimitsPolicy ra
   /**
    * Validates a received resource: the overload policy over the deployment's baseline, the rate
    * limits and the access log along their tables, the access log's format by the edge's parser and
-   * its file under {@code accessLogDirectory}.
+   * its file under {@code accessLogDirectory}; a fleet-wide limit only when the edge has a Redis.
    *
+   * @param fleetAvailable whether the edge was started with {@code --redis-uri}
    * @throws IllegalArgumentException with the first problem of any, the NACK's message
    */
   static ControlPlanePolicy decode(io.spillway.policy.v1.OverloadPolicy resource, DeploymentDefaults defaults,
-      Path accessLogDirectory) {
+      Path accessLogDirectory, boolean fleetAvailable) {
     ParseResult parsed = PolicyProto.parse(resource, defaults);
     if (!parsed.valid()) {
       throw new IllegalArgumentException(parsed.firstProblem().orElseThrow().message());
@@ -48,6 +51,14 @@ record ControlPlanePolicy(Optional<OverloadPolicy> overload, RateLimitsPolicy ra
         throw new IllegalArgumentException(limits.firstProblem().orElseThrow().message());
       }
       rateLimits = limits.policy();
+      if (!fleetAvailable) {
+        for (int i = 0; i < rateLimits.limits().size(); i++) {
+          if (rateLimits.limits().get(i).effectiveScope() == RateLimitScope.FLEET) {
+            throw new IllegalArgumentException(RateLimitField.SCOPE.at(i).path()
+                + " is fleet, but this edge was started without --redis-uri: it has no shared count to use");
+          }
+        }
+      }
     }
     Optional<AccessLogConfig> accessLog = Optional.empty();
     if (resource.hasAccessLog()) {

@@ -121,6 +121,22 @@ public final class EdgeMain implements Callable<Integer> {
           + "to central over the ADS channel, when the control plane advertises the report service (default 5; 0: never).")
   String reportInterval;
 
+  @Option(names = "--redis-uri", paramLabel = "URI",
+      description = "The Redis (redis://host:port[/db], rediss:// for TLS) where the policy's fleet-wide rate limits "
+          + "(scope: fleet) count, shared by every edge given the same Redis and key prefix. Without it, a policy with "
+          + "such a limit is refused.")
+  String redisUri;
+
+  @Option(names = "--redis-timeout", paramLabel = "MS", defaultValue = "20",
+      description = "How long a request waits for the fleet-wide count, in milliseconds (1 to 10000, default 20); "
+          + "after a timeout the limit counts on this edge alone for a second.")
+  int redisTimeoutMillis;
+
+  @Option(names = "--redis-key-prefix", paramLabel = "TEXT", defaultValue = "spillway:",
+      description = "Put before every Redis key of the fleet-wide limits (default spillway:), so that fleets sharing one "
+          + "Redis keep apart.")
+  String redisKeyPrefix;
+
   private io.spillway.policy.DeploymentDefaults deploymentDefaults;
 
   public static void main(String[] args) {
@@ -186,6 +202,11 @@ public final class EdgeMain implements Callable<Integer> {
       err.println("error: --concurrency: must be at least 1");
       return 2;
     }
+    String redisProblem = redisProblem();
+    if (redisProblem != null) {
+      err.println("error: " + redisProblem);
+      return 2;
+    }
     Bootstrap bootstrap;
     EdgeConfig config;
     try {
@@ -232,6 +253,28 @@ public final class EdgeMain implements Callable<Integer> {
       policy = parsed.policy();
     }
     return io.spillway.policy.EffectivePolicy.resolve(policy, defaults);
+  }
+
+  /** What is wrong with the Redis flags, or null. */
+  private String redisProblem() {
+    if (redisTimeoutMillis < 1 || redisTimeoutMillis > 10_000) {
+      return "--redis-timeout: must be 1 to 10000 milliseconds, not " + redisTimeoutMillis;
+    }
+    if (redisUri == null) {
+      return null;
+    }
+    try {
+      io.spillway.edge.redis.RedisScriptClient.parse(redisUri);
+      return null;
+    } catch (IllegalArgumentException e) {
+      return e.getMessage();
+    }
+  }
+
+  /** The Redis of fleet-wide limits, when {@code --redis-uri} is given. */
+  private java.util.Optional<ServerOptions.FleetRedis> fleetRedis() {
+    return java.util.Optional.ofNullable(redisUri)
+        .map(uri -> new ServerOptions.FleetRedis(uri, Duration.ofMillis(redisTimeoutMillis), redisKeyPrefix));
   }
 
   /** {@code --report-interval} as a duration (ms precision), or null when it is not 0 to 3600 seconds. */
@@ -286,7 +329,8 @@ public final class EdgeMain implements Callable<Integer> {
     options = options.withFileFlushInterval(Duration.ofMillis(Math.max(1, fileFlushIntervalMillis)))
         .withHotRestart(hotRestartOptions())
         .withReportInterval(reportIntervalValue())
-        .withAccessLogDir(accessLogDir);
+        .withAccessLogDir(accessLogDir)
+        .withFleetRedis(fleetRedis());
     EdgeServer server = new EdgeServer(config, bootstrap, options, new StatsStore(statsOptions(config.statsConfig())),
         Clock.systemUTC());
     try {

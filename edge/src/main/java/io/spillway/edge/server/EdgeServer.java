@@ -82,6 +82,7 @@ public final class EdgeServer implements AdminContext {
   private OverloadManager overload;
   private AdmissionController admission;
   private io.spillway.edge.filters.policylimit.PolicyRateLimits rateLimits; // the control plane's; shared by every HCM
+  private io.spillway.edge.redis.RedisFleetCounter fleetCounter; // with --redis-uri: the fleet-wide limits' count
   private io.spillway.edge.guard.GuardRegistry guards;
   private AdminListener admin;
   /** The hot restart socket and the parent's, when hot restart runs (epoll, not disabled). */
@@ -176,7 +177,9 @@ public final class EdgeServer implements AdminContext {
     config.overload().warnings().forEach(w -> log.warn("overload manager: {}", w));
     OverloadHooks httpOverload = OverloadHooks.of(overload);
     admission = new AdmissionController(options.policy().inbound(), stats);
-    rateLimits = new io.spillway.edge.filters.policylimit.PolicyRateLimits(stats.customScope(), nanoClock);
+    fleetCounter = options.fleetRedis().map(r -> new io.spillway.edge.redis.RedisFleetCounter(r.uri(), r.timeout(),
+        r.keyPrefix(), nanoClock)).orElse(null);
+    rateLimits = new io.spillway.edge.filters.policylimit.PolicyRateLimits(stats.customScope(), nanoClock, fleetCounter);
     java.util.Set<String> guarded = new java.util.LinkedHashSet<>(config.clusters().keySet());
     guarded.removeAll(xdsClusterNames(bootstrap));
     guards = io.spillway.edge.guard.GuardRegistry.build(guarded, options.policy().outbound(), stats);
@@ -508,6 +511,9 @@ public final class EdgeServer implements AdminContext {
     shutdownGroup(healthCheckGroup);
     if (grpcChannels != null) {
       grpcChannels.close(); // after the workers: no check or rate limit call starts any more
+    }
+    if (fleetCounter != null) {
+      fleetCounter.close(); // after the workers, as the gRPC channels
     }
     if (tracers != null) {
       tracers.close(); // after the loops: the last spans are queued

@@ -50,7 +50,8 @@ final class PolicySources {
 
   /** The policy resource → the validated overload policy (over the deployment defaults), rate limits and access log. */
   ControlPlanePolicy decode(com.google.protobuf.Message message) {
-    return ControlPlanePolicy.decode((io.spillway.policy.v1.OverloadPolicy) message, defaults, accessLogDirectory);
+    return ControlPlanePolicy.decode((io.spillway.policy.v1.OverloadPolicy) message, defaults, accessLogDirectory,
+        rateLimits.fleetAvailable());
   }
 
   /** A new policy file content was accepted. */

@@ -26,6 +26,8 @@ import java.util.Optional;
  *     (when it advertises the report service); zero for never
  * @param accessLogDir {@code --access-log-dir}: the directory the control plane's {@code accessLog}
  *     section may write files under (default {@code logs}, relative to the working directory)
+ * @param fleetRedis {@code --redis-uri}, {@code --redis-timeout}, {@code --redis-key-prefix}: where
+ *     the policy's fleet-wide rate limits count; empty: such limits are refused
  */
 public record ServerOptions(
     int concurrency,
@@ -41,7 +43,8 @@ public record ServerOptions(
     Duration fileFlushInterval,
     HotRestartOptions hotRestart,
     Duration reportInterval,
-    Path accessLogDir) {
+    Path accessLogDir,
+    Optional<FleetRedis> fleetRedis) {
 
   /** Envoy's default {@code --file-flush-interval-msec}: 10 s. */
   public static final Duration DEFAULT_FILE_FLUSH_INTERVAL = Duration.ofSeconds(10);
@@ -59,6 +62,32 @@ public record ServerOptions(
     if (accessLogDir == null) {
       throw new IllegalArgumentException("the access log directory must be set");
     }
+    if (fleetRedis == null) {
+      throw new IllegalArgumentException("fleetRedis must be set (empty for none)");
+    }
+  }
+
+  /**
+   * The Redis of fleet-wide rate limits.
+   *
+   * @param uri {@code redis://host:port[/db]}
+   * @param timeout the bound on one call; a request waits at most this long for the shared count
+   * @param keyPrefix put before every key, so fleets (or environments) can share one Redis
+   */
+  public record FleetRedis(String uri, Duration timeout, String keyPrefix) {
+    /** The default {@code --redis-timeout}: 20 ms. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(20);
+    /** The default {@code --redis-key-prefix}. */
+    public static final String DEFAULT_KEY_PREFIX = "spillway:";
+  }
+
+  /** Without a Redis for fleet-wide limits. */
+  public ServerOptions(int concurrency, Duration drainTime, String transport, long seed, String serviceNode,
+      String serviceCluster, io.spillway.policy.EffectivePolicy policy,
+      io.spillway.policy.DeploymentDefaults deploymentDefaults, Optional<Path> xdsStateDir, Optional<Path> policyFile,
+      Duration fileFlushInterval, HotRestartOptions hotRestart, Duration reportInterval, Path accessLogDir) {
+    this(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults, xdsStateDir,
+        policyFile, fileFlushInterval, hotRestart, reportInterval, accessLogDir, Optional.empty());
   }
 
   /** With the default access log directory. */
@@ -119,31 +148,36 @@ public record ServerOptions(
 
   public ServerOptions withConcurrency(int n) {
     return new ServerOptions(n, drainTime, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults,
-        xdsStateDir, policyFile, fileFlushInterval, hotRestart, reportInterval, accessLogDir);
+        xdsStateDir, policyFile, fileFlushInterval, hotRestart, reportInterval, accessLogDir, fleetRedis);
   }
 
   public ServerOptions withDrainTime(Duration d) {
     return new ServerOptions(concurrency, d, transport, seed, serviceNode, serviceCluster, policy, deploymentDefaults,
-        xdsStateDir, policyFile, fileFlushInterval, hotRestart, reportInterval, accessLogDir);
+        xdsStateDir, policyFile, fileFlushInterval, hotRestart, reportInterval, accessLogDir, fleetRedis);
   }
 
   public ServerOptions withFileFlushInterval(Duration d) {
     return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
-        deploymentDefaults, xdsStateDir, policyFile, d, hotRestart, reportInterval, accessLogDir);
+        deploymentDefaults, xdsStateDir, policyFile, d, hotRestart, reportInterval, accessLogDir, fleetRedis);
   }
 
   public ServerOptions withHotRestart(HotRestartOptions h) {
     return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
-        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, h, reportInterval, accessLogDir);
+        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, h, reportInterval, accessLogDir, fleetRedis);
   }
 
   public ServerOptions withReportInterval(Duration d) {
     return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
-        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, hotRestart, d, accessLogDir);
+        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, hotRestart, d, accessLogDir, fleetRedis);
   }
 
   public ServerOptions withAccessLogDir(Path dir) {
     return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
-        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, hotRestart, reportInterval, dir);
+        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, hotRestart, reportInterval, dir, fleetRedis);
+  }
+
+  public ServerOptions withFleetRedis(Optional<FleetRedis> redis) {
+    return new ServerOptions(concurrency, drainTime, transport, seed, serviceNode, serviceCluster, policy,
+        deploymentDefaults, xdsStateDir, policyFile, fileFlushInterval, hotRestart, reportInterval, accessLogDir, redis);
   }
 }

@@ -15,7 +15,7 @@ class ControlPlanePolicyTest {
   private static final Path DIR = Path.of("/srv/edge/logs");
 
   private static ControlPlanePolicy decode(OverloadPolicy resource) {
-    return ControlPlanePolicy.decode(resource, DeploymentDefaults.builtIn(), DIR);
+    return ControlPlanePolicy.decode(resource, DeploymentDefaults.builtIn(), DIR, false);
   }
 
   @Test
@@ -46,5 +46,20 @@ class ControlPlanePolicyTest {
         .setAccessLog(AccessLog.newBuilder().setFormat("%REQ%")).build()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("accessLog.format: ");
+  }
+
+  @Test
+  void aFleetWideLimitIsRefusedByAnEdgeWithoutRedisAndAcceptedByOneWithIt() {
+    OverloadPolicy resource = OverloadPolicy.newBuilder().setRateLimits(io.spillway.policy.v1.RateLimits.newBuilder()
+        .addLimits(io.spillway.policy.v1.RateLimit.newBuilder().setName("local").setKey("route").setRate(1).setBurst(1))
+        .addLimits(io.spillway.policy.v1.RateLimit.newBuilder().setName("shared").setKey("route").setRate(1).setBurst(1)
+            .setScope("fleet")))
+        .build();
+    assertThatThrownBy(() -> decode(resource))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("rateLimits.limits[1].scope is fleet, but this edge was started without --redis-uri: "
+            + "it has no shared count to use");
+    ControlPlanePolicy accepted = ControlPlanePolicy.decode(resource, DeploymentDefaults.builtIn(), DIR, true);
+    assertThat(accepted.rateLimits().limits()).extracting(l -> l.effectiveScope().jsonName()).containsExactly("edge", "fleet");
   }
 }

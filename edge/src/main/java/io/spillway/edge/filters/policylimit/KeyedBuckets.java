@@ -23,20 +23,39 @@ import java.util.concurrent.atomic.LongAdder;
 final class KeyedBuckets {
   static final int MAX_KEY_CHARS = 128;
 
-  /** A key's bucket and when it was last seen (racy writes: an approximate recency is enough). */
-  private static final class Slot {
+  /**
+   * A key's bucket, when it was last seen (racy writes: an approximate recency is enough) and, for a
+   * fleet-wide limit, until when Redis said it has no allowance left.
+   */
+  static final class Entry {
     final String key;
     final TokenBucket bucket;
     volatile long lastSeenNanos;
+    /** For a fleet limit: the instant (this edge's clock) before which the shared count admits nothing; 0: none known. */
+    volatile long deniedUntilNanos;
 
-    Slot(String key, TokenBucket bucket, long now) {
+    Entry(String key, TokenBucket bucket, long now) {
       this.key = key;
       this.bucket = bucket;
       this.lastSeenNanos = now;
     }
+
+    /** Whether the shared count is known to admit nothing at {@code nowNanos}. */
+    boolean denied(long nowNanos) {
+      long until = deniedUntilNanos;
+      return until != 0 && nowNanos - until < 0;
+    }
+
+    /** Records that the shared count admits nothing before {@code untilNanos} (never moves the instant back). */
+    void denyUntil(long untilNanos) {
+      long until = untilNanos == 0 ? 1 : untilNanos;
+      if (deniedUntilNanos == 0 || until - deniedUntilNanos > 0) {
+        deniedUntilNanos = until;
+      }
+    }
   }
 
-  private final AtomicReferenceArray<Slot> slots;
+  private final AtomicReferenceArray<Entry> slots;
   private final int burst;
   private final long tokensPerFill;
   private final long fillIntervalNanos;
@@ -58,7 +77,12 @@ final class KeyedBuckets {
 
   /** The bucket of {@code key}, made full (and another key forgotten if need be) when it is new. */
   TokenBucket bucket(String key, long nowNanos) {
-    String k = key.length() > MAX_KEY_CHARS ? hashed(key) : key;
+    return entry(key, nowNanos).bucket;
+  }
+
+  /** The entry of {@code key}, made (with a full bucket, another key forgotten if need be) when it is new. */
+  Entry entry(String key, long nowNanos) {
+    String k = stored(key);
     int n = slots.length();
     int h = k.hashCode();
     int first = Math.floorMod(h ^ (h >>> 16), n);
@@ -67,18 +91,18 @@ final class KeyedBuckets {
       second = (first + 1) % n;
     }
     while (true) {
-      Slot a = slots.get(first);
+      Entry a = slots.get(first);
       if (a != null && a.key.equals(k)) {
         a.lastSeenNanos = nowNanos;
-        return a.bucket;
+        return a;
       }
-      Slot b = slots.get(second);
+      Entry b = slots.get(second);
       if (b != null && b.key.equals(k)) {
         b.lastSeenNanos = nowNanos;
-        return b.bucket;
+        return b;
       }
       int victim;
-      Slot old;
+      Entry old;
       if (a == null) {
         victim = first;
         old = null;
@@ -92,12 +116,12 @@ final class KeyedBuckets {
         victim = second;
         old = b;
       }
-      Slot fresh = new Slot(k, new TokenBucket(burst, tokensPerFill, fillIntervalNanos, nowNanos), nowNanos);
+      Entry fresh = new Entry(k, new TokenBucket(burst, tokensPerFill, fillIntervalNanos, nowNanos), nowNanos);
       if (slots.compareAndSet(victim, old, fresh)) {
         if (old != null) {
           evictions.increment();
         }
-        return fresh.bucket;
+        return fresh;
       }
     }
   }
@@ -121,6 +145,16 @@ final class KeyedBuckets {
   /** The table's size. */
   int capacity() {
     return slots.length();
+  }
+
+  /** The key as the table keeps it: itself, or when longer than {@link #MAX_KEY_CHARS} its hash. */
+  static String stored(String key) {
+    return key.length() > MAX_KEY_CHARS ? hashed(key) : key;
+  }
+
+  /** Whether {@code stored} is a hash {@link #stored} made of a long key (it starts with a NUL, which no header value holds). */
+  static boolean isHash(String stored) {
+    return !stored.isEmpty() && stored.charAt(0) == '\u0000';
   }
 
   /** FNV-1a over the characters, as text that cannot be a short key's (it starts with a NUL). */

@@ -8,6 +8,7 @@ import io.spillway.policy.IpPrefix;
 import io.spillway.policy.Mode;
 import io.spillway.policy.RateLimit;
 import io.spillway.policy.RateLimitKey;
+import io.spillway.policy.RateLimitScope;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,6 +17,9 @@ import java.util.Set;
  * One limit of the {@code rateLimits} policy, compiled for the hot path: its key, its exemptions
  * (a set of values, or address prefixes for {@code clientAddress}), its buckets and its counters
  * {@code http_ratelimit_checked_total{limit}} and {@code http_ratelimit_refused_total{limit,mode}}.
+ * A fleet-wide limit also counts its calls to the shared count,
+ * {@code http_ratelimit_fleet_calls_total{limit}}, and the requests it checked on this edge alone
+ * because the shared count could not answer, {@code http_ratelimit_fleet_fallback_total{limit,reason}}.
  */
 final class PolicyLimit {
   final RateLimit config;
@@ -26,10 +30,19 @@ final class PolicyLimit {
   final Counter checked;
   final Counter refusedShadow;
   final Counter refusedEnforce;
+  /** The shared count of a fleet-wide limit; null for an edge-scoped one. */
+  final FleetCounter fleet;
+  final Counter fleetCalls;
+  final Counter fallbackTimeout;
+  final Counter fallbackError;
+  final Counter fallbackUnavailable;
   private final Set<String> exemptValues;
   private final List<IpPrefix> exemptPrefixes;
 
-  PolicyLimit(RateLimit config, CustomScope stats) {
+  /**
+   * @param fleet the shared count; used (and required) when the limit's scope is fleet
+   */
+  PolicyLimit(RateLimit config, CustomScope stats, FleetCounter fleet) {
     this.config = config;
     this.name = config.name();
     this.mode = config.effectiveMode();
@@ -38,6 +51,22 @@ final class PolicyLimit {
     this.checked = stats.counter("http_ratelimit_checked_total", Map.of("limit", name));
     this.refusedShadow = stats.counter("http_ratelimit_refused_total", Map.of("limit", name, "mode", "shadow"));
     this.refusedEnforce = stats.counter("http_ratelimit_refused_total", Map.of("limit", name, "mode", "enforce"));
+    if (config.effectiveScope() == RateLimitScope.FLEET) {
+      if (fleet == null) {
+        throw new IllegalArgumentException("rate limit " + name + " is fleet-wide but the edge has no Redis");
+      }
+      this.fleet = fleet;
+      this.fleetCalls = stats.counter("http_ratelimit_fleet_calls_total", Map.of("limit", name));
+      this.fallbackTimeout = fallback(stats, "timeout");
+      this.fallbackError = fallback(stats, "error");
+      this.fallbackUnavailable = fallback(stats, "unavailable");
+    } else {
+      this.fleet = null;
+      this.fleetCalls = null;
+      this.fallbackTimeout = null;
+      this.fallbackError = null;
+      this.fallbackUnavailable = null;
+    }
     if (key.kind() == RateLimitKey.Kind.CLIENT_ADDRESS) {
       this.exemptValues = Set.of();
       this.exemptPrefixes = config.effectiveExempt().stream().map(IpPrefix::parse).toList();
@@ -45,6 +74,21 @@ final class PolicyLimit {
       this.exemptValues = Set.copyOf(config.effectiveExempt());
       this.exemptPrefixes = List.of();
     }
+  }
+
+  private Counter fallback(CustomScope stats, String reason) {
+    return stats.counter("http_ratelimit_fleet_fallback_total", Map.of("limit", name, "reason", reason));
+  }
+
+  /** A request checked on this edge alone because the shared count gave no answer of {@code outcome} (null: not asked). */
+  void countFallback(FleetCounter.Outcome outcome) {
+    (outcome == null ? fallbackUnavailable : outcome == FleetCounter.Outcome.TIMEOUT ? fallbackTimeout : fallbackError).inc();
+  }
+
+  /** The Retry-After of a refusal by the shared count that admits one more after {@code retryAfterMicros}. */
+  long retryAfterSeconds(long retryAfterMicros) {
+    return config.retryAfterSeconds() != null ? config.retryAfterSeconds()
+        : Math.max(1, (retryAfterMicros + 999_999) / 1_000_000);
   }
 
   /** Whether requests with this key value are never limited. */

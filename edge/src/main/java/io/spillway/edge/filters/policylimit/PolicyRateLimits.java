@@ -5,6 +5,7 @@ import io.spillway.edge.http.filter.HttpFilterFactory;
 import io.spillway.edge.stats.CustomScope;
 import io.spillway.policy.Mode;
 import io.spillway.policy.RateLimit;
+import io.spillway.policy.RateLimitScope;
 import io.spillway.policy.RateLimitsPolicy;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -28,18 +29,39 @@ public final class PolicyRateLimits {
 
   private final CustomScope stats;
   private final LongSupplier nanoClock;
+  private final FleetCounter fleet;
   private volatile List<PolicyLimit> limits = List.of();
 
   /**
+   * Without a shared count: a {@code scope: fleet} limit cannot be applied.
+   *
    * @param stats where {@code http_ratelimit_*} are registered
    * @param nanoClock a monotonic clock in nanoseconds (System::nanoTime in the edge; a test's own)
    */
   public PolicyRateLimits(CustomScope stats, LongSupplier nanoClock) {
-    this.stats = Objects.requireNonNull(stats, "stats");
-    this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+    this(stats, nanoClock, null);
   }
 
-  /** Publishes a validated policy ({@link RateLimitsPolicy#EMPTY}: no limits). */
+  /**
+   * @param fleet where fleet-wide limits count (the edge's Redis), or null when it has none
+   */
+  public PolicyRateLimits(CustomScope stats, LongSupplier nanoClock, FleetCounter fleet) {
+    this.stats = Objects.requireNonNull(stats, "stats");
+    this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+    this.fleet = fleet;
+  }
+
+  /** Whether {@code scope: fleet} limits can be applied (the edge was given a Redis). */
+  public boolean fleetAvailable() {
+    return fleet != null;
+  }
+
+  /**
+   * Publishes a validated policy ({@link RateLimitsPolicy#EMPTY}: no limits).
+   *
+   * @throws IllegalArgumentException for a fleet-wide limit when the edge has no shared count
+   *     (decoding refuses such a policy first)
+   */
   public void apply(RateLimitsPolicy policy) {
     Map<RateLimit, PolicyLimit> current = new HashMap<>();
     for (PolicyLimit limit : limits) {
@@ -48,7 +70,7 @@ public final class PolicyRateLimits {
     List<PolicyLimit> next = new ArrayList<>();
     for (RateLimit config : policy.limits()) {
       PolicyLimit kept = current.get(config);
-      next.add(kept != null ? kept : new PolicyLimit(config, stats));
+      next.add(kept != null ? kept : new PolicyLimit(config, stats, fleet));
     }
     limits = List.copyOf(next);
   }
@@ -76,15 +98,21 @@ public final class PolicyRateLimits {
    * @param checked requests checked
    * @param refusedShadow would-be refusals counted in shadow
    * @param refusedEnforce refusals answered with 429
+   * @param scope edge or fleet
+   * @param fleetCalls calls to the shared count (fleet-wide limits; 0 otherwise)
+   * @param fallbacks requests a fleet-wide limit checked on this edge alone because the shared count did not answer
    */
   public record Description(String name, String key, Mode mode, double rate, int burst, int keysTracked, int maxKeys,
-      long evictions, long checked, long refusedShadow, long refusedEnforce) {}
+      long evictions, long checked, long refusedShadow, long refusedEnforce, RateLimitScope scope, long fleetCalls,
+      long fallbacks) {}
 
   /** Every limit in force, with its counts (scans each key table: for the admin page). */
   public List<Description> describe() {
     return limits.stream().map(l -> new Description(l.name, l.config.key(), l.mode, l.config.rate(), l.config.burst(),
         l.buckets.tracked(), l.buckets.capacity(), l.buckets.evictions(), l.checked.value(), l.refused(Mode.SHADOW),
-        l.refused(Mode.ENFORCE))).toList();
+        l.refused(Mode.ENFORCE), l.config.effectiveScope(), l.fleet == null ? 0 : l.fleetCalls.value(),
+        l.fleet == null ? 0 : l.fallbackTimeout.value() + l.fallbackError.value() + l.fallbackUnavailable.value()))
+        .toList();
   }
 
   /**

@@ -9,10 +9,7 @@ import io.spillway.edge.config.RetryPolicy;
 import io.spillway.edge.config.Route;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
 import io.spillway.edge.http.filter.ResponseFlag;
-import io.spillway.edge.http.filter.StreamCallbacksStub;
-import io.spillway.edge.http.filter.StreamInfo;
 import io.spillway.edge.http.message.RequestHeaders;
-import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.router.RouteEntry;
 import io.spillway.edge.stats.StatsStore;
 import io.spillway.policy.Mode;
@@ -24,7 +21,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,64 +36,14 @@ class PolicyRateLimitsTest {
   private final AtomicLong clock = new AtomicLong(1_000 * SECOND);
   private final PolicyRateLimits limits = new PolicyRateLimits(stats.customScope(), clock::get);
 
-  /** One stream's decoder callbacks, recording the local reply. */
-  private static final class Stream extends StreamCallbacksStub {
-    final RequestHeaders request;
-    final StreamInfo info;
-    final RouteEntry route;
-    ResponseHeaders reply;
-    String replyBody;
-    ResponseFlag replyFlag;
-
-    Stream(RequestHeaders request, String peer, RouteEntry route) {
-      this.request = request;
-      this.info = new StreamInfo(0, peer, false);
-      this.route = route;
-    }
-
-    @Override
-    public io.spillway.edge.upstream.Worker worker() {
-      throw new UnsupportedOperationException("the limiter needs no worker");
-    }
-
-    @Override
-    public RouteEntry route() {
-      return route;
-    }
-
-    @Override
-    public RequestHeaders requestHeaders() {
-      return request;
-    }
-
-    @Override
-    public StreamInfo streamInfo() {
-      return info;
-    }
-
-    @Override
-    public void sendLocalReply(int status, String body, ResponseFlag flag, Consumer<HttpHeaders> modifyHeaders) {
-      HttpHeaders h = DefaultHttpHeadersFactory.headersFactory().newHeaders();
-      modifyHeaders.accept(h);
-      reply = new ResponseHeaders(status, h);
-      replyBody = body;
-      replyFlag = flag;
-    }
-
-    @Override
-    public void sendLocalReply(ResponseHeaders headers, io.netty.buffer.ByteBuf body, ResponseFlag flag) {
-      throw new UnsupportedOperationException();
-    }
-  }
-
   private static RateLimit limit(String name, String key, double rate, int burst, Mode mode) {
     return new RateLimit(name, key, rate, burst, mode, null, null, null);
   }
 
-  private Stream send(Map<String, String> headers, String peer, RouteEntry route, int hops) {
+  private LimitStream send(Map<String, String> headers, String peer, RouteEntry route, int hops) {
     HttpHeaders h = DefaultHttpHeadersFactory.headersFactory().newHeaders();
     headers.forEach(h::set);
-    Stream stream = new Stream(new RequestHeaders("GET", "http", "example.com", "/", h), peer, route);
+    LimitStream stream = new LimitStream(new RequestHeaders("GET", "http", "example.com", "/", h), peer, route);
     // The connection manager settles the client address before any filter runs (without use_remote_address here).
     String trusted = io.spillway.edge.http.TrustedClientAddress.of(h.get("x-forwarded-for"), hops, false);
     if (trusted != null) {
@@ -110,7 +56,7 @@ class PolicyRateLimitsTest {
     return stream;
   }
 
-  private Stream withKey(String key) {
+  private LimitStream withKey(String key) {
     return send(Map.of("x-api-key", key), "192.0.2.1", null, 0);
   }
 
@@ -122,9 +68,9 @@ class PolicyRateLimitsTest {
   void eachKeyHasItsOwnBucketAndTheRefusalIs429WithItsHeaders() {
     limits.apply(new RateLimitsPolicy(List.of(limit("per-key", "header:X-Api-Key", 5, 5, Mode.ENFORCE))));
     int allowed = 0;
-    Stream refused = null;
+    LimitStream refused = null;
     for (int i = 0; i < 20; i++) {
-      Stream s = withKey("a");
+      LimitStream s = withKey("a");
       if (s.reply == null) {
         allowed++;
       } else {

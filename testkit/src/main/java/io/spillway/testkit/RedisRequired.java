@@ -1,4 +1,4 @@
-package io.spillway.central.ratelimit;
+package io.spillway.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -14,11 +14,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * Skips a class, with its reason, when the Redis at 127.0.0.1:6379 does not answer PING and CI is
  * not set; under CI the class runs (and fails in its set-up, see {@link #check()}).
  */
-final class RedisRequired implements ExecutionCondition {
+public final class RedisRequired implements ExecutionCondition {
 
-  static final String HOST = "127.0.0.1";
-  static final int PORT = 6379;
-  static final String MISSING = "the rate limit service tests need Redis at " + HOST + ":" + PORT
+  public static final String HOST = "127.0.0.1";
+  public static final int PORT = 6379;
+  static final String MISSING = "the rate limit tests need Redis at " + HOST + ":" + PORT
       + " (Debian package redis-server; .ci/run starts it when it is installed)";
 
   @Override
@@ -31,15 +31,20 @@ final class RedisRequired implements ExecutionCondition {
   }
 
   /** Fails when Redis does not answer (reached only under CI, or when it stopped since the condition ran). */
-  static void check() {
+  public static void check() {
     if (!answers()) {
       throw new AssertionError((underCi() ? "CI is set, so a missing Redis is a failure: " : "") + MISSING);
     }
   }
 
-  static boolean answers() {
+  public static boolean answers() {
+    return answers(PORT);
+  }
+
+  /** Whether a Redis on 127.0.0.1:{@code port} answers PING within a second. */
+  public static boolean answers(int port) {
     try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(HOST, PORT), 1000);
+      socket.connect(new InetSocketAddress(HOST, port), 1000);
       socket.setSoTimeout(1000);
       OutputStream out = socket.getOutputStream();
       out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -52,7 +57,7 @@ final class RedisRequired implements ExecutionCondition {
     }
   }
 
-  private static boolean underCi() {
+  static boolean underCi() {
     String ci = System.getenv("CI");
     return ci != null && !ci.isBlank();
   }
