@@ -11,6 +11,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -31,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * (never the caller's): {@code EVALSHA}, and {@code EVAL} once when Redis answers {@code NOSCRIPT}
  * (the scripts are loaded at every connect, so that happens only after Redis lost them). A
  * connection that could not be made is retried by the next call at most once a second; once made,
- * Lettuce reconnects it by itself, and calls made while it is down fail at once instead of
- * queueing behind the reconnect.
+ * Lettuce reconnects it by itself (at least once a second), and calls made while it is down fail at
+ * once instead of queueing behind the reconnect.
  */
 public final class RedisScriptClient implements AutoCloseable {
 
@@ -85,7 +86,11 @@ public final class RedisScriptClient implements AutoCloseable {
     this.timeout = timeout;
     this.nanos = nanos;
     this.scripts = List.copyOf(scripts);
-    this.resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(1).build();
+    // Reconnect attempts back off from 1 ms up to once a second (Lettuce's default ceiling is 30 s,
+    // which would keep a restarted Redis unused for that long).
+    this.resources = DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(1)
+        .reconnectDelay(Delay.exponential(Duration.ofMillis(1), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+        .build();
     this.client = RedisClient.create(resources);
     client.setOptions(ClientOptions.builder()
         .autoReconnect(true)
