@@ -355,12 +355,16 @@ export class RateLimitsModel {
           return { problem: messages.range };
         }
         const addresses = limit.key === field.entries.addressKey && this.patterns.get('key').test(limit.key);
+        const tiers = limit.key === field.entries.tierKey;
         for (const [j, entry] of entries.entries()) {
           if (entry.length < field.entries.minLength || entry.length > field.entries.maxLength) {
             return { problem: fill(messages.entryLength, { j }) };
           }
           if (addresses && !this.addressPattern.test(entry)) {
             return { problem: fill(messages.entryAddress, { j }) };
+          }
+          if (tiers && !field.entries.tiers.includes(entry)) {
+            return { problem: fill(messages.entryTier, { j }) };
           }
         }
         return { value: entries };

@@ -17,7 +17,8 @@ public enum RateLimitField {
       "Name", "Names the limit in metrics and on /ratelimits: letters, digits, '.', '_' or '-', at most 64, unique."),
   KEY("key", FieldType.STRING, null, null, null, true,
       "Key", "What callers are told apart by: clientAddress (after the connection manager's xff_num_trusted_hops), "
-          + "header:<name>, or route (the route's name)."),
+          + "header:<name>, route (the route's name), tier (the route's admission tier) or subject (the sub claim of "
+          + "the JWT jwt_authn verified)."),
   RATE("rate", FieldType.NUMBER, 0.001, 1_000_000.0, null, true,
       "Rate (requests/s)", "Requests per second each key may send on average; one token comes back every 1/rate seconds."),
   BURST("burst", FieldType.INTEGER, 1, 1_000_000, null, true,
@@ -27,7 +28,8 @@ public enum RateLimitField {
   RETRY_AFTER_SECONDS("retryAfterSeconds", FieldType.INTEGER, 1, 3600, null, false,
       "Retry-After (s)", "Seconds a refused caller is told to wait; absent: the seconds until its bucket refills, rounded up."),
   EXEMPT("exempt", FieldType.STRING_LIST, 0, 100, List.of(), false,
-      "Exempt", "Key values never limited; for clientAddress, addresses or CIDR prefixes such as 10.0.0.0/8."),
+      "Exempt", "Key values never limited; for clientAddress, addresses or CIDR prefixes such as 10.0.0.0/8; "
+          + "for tier, tier names."),
   MAX_KEYS("maxKeys", FieldType.INTEGER, 1, 1_000_000, 10_000, false,
       "Keys tracked", "Distinct keys the edge keeps a bucket for; beyond it the least recently seen of two candidates is forgotten."),
   SCOPE("scope", FieldType.ENUM, null, null, RateLimitScope.EDGE, false,
@@ -122,7 +124,7 @@ public enum RateLimitField {
   public String pattern() {
     return switch (this) {
       case NAME -> "[A-Za-z0-9._-]{1," + MAX_NAME_LENGTH + "}";
-      case KEY -> "(" + ADDRESS_KEY + "|route|header:" + RateLimitKey.HEADER_NAME + ")";
+      case KEY -> "(" + ADDRESS_KEY + "|route|tier|subject|header:" + RateLimitKey.HEADER_NAME + ")";
       default -> null;
     };
   }
@@ -218,6 +220,11 @@ public enum RateLimitField {
     public String entryAddressMessage(Object entry) {
       return path() + "[" + entry + "] must be an IP address or a CIDR prefix such as 10.0.0.0/8 for the "
           + ADDRESS_KEY + " key";
+    }
+
+    /** What an exempt entry that is no tier name is told under the {@code tier} key. */
+    public String entryTierMessage(Object entry) {
+      return path() + "[" + entry + "] must be one of " + String.join(", ", RateLimitKey.TIERS) + " for the tier key";
     }
 
     /** What a name that an earlier limit ({@code first}) already has is told. */

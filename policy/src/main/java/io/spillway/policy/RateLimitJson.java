@@ -157,6 +157,9 @@ public final class RateLimitJson {
       if (key != null && key.kind() == RateLimitKey.Kind.CLIENT_ADDRESS && IpPrefix.parse(value) == null) {
         return at.entryAddressMessage(i);
       }
+      if (key != null && key.kind() == RateLimitKey.Kind.TIER && !RateLimitKey.TIERS.contains(value)) {
+        return at.entryTierMessage(i);
+      }
     }
     return null;
   }

@@ -57,7 +57,10 @@ public final class RateLimitSchema {
             .put("minLength", 1)
             .put("maxLength", RateLimitField.MAX_EXEMPT_LENGTH)
             .put("addressKey", RateLimitField.ADDRESS_KEY)
-            .put("addressPattern", RateLimitField.ADDRESS_PATTERN);
+            .put("addressPattern", RateLimitField.ADDRESS_PATTERN)
+            .put("tierKey", "tier")
+            .set("tiers", JsonNodeFactory.instance.arrayNode().addAll(RateLimitKey.TIERS.stream()
+                .map(JsonNodeFactory.instance::textNode).toList()));
       }
       node.put("hint", field.hint());
       ObjectNode messages = node.putObject("messages").put("type", template(at.typeMessage()));
@@ -67,6 +70,7 @@ public final class RateLimitSchema {
       if (field.type() == FieldType.STRING_LIST) {
         messages.put("entryLength", template(at.entryLengthMessage(ENTRY)));
         messages.put("entryAddress", template(at.entryAddressMessage(ENTRY)));
+        messages.put("entryTier", template(at.entryTierMessage(ENTRY)));
       }
     }
     String duplicate = RateLimitField.NAME.at(0).duplicateMessage(NAME, RateLimitField.NAME.at(1))

@@ -107,10 +107,13 @@ class RateLimitJsonTest {
       "name|\"ok\"|rateLimits.limits[1].name \"ok\" is already the name of rateLimits.limits[0]; names must be unique",
       "key|\"route\"|",
       "key|\"clientAddress\"|",
+      "key|\"tier\"|",
+      "key|\"subject\"|",
+      "key|\"Tier\"|rateLimits.limits[1].key must be clientAddress, route, tier, subject or header:<name> (a header name of token characters)",
       "key|\"header:x\"|",
-      "key|\"header:\"|rateLimits.limits[1].key must be clientAddress, route or header:<name> (a header name of token characters)",
-      "key|\"header:a b\"|rateLimits.limits[1].key must be clientAddress, route or header:<name> (a header name of token characters)",
-      "key|\"client\"|rateLimits.limits[1].key must be clientAddress, route or header:<name> (a header name of token characters)",
+      "key|\"header:\"|rateLimits.limits[1].key must be clientAddress, route, tier, subject or header:<name> (a header name of token characters)",
+      "key|\"header:a b\"|rateLimits.limits[1].key must be clientAddress, route, tier, subject or header:<name> (a header name of token characters)",
+      "key|\"client\"|rateLimits.limits[1].key must be clientAddress, route, tier, subject or header:<name> (a header name of token characters)",
       "exempt|[]|",
       "exempt|[\"\"]|rateLimits.limits[1].exempt[0] must be 1 to 256 characters",
       "exempt|\"x\"|rateLimits.limits[1].exempt must be a list of strings",
@@ -144,6 +147,15 @@ class RateLimitJsonTest {
       assertThat(RateLimitJson.parse(tree(json)).problems()).as(bad).extracting(Problem::message)
           .containsExactly("rateLimits.limits[0].exempt[0] must be an IP address or a CIDR prefix such as 10.0.0.0/8 for the clientAddress key");
     }
+  }
+
+  @Test
+  void tierExemptionsAreTierNames() throws Exception {
+    String ok = "{\"limits\":[{\"name\":\"t\",\"key\":\"tier\",\"rate\":1,\"burst\":1,\"exempt\":[\"exempt\",\"continuation\"]}]}";
+    assertThat(RateLimitJson.parse(tree(ok)).problems()).isEmpty();
+    String bad = "{\"limits\":[{\"name\":\"t\",\"key\":\"tier\",\"rate\":1,\"burst\":1,\"exempt\":[\"proxy\",\"gold\"]}]}";
+    assertThat(RateLimitJson.parse(tree(bad)).problems()).extracting(Problem::message)
+        .containsExactly("rateLimits.limits[0].exempt[1] must be one of proxy, start, continuation, exempt for the tier key");
   }
 
   @Test

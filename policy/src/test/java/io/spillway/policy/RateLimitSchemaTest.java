@@ -64,6 +64,10 @@ class RateLimitSchemaTest {
         .isEqualTo(problemOfTheSecondLimit("\"name\":\"b\",\"key\":\"route\",\"rate\":1,\"burst\":1,\"exempt\":[\"a\",\"\"]"));
     assertThat(filled(exempt.path("entryAddress").asText(), "{i}", "1", "{j}", "0"))
         .isEqualTo(problemOfTheSecondLimit("\"name\":\"b\",\"key\":\"clientAddress\",\"rate\":1,\"burst\":1,\"exempt\":[\"10.0.0.0/33\"]"));
+    assertThat(filled(exempt.path("entryTier").asText(), "{i}", "1", "{j}", "1"))
+        .isEqualTo(problemOfTheSecondLimit("\"name\":\"b\",\"key\":\"tier\",\"rate\":1,\"burst\":1,\"exempt\":[\"start\",\"gold\"]"));
+    assertThat(field("exempt").path("entries").path("tiers")).extracting(JsonNode::asText)
+        .containsExactly("proxy", "start", "continuation", "exempt");
     assertThat(filled(exempt.path("range").asText(), "{i}", "1"))
         .isEqualTo(problemOfTheSecondLimit("\"name\":\"b\",\"key\":\"route\",\"rate\":1,\"burst\":1,\"exempt\":"
             + JSON.writeValueAsString(java.util.Collections.nCopies(101, "x"))));

@@ -107,7 +107,8 @@ public final class HttpFilterRegistry {
 
   /**
    * The factories of one connection manager's chain: the policy's rate limits first (when given),
-   * then inbound admission, then {@code http_filters} in order (the router last).
+   * then inbound admission, then {@code http_filters} in order (the router last), the policy's
+   * subject-keyed limits just before the router (after jwt_authn, which finds the subject).
    */
   public static List<HttpFilterFactory> chain(FilterContext context, PolicyRateLimits rateLimits) {
     List<HttpFilterFactory> chain = new ArrayList<>();
@@ -119,6 +120,9 @@ public final class HttpFilterRegistry {
       var builder = FACTORIES.get(entry.extension());
       if (builder == null) {
         throw new IllegalArgumentException("no HTTP filter " + entry.extension());
+      }
+      if (rateLimits != null && entry.extension().equals(ROUTER)) {
+        chain.add(rateLimits.lateFactory());
       }
       chain.add(builder.apply(entry, context));
     }

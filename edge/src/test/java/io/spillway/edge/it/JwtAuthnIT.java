@@ -81,12 +81,39 @@ class JwtAuthnIT {
   }
 
   private String token(boolean ecdsa, long expiresInSeconds) throws Exception {
-    JWTClaimsSet claims = new JWTClaimsSet.Builder().issuer(ISSUER).subject("alice").audience("api")
+    return token(ecdsa, expiresInSeconds, "alice");
+  }
+
+  private String token(boolean ecdsa, long expiresInSeconds, String subject) throws Exception {
+    JWTClaimsSet claims = new JWTClaimsSet.Builder().issuer(ISSUER).subject(subject).audience("api")
         .expirationTime(new Date(System.currentTimeMillis() + expiresInSeconds * 1000)).build();
     SignedJWT jwt = new SignedJWT(new JWSHeader.Builder(ecdsa ? JWSAlgorithm.ES256 : JWSAlgorithm.RS256)
         .keyID(ecdsa ? "ec-1" : "rsa-1").build(), claims);
     jwt.sign(ecdsa ? new ECDSASigner(ec) : new RSASSASigner(rsa));
     return jwt.serialize();
+  }
+
+  @Test
+  void aPolicyLimitKeyedByTheSubjectCountsEachVerifiedSubjectAfterTheFilter() throws Exception {
+    edge.server().policyRateLimits().apply(new io.spillway.policy.RateLimitsPolicy(java.util.List.of(
+        new io.spillway.policy.RateLimit("per-user", "subject", 0.001, 2, io.spillway.policy.Mode.ENFORCE, null, null,
+            null))));
+    String alice = token(false, 600, "alice");
+    assertThat(edge.get("/api", "authorization", "Bearer " + alice).statusCode()).isEqualTo(200);
+    assertThat(edge.get("/api", "authorization", "Bearer " + token(true, 600, "alice")).statusCode())
+        .as("another token of the same subject shares its count").isEqualTo(200);
+    HttpResponse<String> refused = edge.get("/api", "authorization", "Bearer " + alice);
+    assertThat(refused.statusCode()).isEqualTo(429);
+    assertThat(refused.headers().firstValue("retry-after")).isPresent();
+    assertThat(edge.get("/api", "authorization", "Bearer " + token(false, 600, "bob")).statusCode()).isEqualTo(200);
+    assertThat(edge.get("/api", "authorization", "Bearer " + token(false, -3600, "alice")).statusCode())
+        .as("an expired token is refused by jwt_authn first").isEqualTo(401);
+    for (int i = 0; i < 3; i++) {
+      assertThat(edge.get("/optional").statusCode()).as("no verified token: not limited").isEqualTo(200);
+    }
+    assertThat(edge.stat("http_ratelimit_checked_total.limit.per-user")).isEqualTo(4);
+    assertThat(edge.stat("http_ratelimit_refused_total.limit.per-user.mode.enforce")).isEqualTo(1);
+    assertThat(upstream.requestCount()).isEqualTo(6);
   }
 
   @Test

@@ -131,6 +131,9 @@ final class JwtAuthnFilter implements DecoderFilter {
     factory.allowed.inc();
     for (int i = 0; i < v.successes.size(); i++) {
       forward(v.successes.get(i), headers.headers());
+      if (v.successes.get(i).verified().claims().get("sub") instanceof String subject && !subject.isEmpty()) {
+        decoder.streamInfo().setAuthenticatedSubject(subject);
+      }
     }
     return true;
   }

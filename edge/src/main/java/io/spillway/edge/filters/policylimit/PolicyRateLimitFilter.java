@@ -3,6 +3,7 @@ package io.spillway.edge.filters.policylimit;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.admission.Tier;
 import io.spillway.edge.filters.ratelimit.TokenBucket;
 import io.spillway.edge.http.filter.DecoderFilter;
 import io.spillway.edge.http.filter.DecoderFilterCallbacks;
@@ -18,7 +19,8 @@ import java.util.List;
 /**
  * The policy's rate limits on one request, the first stage of every connection manager's chain
  * (before inbound admission, so a caller over its share is told 429 without taking a permit, and
- * before every configured filter; SPEC §9). For each limit in force that is not off, in policy
+ * before every configured filter; SPEC §9) — except the limits keyed by the authenticated subject,
+ * which a second stage checks just before the router, once jwt_authn has run. For each limit in force that is not off, in policy
  * order: the request's key value (no value — header absent, route unnamed — means this limit does
  * not apply), exempt values skipped, then one token from that value's allowance. Without one a
  * shadow limit counts a would-be refusal and the request goes on; an enforce limit counts a refusal
@@ -41,6 +43,8 @@ final class PolicyRateLimitFilter implements DecoderFilter {
   static final String BODY = "rate_limited";
 
   private final PolicyRateLimits limits;
+  /** True for the stage just before the router, which checks only the limits keyed by what filters find (the subject). */
+  private final boolean late;
   private DecoderFilterCallbacks callbacks;
   private RequestHeaders request;
   private List<PolicyLimit> inForce;
@@ -49,7 +53,13 @@ final class PolicyRateLimitFilter implements DecoderFilter {
   private boolean destroyed;
 
   PolicyRateLimitFilter(PolicyRateLimits limits) {
+    this(limits, false);
+  }
+
+  /** @param late whether this is the stage before the router (subject-keyed limits only) rather than the first one (all others) */
+  PolicyRateLimitFilter(PolicyRateLimits limits, boolean late) {
     this.limits = limits;
+    this.late = late;
   }
 
   @Override
@@ -76,13 +86,15 @@ final class PolicyRateLimitFilter implements DecoderFilter {
     long now = limits.now();
     for (int i = first; i < inForce.size(); i++) {
       PolicyLimit limit = inForce.get(i);
-      if (limit.mode == Mode.OFF) {
+      if (limit.mode == Mode.OFF || limit.key.kind().needsFilters() != late) {
         continue;
       }
       String value = switch (limit.key.kind()) {
         case CLIENT_ADDRESS -> callbacks.streamInfo().downstreamAddress();
         case HEADER -> headers.get(limit.key.headerName());
         case ROUTE -> routeName(callbacks.route());
+        case TIER -> tierName(callbacks.route());
+        case SUBJECT -> callbacks.streamInfo().authenticatedSubject();
       };
       if (value == null || value.isEmpty() || limit.exempt(value)) {
         continue;
@@ -218,6 +230,11 @@ final class PolicyRateLimitFilter implements DecoderFilter {
 
   private static String routeName(RouteEntry route) {
     return route == null ? null : route.route().name();
+  }
+
+  /** The matched route's admission tier, as its metadata names it; null without a route. */
+  private static String tierName(RouteEntry route) {
+    return route == null ? null : Tier.fromMetadata(route.metadata(Tier.METADATA_KEY)).metadataName();
   }
 
   /** The draft RateLimit header names. */

@@ -26,11 +26,15 @@ import java.util.function.LongSupplier;
 public final class PolicyRateLimits {
   /** The chain entry's name, as stats and logs show it. */
   public static final String FILTER_NAME = "spillway.filters.http.policy_ratelimit";
+  /** The name of the stage before the router, for the limits keyed by the authenticated subject. */
+  public static final String LATE_FILTER_NAME = "spillway.filters.http.policy_ratelimit_subject";
 
   private final CustomScope stats;
   private final LongSupplier nanoClock;
   private final FleetCounter fleet;
   private volatile List<PolicyLimit> limits = List.of();
+  /** Whether some limit in force is keyed by the subject (checked by the stage before the router). */
+  private volatile boolean anyLate;
 
   /**
    * Without a shared count: a {@code scope: fleet} limit cannot be applied.
@@ -73,6 +77,7 @@ public final class PolicyRateLimits {
       next.add(kept != null ? kept : new PolicyLimit(config, stats, fleet));
     }
     limits = List.copyOf(next);
+    anyLate = next.stream().anyMatch(l -> l.key.kind().needsFilters());
   }
 
   /** The limits in force, in policy order. */
@@ -122,15 +127,29 @@ public final class PolicyRateLimits {
    * @param xffNumTrustedHops the connection manager's {@code xff_num_trusted_hops}
    */
   public HttpFilterFactory factory() {
+    return factory(false);
+  }
+
+  /**
+   * The stage placed just before the router: the limits keyed by the authenticated subject, which
+   * jwt_authn (one of the configured filters) finds. Requests pass it at once while the policy has none.
+   */
+  public HttpFilterFactory lateFactory() {
+    return factory(true);
+  }
+
+  private HttpFilterFactory factory(boolean late) {
     return new HttpFilterFactory() {
       @Override
       public String name() {
-        return FILTER_NAME;
+        return late ? LATE_FILTER_NAME : FILTER_NAME;
       }
 
       @Override
       public void createFilters(FilterChainBuilder chain) {
-        chain.addDecoderFilter(new PolicyRateLimitFilter(PolicyRateLimits.this));
+        if (!late || anyLate) { // no stage object per request for subject limits the policy does not have
+          chain.addDecoderFilter(new PolicyRateLimitFilter(PolicyRateLimits.this, late));
+        }
       }
     };
   }

@@ -28,6 +28,7 @@ public final class StreamInfo {
   private String responseCodeDetails;
   private String upgrade;
   private boolean healthCheck;
+  private String authenticatedSubject;
   private InetSocketAddress downstreamRemote;
   private InetSocketAddress downstreamDirectRemote;
   private final String downstreamDirectAddress;
@@ -127,6 +128,21 @@ public final class StreamInfo {
 
   public void setHealthCheck() {
     this.healthCheck = true;
+  }
+
+  /**
+   * The {@code sub} claim of the first JWT jwt_authn verified for this request; null when none was
+   * verified or it had no string {@code sub}. The policy's {@code subject}-keyed rate limits read it.
+   */
+  public String authenticatedSubject() {
+    return authenticatedSubject;
+  }
+
+  /** Records the verified subject; the first one set stays. */
+  public void setAuthenticatedSubject(String subject) {
+    if (authenticatedSubject == null) {
+      authenticatedSubject = subject;
+    }
   }
 
   /**

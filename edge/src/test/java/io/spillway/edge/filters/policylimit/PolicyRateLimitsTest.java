@@ -216,11 +216,82 @@ class PolicyRateLimitsTest {
     assertThat(limits.describe()).isEmpty();
   }
 
+  @Test
+  void theTierKeyTellsRoutesApartByTheirAdmissionTierAndExemptsTierNames() {
+    limits.apply(new RateLimitsPolicy(List.of(new RateLimit("per-tier", "tier", 0.001, 1, Mode.ENFORCE, null,
+        List.of("exempt"), null))));
+    RouteEntry login = route("login", Map.of("spillway.admission.tier", "start"));
+    RouteEntry api = route("api", Map.of());
+    RouteEntry health = route("health", Map.of("spillway.admission.tier", "exempt"));
+    assertThat(send(Map.of(), "192.0.2.1", login, 0).reply).isNull();
+    assertThat(send(Map.of(), "192.0.2.1", login, 0).reply.status()).isEqualTo(429);
+    assertThat(send(Map.of(), "192.0.2.1", api, 0).reply).as("an unclassified route is the proxy tier").isNull();
+    assertThat(send(Map.of(), "192.0.2.1", api, 0).reply).isNotNull();
+    for (int i = 0; i < 3; i++) {
+      assertThat(send(Map.of(), "192.0.2.1", health, 0).reply).isNull();
+    }
+    assertThat(send(Map.of(), "192.0.2.1", null, 0).reply).as("no route, no tier").isNull();
+    assertThat(counter("http_ratelimit_checked_total.limit.per-tier")).isEqualTo(4);
+  }
+
+  @Test
+  void theSubjectKeyIsCheckedByTheStageBeforeTheRouterOnlyAndOnlyWithAVerifiedSubject() {
+    limits.apply(new RateLimitsPolicy(List.of(new RateLimit("per-user", "subject", 0.001, 1, Mode.ENFORCE, null,
+        null, null), limit("per-key", "header:x-api-key", 0.001, 100, Mode.ENFORCE))));
+    for (int i = 0; i < 2; i++) {
+      LimitStream stream = new LimitStream(new RequestHeaders("GET", "http", "example.com", "/",
+          DefaultHttpHeadersFactory.headersFactory().newHeaders().set("x-api-key", "k")), "192.0.2.1", null);
+      stream.info.setAuthenticatedSubject("alice");
+      PolicyRateLimitFilter first = new PolicyRateLimitFilter(limits, false);
+      first.setDecoderFilterCallbacks(stream);
+      assertThat(first.decodeHeaders(stream.request, true)).isEqualTo(FilterHeadersStatus.CONTINUE);
+      PolicyRateLimitFilter beforeRouter = new PolicyRateLimitFilter(limits, true);
+      beforeRouter.setDecoderFilterCallbacks(stream);
+      FilterHeadersStatus status = beforeRouter.decodeHeaders(stream.request, true);
+      assertThat(status).isEqualTo(i == 0 ? FilterHeadersStatus.CONTINUE : FilterHeadersStatus.STOP_ITERATION);
+    }
+    assertThat(counter("http_ratelimit_checked_total.limit.per-user")).isEqualTo(2);
+    assertThat(counter("http_ratelimit_checked_total.limit.per-key")).as("checked by the first stage only").isEqualTo(2);
+    LimitStream anonymous = new LimitStream(new RequestHeaders("GET", "http", "example.com", "/",
+        DefaultHttpHeadersFactory.headersFactory().newHeaders()), "192.0.2.1", null);
+    PolicyRateLimitFilter beforeRouter = new PolicyRateLimitFilter(limits, true);
+    beforeRouter.setDecoderFilterCallbacks(anonymous);
+    assertThat(beforeRouter.decodeHeaders(anonymous.request, true)).as("no verified JWT: not limited")
+        .isEqualTo(FilterHeadersStatus.CONTINUE);
+    assertThat(counter("http_ratelimit_checked_total.limit.per-user")).isEqualTo(2);
+  }
+
+  @Test
+  void theStageBeforeTheRouterAddsNothingToAChainWhileNoLimitIsKeyedByTheSubject() {
+    List<Object> added = new java.util.ArrayList<>();
+    io.spillway.edge.http.filter.FilterChainBuilder builder = new io.spillway.edge.http.filter.FilterChainBuilder() {
+      @Override
+      public void addDecoderFilter(io.spillway.edge.http.filter.DecoderFilter filter) {
+        added.add(filter);
+      }
+
+      @Override
+      public void addEncoderFilter(io.spillway.edge.http.filter.EncoderFilter filter) {
+        added.add(filter);
+      }
+    };
+    limits.apply(new RateLimitsPolicy(List.of(limit("per-key", "header:x-api-key", 1, 1, Mode.ENFORCE))));
+    limits.lateFactory().createFilters(builder);
+    assertThat(added).isEmpty();
+    limits.apply(new RateLimitsPolicy(List.of(limit("per-user", "subject", 1, 1, Mode.ENFORCE))));
+    limits.lateFactory().createFilters(builder);
+    assertThat(added).hasSize(1);
+  }
+
   private static RouteEntry route(String name) {
+    return route(name, Map.of());
+  }
+
+  private static RouteEntry route(String name, Map<String, String> metadata) {
     Route route = new Route(name, new Route.Match(new Route.PathMatch.Prefix("/"), true, List.of(), List.of()),
         new Route.RouteAction(List.of(new Route.WeightedCluster("backend", 1)), Optional.empty(), Optional.empty(),
             Optional.empty(), false, Duration.ofSeconds(15), Optional.empty(), RetryPolicy.NONE),
-        HeaderMutations.NONE, HeaderMutations.NONE, Map.of(), Set.of(), Map.of(), Route.RateLimits.NONE, Optional.empty());
+        HeaderMutations.NONE, HeaderMutations.NONE, metadata, Set.of(), Map.of(), Route.RateLimits.NONE, Optional.empty());
     return new RouteEntry(route, "vh", List.of(), List.of(), RetryPolicy.NONE, new int[0], Map.of());
   }
 }
