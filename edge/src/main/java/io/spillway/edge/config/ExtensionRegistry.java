@@ -131,6 +131,8 @@ public final class ExtensionRegistry {
   public static final String HEALTH_CHECK = "envoy.filters.http.health_check";
   /** Envoy's name of the role-based access control HTTP filter. */
   public static final String RBAC = "envoy.filters.http.rbac";
+  /** Envoy's name of the Lua HTTP filter. */
+  public static final String LUA = "envoy.filters.http.lua";
   /** Envoy's name of the gRPC-Web HTTP filter. */
   public static final String GRPC_WEB = "envoy.filters.http.grpc_web";
   /** Envoy's name of the TLS transport socket. */
@@ -177,6 +179,9 @@ public final class ExtensionRegistry {
           io.envoyproxy.envoy.extensions.filters.http.rbac.v3.RBAC.getDefaultInstance())
       .add(RBAC + ".per_route", Category.PER_ROUTE_FILTER_CONFIG,
           io.envoyproxy.envoy.extensions.filters.http.rbac.v3.RBACPerRoute.getDefaultInstance())
+      .add(LUA, Category.HTTP_FILTER, io.envoyproxy.envoy.extensions.filters.http.lua.v3.Lua.getDefaultInstance())
+      .add(LUA + ".per_route", Category.PER_ROUTE_FILTER_CONFIG,
+          io.envoyproxy.envoy.extensions.filters.http.lua.v3.LuaPerRoute.getDefaultInstance())
       .add(JWT_AUTHN, Category.HTTP_FILTER,
           io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication.getDefaultInstance())
       .add(JWT_AUTHN + ".per_route", Category.PER_ROUTE_FILTER_CONFIG,

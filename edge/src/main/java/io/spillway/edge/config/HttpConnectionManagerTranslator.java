@@ -308,6 +308,8 @@ final class HttpConnectionManagerTranslator {
       case ExtensionRegistry.FAULT -> FaultTranslator.translate(registry.unpack(filter.getTypedConfig(),
           io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.class, Category.HTTP_FILTER, configPath),
           configPath);
+      case ExtensionRegistry.LUA -> LuaTranslator.translate(registry.unpack(filter.getTypedConfig(),
+          io.envoyproxy.envoy.extensions.filters.http.lua.v3.Lua.class, Category.HTTP_FILTER, configPath), configPath);
       case ExtensionRegistry.RBAC -> RbacTranslator.translate(registry.unpack(filter.getTypedConfig(),
           io.envoyproxy.envoy.extensions.filters.http.rbac.v3.RBAC.class, Category.HTTP_FILTER, configPath),
           configPath);

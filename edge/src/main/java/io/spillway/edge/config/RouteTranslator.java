@@ -198,7 +198,8 @@ final class RouteTranslator {
    * {@code LocalRateLimit} (the route's own limit), a global rate limit filter's
    * {@code RateLimitPerRoute}, a CORS filter's {@code CorsPolicy}, a
    * {@code CompressorPerRoute}, an {@code HTTPFault} (the route's own faults), an
-   * {@code RBACPerRoute} (the route's own rules, or none) and a jwt_authn {@code PerRouteConfig}.
+   * {@code RBACPerRoute} (the route's own rules, or none), a jwt_authn {@code PerRouteConfig} and a
+   * {@code LuaPerRoute} (turning the Lua filter off, or the route's script).
    */
   private static Map<String, Object> perFilter(Map<String, Any> configs, FieldPath path) throws ConfigException {
     Map<String, Object> entries = new TreeMap<>();
@@ -225,6 +226,9 @@ final class RouteTranslator {
         } else if (any.is(io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.class)) {
           entries.put(entry.getKey(), FaultTranslator.translate(
               any.unpack(io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.class), at));
+        } else if (any.is(io.envoyproxy.envoy.extensions.filters.http.lua.v3.LuaPerRoute.class)) {
+          entries.put(entry.getKey(), LuaTranslator.perRoute(
+              any.unpack(io.envoyproxy.envoy.extensions.filters.http.lua.v3.LuaPerRoute.class), at));
         } else if (any.is(RBACPerRoute.class)) {
           entries.put(entry.getKey(), RbacTranslator.perRoute(any.unpack(RBACPerRoute.class), at));
         } else if (any.is(io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.class)) {
@@ -239,6 +243,7 @@ final class RouteTranslator {
               + CompressorPerRoute.getDescriptor().getFullName() + " or "
               + io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.getDescriptor().getFullName() + " or "
               + RBACPerRoute.getDescriptor().getFullName() + " or "
+              + io.envoyproxy.envoy.extensions.filters.http.lua.v3.LuaPerRoute.getDescriptor().getFullName() + " or "
               + io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.getDescriptor().getFullName());
         }
       } catch (InvalidProtocolBufferException e) {

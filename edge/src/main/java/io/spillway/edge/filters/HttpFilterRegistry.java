@@ -9,6 +9,7 @@ import io.spillway.edge.config.HealthCheckFilterConfig;
 import io.spillway.edge.config.HttpFilterConfig;
 import io.spillway.edge.config.JwtAuthnConfig;
 import io.spillway.edge.config.LocalRateLimitConfig;
+import io.spillway.edge.config.LuaConfig;
 import io.spillway.edge.config.RbacConfig;
 import io.spillway.edge.filters.admission.AdmissionFilter;
 import io.spillway.edge.filters.buffer.BufferFilter;
@@ -19,6 +20,7 @@ import io.spillway.edge.filters.fault.FaultFactory;
 import io.spillway.edge.filters.grpcweb.GrpcWebFilter;
 import io.spillway.edge.filters.healthcheck.HealthCheckFilter;
 import io.spillway.edge.filters.jwtauthn.JwtAuthnFactory;
+import io.spillway.edge.filters.lua.LuaFilterFactory;
 import io.spillway.edge.filters.policylimit.PolicyRateLimits;
 import io.spillway.edge.filters.ratelimit.GlobalRateLimitFactory;
 import io.spillway.edge.filters.ratelimit.LocalRateLimitFactory;
@@ -54,6 +56,7 @@ public final class HttpFilterRegistry {
   public static final String RBAC = "envoy.filters.http.rbac";
   public static final String JWT_AUTHN = "envoy.filters.http.jwt_authn";
   public static final String GRPC_WEB = "envoy.filters.http.grpc_web";
+  public static final String LUA = "envoy.filters.http.lua";
 
   private static final Map<String, BiFunction<HttpFilterConfig, FilterContext, HttpFilterFactory>> FACTORIES =
       Map.ofEntries(
@@ -78,6 +81,8 @@ public final class HttpFilterRegistry {
               JwtAuthnFactory.RemoteFetching.of(context))),
           Map.entry(HEALTH_CHECK, (entry, context) -> HealthCheckFilter.factory(entry.name(),
               entry.settings(HealthCheckFilterConfig.class), context.clusters(), context.healthCheckFailed())),
+          Map.entry(LUA, (entry, context) -> new LuaFilterFactory(entry.name(), entry.settings(LuaConfig.class),
+              context.httpScope(), context.workers() == null ? 1 : context.workers().size(), context.nanoClock())),
           Map.entry(RBAC, (entry, context) -> new RbacFactory(entry.name(), entry.settings(RbacConfig.class),
               context.httpScope())));
 
@@ -91,9 +96,12 @@ public final class HttpFilterRegistry {
   /**
    * What routes' {@code typed_per_filter_config} becomes for their filters, built with each route
    * table (a route's local rate limit gets its own buckets and its stats in {@code root}; a CORS
-   * policy, a route's compressor settings and its RBAC rules are used as translated, matchers already compiled).
+   * policy, a route's compressor settings and its RBAC rules are used as translated, matchers already compiled;
+   * a route's Lua script gets its copies, one per worker).
+   *
+   * @param workers the edge's worker count
    */
-  public static RouteFilterCompiler routeFilters(Scope root, LongSupplier nanoClock, Runtime runtime) {
+  public static RouteFilterCompiler routeFilters(Scope root, LongSupplier nanoClock, Runtime runtime, int workers) {
     return (filterName, config) -> switch (config) {
       case LocalRateLimitConfig l -> LocalRateLimitFactory.routeConfig(l, root, nanoClock, runtime::snapshot);
       case GlobalRateLimitConfig.PerRoute p -> p;
@@ -102,6 +110,7 @@ public final class HttpFilterRegistry {
       case FaultConfig f -> f;
       case RbacConfig r -> r;
       case JwtAuthnConfig.PerRoute j -> j;
+      case LuaConfig.PerRoute l -> LuaFilterFactory.routeConfig(l, workers);
     };
   }
 

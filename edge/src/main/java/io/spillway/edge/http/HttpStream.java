@@ -51,6 +51,8 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   private final FilterChain chain;
   private RequestHeaders request;
   private RouteEntry route;
+  /** The route table the stream matched in (a filter may ask for a new match in it). */
+  private io.spillway.edge.router.RouteTable routeTable;
   private ResponseHeaders responseHeaders; // as sent, for the access log
   private HttpHeaders responseTrailers;
   /** The request's downstream span, or null when the connection manager does not trace it. */
@@ -139,7 +141,8 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     if (trustedClient != null) {
       info.setTrustedClient(trustedClient);
     }
-    route = hcm.routes().match(headers);
+    routeTable = hcm.routes();
+    route = routeTable.match(headers);
     info.setRoute(route);
     timers.setRoute(route);
     upgrade = downstream.isHttp2() ? null : UpgradeHeaders.requested(h);
@@ -332,6 +335,16 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   @Override
   public RouteEntry route() {
     return route;
+  }
+
+  @Override
+  public void clearRouteCache() {
+    if (routeTable == null || request == null) {
+      return;
+    }
+    route = routeTable.match(request);
+    info.setRoute(route);
+    timers.setRoute(route);
   }
 
   @Override

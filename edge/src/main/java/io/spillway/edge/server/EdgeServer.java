@@ -123,7 +123,8 @@ public final class EdgeServer implements AdminContext {
     this.clock = clock;
     this.runtime = new io.spillway.edge.runtime.Runtime(config.runtime(), config.node().cluster(),
         stats.rootScope().scope("runtime"));
-    this.routeFilters = io.spillway.edge.filters.HttpFilterRegistry.routeFilters(stats.rootScope(), nanoClock, runtime);
+    this.routeFilters = io.spillway.edge.filters.HttpFilterRegistry.routeFilters(stats.rootScope(), nanoClock, runtime,
+        options.concurrency());
     this.startedAt = clock.instant();
   }
 

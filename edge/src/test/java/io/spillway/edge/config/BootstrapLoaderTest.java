@@ -185,13 +185,13 @@ class BootstrapLoaderTest {
   void rejectsAnUnknownTypeWithThePathOfTheTypedConfig() {
     BootstrapYaml.minimal()
         .httpFilters("""
-            - name: envoy.filters.http.lua
+            - name: envoy.filters.http.header_to_metadata
               typed_config:
-                "@type": type.googleapis.com/envoy.extensions.filters.http.lua.v3.Lua
+                "@type": type.googleapis.com/envoy.extensions.filters.http.header_to_metadata.v3.Config
             - name: envoy.filters.http.router
             """)
         .rejects(HCM + ".http_filters[0].typed_config: unknown @type"
-            + " \"type.googleapis.com/envoy.extensions.filters.http.lua.v3.Lua\""
+            + " \"type.googleapis.com/envoy.extensions.filters.http.header_to_metadata.v3.Config\""
             + " (not an extension Spillway supports)");
   }
 

@@ -26,7 +26,7 @@ class ExtensionRegistryTest {
         "envoy.resource_monitors.fixed_heap",
         "envoy.overload_actions.reduce_timeouts");
     assertThat(registry.byName("envoy.filters.http.router").orElseThrow().category()).isEqualTo(Category.HTTP_FILTER);
-    assertThat(registry.byName("envoy.filters.http.lua")).isEmpty();
+    assertThat(registry.byName("envoy.filters.http.header_to_metadata")).isEmpty();
   }
 
   @Test
@@ -35,7 +35,8 @@ class ExtensionRegistryTest {
         .map(Extension::name).contains("envoy.filters.http.router");
     assertThat(registry.byTypeUrl("example.com/types/envoy.extensions.filters.http.buffer.v3.Buffer"))
         .map(Extension::name).contains("envoy.filters.http.buffer");
-    assertThat(registry.byTypeUrl("type.googleapis.com/envoy.extensions.filters.http.lua.v3.Lua")).isEmpty();
+    assertThat(registry.byTypeUrl("type.googleapis.com/envoy.extensions.filters.http.header_to_metadata.v3.Config"))
+        .isEmpty();
     assertThat(registry.byName("envoy.filters.http.buffer").orElseThrow().typeUrl())
         .isEqualTo("type.googleapis.com/envoy.extensions.filters.http.buffer.v3.Buffer");
   }

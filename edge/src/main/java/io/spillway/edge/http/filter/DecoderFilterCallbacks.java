@@ -59,4 +59,11 @@ public interface DecoderFilterCallbacks extends StreamFilterCallbacks {
 
   /** Marks the stream's activity now (the idle timeout counts from the last activity). */
   void touch();
+
+  /**
+   * Envoy's {@code clearRouteCache}: a filter changed the request's headers, so the route is
+   * matched again, in the route table the stream started with; {@link #route()} (for this and
+   * every later filter) is the new match. The filters of the stream stay those of its first route.
+   */
+  void clearRouteCache();
 }

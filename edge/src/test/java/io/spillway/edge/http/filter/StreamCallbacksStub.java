@@ -73,4 +73,9 @@ public abstract class StreamCallbacksStub implements DecoderFilterCallbacks {
 
   @Override
   public void touch() {}
+
+  @Override
+  public void clearRouteCache() {
+    throw new UnsupportedOperationException("this filter never changes the route");
+  }
 }
