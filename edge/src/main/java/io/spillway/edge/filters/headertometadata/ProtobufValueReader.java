@@ -85,7 +85,8 @@ final class ProtobufValueReader {
     while (pos < end) {
       long tag = varint(end);
       if ((tag >>> 3) == 1 && (tag & 7) == LENGTH_DELIMITED) {
-        int entryEnd = pos + length(end);
+        int entryLength = length(end);
+        int entryEnd = pos + entryLength;
         String key = "";
         MetadataValue v = MetadataValue.NullValue.INSTANCE;
         while (pos < entryEnd) {
@@ -128,7 +129,10 @@ final class ProtobufValueReader {
     switch (wire) {
       case VARINT -> varint(end);
       case FIXED64 -> fixed64(end);
-      case LENGTH_DELIMITED -> pos += length(end);
+      case LENGTH_DELIMITED -> {
+        int len = length(end);
+        pos += len;
+      }
       case FIXED32 -> {
         if (end - pos < 4) {
           throw new Malformed();
