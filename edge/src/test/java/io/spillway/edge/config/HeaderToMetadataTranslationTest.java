@@ -248,8 +248,8 @@ class HeaderToMetadataTranslationTest {
 
   @Test
   void unknownFieldsAreRefused() {
-    withConfig("request_rules: [{header: x-a, on_header_present: {key: k}, stat_prefix: p}]")
-        .rejects(CONFIG + ".request_rules[0].stat_prefix: unknown field (not in "
-            + "envoy.extensions.filters.http.header_to_metadata.v3.Config.Rule)");
+    withConfig("stat_prefix: converter\nrequest_rules: [{header: x-a, on_header_present: {key: k}}]")
+        .rejects(CONFIG + ".stat_prefix: unknown field (not in "
+            + "envoy.extensions.filters.http.header_to_metadata.v3.Config)");
   }
 }
