@@ -167,25 +167,7 @@ public final class LogFormatter {
   }
 
   static void appendJsonString(StringBuilder out, CharSequence s) {
-    out.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            out.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xf, 16));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    out.append('"');
+    io.spillway.edge.http.filter.MetadataValue.appendJsonString(out, s);
   }
 
   /** A compiled JSON member: a literal, a nested object, a single operator, or text parts. */
