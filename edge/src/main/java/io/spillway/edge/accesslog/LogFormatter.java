@@ -32,8 +32,16 @@ public final class LogFormatter {
     boolean append(StringBuilder out, LogInput in);
   }
 
-  /** A compiled command operator: how to get its value, and whether a typed JSON format writes it as a number. */
-  record Field(Value value, boolean numeric, int maxLength) {
+  /**
+   * A compiled command operator: how to get its value, and whether a typed JSON format writes it
+   * as a number; {@code json}, when not null, writes the value's own JSON in a typed JSON format
+   * instead (a metadata value, whose kind each request decides).
+   */
+  record Field(Value value, boolean numeric, int maxLength, Value json) {
+    Field(Value value, boolean numeric, int maxLength) {
+      this(value, numeric, maxLength, null);
+    }
+
     boolean appendTo(StringBuilder out, LogInput in) {
       int mark = out.length();
       if (!value.append(out, in)) {
@@ -116,6 +124,12 @@ public final class LogFormatter {
       } else if (m.nested != null) {
         appendObject(out, m.nested, in);
         written = true;
+      } else if (m.single != null && typed && m.single.json() != null) {
+        written = m.single.json().append(out, in);
+        if (!written && !omitEmpty) {
+          out.append("null");
+          written = true;
+        }
       } else if (m.single != null) {
         if (scratch == null) {
           scratch = new StringBuilder(64);
@@ -153,25 +167,7 @@ public final class LogFormatter {
   }
 
   static void appendJsonString(StringBuilder out, CharSequence s) {
-    out.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            out.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xf, 16));
-          } else {
-            out.append(c);
-          }
-        }
-      }
-    }
-    out.append('"');
+    io.spillway.edge.http.filter.MetadataValue.appendJsonString(out, s);
   }
 
   /** A compiled JSON member: a literal, a nested object, a single operator, or text parts. */
@@ -311,6 +307,7 @@ public final class LogFormatter {
           return true; // never absent: empty outside a local reply, as in Envoy
         }, false, max);
         case FILTER_STATE -> new Field((out, in) -> false, false, max); // no filter sets filter state
+        case DYNAMIC_METADATA -> MetadataField.of(c.argument(), c.metadataPath(), max);
         case ENVIRONMENT -> constant(environment.apply(c.argument()), max);
       };
     }

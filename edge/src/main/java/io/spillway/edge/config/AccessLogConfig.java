@@ -102,11 +102,19 @@ public record AccessLogConfig(Sink sink, String path, LogFormat format, Optional
    * @param alternative REQ/RESP/TRAILER's header after {@code ?}, lower case; empty when none
    * @param maxLength the {@code :N} truncation, or -1
    * @param timeFormat START_TIME's compiled format
+   * @param metadataPath DYNAMIC_METADATA's keys after the namespace (its {@code argument}); empty
+   *     for the whole namespace and for every other operator
    */
   public record Command(Operator operator, String argument, String alternative, int maxLength,
-      List<TimePart> timeFormat) implements FormatToken {
+      List<TimePart> timeFormat, List<String> metadataPath) implements FormatToken {
     public Command {
       timeFormat = List.copyOf(timeFormat);
+      metadataPath = List.copyOf(metadataPath);
+    }
+
+    /** A command without a metadata path. */
+    public Command(Operator operator, String argument, String alternative, int maxLength, List<TimePart> timeFormat) {
+      this(operator, argument, alternative, maxLength, timeFormat, List.of());
     }
   }
 
@@ -122,7 +130,7 @@ public record AccessLogConfig(Sink sink, String path, LogFormat format, Optional
   public record TimePart(char field, int digits, String literal) {}
 
   /** Argument kinds of the operators. */
-  public enum Argument { NONE, HEADER, KEY, OPTIONAL_TIME_FORMAT }
+  public enum Argument { NONE, HEADER, KEY, OPTIONAL_TIME_FORMAT, METADATA_PATH }
 
   /**
    * The command operators Spillway fills, under Envoy's names. An operator Envoy has and the edge
@@ -163,6 +171,11 @@ public record AccessLogConfig(Sink sink, String path, LogFormat format, Optional
     /** The text of the local reply being formatted ({@code local_reply_config}); empty everywhere else. */
     LOCAL_REPLY_BODY(Argument.NONE),
     FILTER_STATE(Argument.KEY),
+    /**
+     * {@code DYNAMIC_METADATA(NAMESPACE:KEY*)}: a value of the stream's dynamic metadata, or with
+     * no key the whole namespace as a JSON object.
+     */
+    DYNAMIC_METADATA(Argument.METADATA_PATH),
     ENVIRONMENT(Argument.KEY);
 
     private final Argument argument;

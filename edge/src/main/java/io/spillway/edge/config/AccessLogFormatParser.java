@@ -140,6 +140,14 @@ final class AccessLogFormatParser {
         }
         yield new Command(op, key, "", maxLength, List.of());
       }
+      case METADATA_PATH -> {
+        if (arg == null || arg.isEmpty() || arg.startsWith(":")) {
+          throw new ConfigException(path, "command operator %" + name + "% needs a namespace: %" + name
+              + "(NAMESPACE:KEY*)%");
+        }
+        List<String> parts = List.of(arg.split(":", -1));
+        yield new Command(op, parts.get(0), "", maxLength, List.of(), parts.subList(1, parts.size()));
+      }
       case OPTIONAL_TIME_FORMAT -> new Command(op, arg == null ? "" : arg, "", maxLength,
           arg == null || arg.isEmpty() ? DEFAULT_START_TIME : timeFormat(arg, path));
     };

@@ -133,6 +133,8 @@ public final class ExtensionRegistry {
   public static final String RBAC = "envoy.filters.http.rbac";
   /** Envoy's name of the Lua HTTP filter. */
   public static final String LUA = "envoy.filters.http.lua";
+  /** Envoy's name of the header-to-metadata HTTP filter. */
+  public static final String HEADER_TO_METADATA = "envoy.filters.http.header_to_metadata";
   /** Envoy's name of the gRPC-Web HTTP filter. */
   public static final String GRPC_WEB = "envoy.filters.http.grpc_web";
   /** Envoy's name of the TLS transport socket. */
@@ -175,6 +177,8 @@ public final class ExtensionRegistry {
           io.envoyproxy.envoy.extensions.filters.http.health_check.v3.HealthCheck.getDefaultInstance())
       .add(FAULT, Category.HTTP_FILTER,
           io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.getDefaultInstance())
+      .add(HEADER_TO_METADATA, Category.HTTP_FILTER,
+          io.envoyproxy.envoy.extensions.filters.http.header_to_metadata.v3.Config.getDefaultInstance())
       .add(RBAC, Category.HTTP_FILTER,
           io.envoyproxy.envoy.extensions.filters.http.rbac.v3.RBAC.getDefaultInstance())
       .add(RBAC + ".per_route", Category.PER_ROUTE_FILTER_CONFIG,

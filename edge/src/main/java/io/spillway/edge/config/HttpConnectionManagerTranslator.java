@@ -21,7 +21,7 @@ import java.util.Optional;
 /**
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
- * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault, jwt_authn, health_check, rbac and grpc_web filters (the compressor
+ * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault, jwt_authn, health_check, rbac, header_to_metadata and grpc_web filters (the compressor
  * more than once, one per encoding) and must end with the router. {@code normalize_path},
  * {@code merge_slashes}, {@code path_with_escaped_slashes_action} and
  * {@code headers_with_underscores_action} are taken as they are (the runtime settles their unset
@@ -310,6 +310,9 @@ final class HttpConnectionManagerTranslator {
           configPath);
       case ExtensionRegistry.LUA -> LuaTranslator.translate(registry.unpack(filter.getTypedConfig(),
           io.envoyproxy.envoy.extensions.filters.http.lua.v3.Lua.class, Category.HTTP_FILTER, configPath), configPath);
+      case ExtensionRegistry.HEADER_TO_METADATA -> HeaderToMetadataTranslator.translate(registry.unpack(
+          filter.getTypedConfig(), io.envoyproxy.envoy.extensions.filters.http.header_to_metadata.v3.Config.class,
+          Category.HTTP_FILTER, configPath), configPath, false);
       case ExtensionRegistry.RBAC -> RbacTranslator.translate(registry.unpack(filter.getTypedConfig(),
           io.envoyproxy.envoy.extensions.filters.http.rbac.v3.RBAC.class, Category.HTTP_FILTER, configPath),
           configPath);

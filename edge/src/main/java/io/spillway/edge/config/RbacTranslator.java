@@ -38,8 +38,8 @@ final class RbacTranslator {
 
   private static final String CEL = "CEL conditions are not supported (Spillway has no expression evaluator)";
   private static final String XDS_MATCHER = "the xDS matcher API is not supported: write the policies in ";
-  private static final String NO_METADATA = "is not supported: the edge keeps no dynamic or route metadata"
-      + " for requests";
+  private static final String NO_METADATA = "is not supported: RBAC does not match metadata (neither the"
+      + " stream's dynamic metadata nor route metadata)";
 
   private RbacTranslator() {}
 

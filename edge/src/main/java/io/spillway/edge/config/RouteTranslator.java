@@ -42,6 +42,9 @@ final class RouteTranslator {
   /** The CORS filter's per-route message (its simple name is the record it becomes). */
   private static final Class<io.envoyproxy.envoy.extensions.filters.http.cors.v3.CorsPolicy> CORS_POLICY =
       io.envoyproxy.envoy.extensions.filters.http.cors.v3.CorsPolicy.class;
+  /** The header-to-metadata filter's message, the same for the filter and for a route. */
+  private static final Class<io.envoyproxy.envoy.extensions.filters.http.header_to_metadata.v3.Config> H2M =
+      io.envoyproxy.envoy.extensions.filters.http.header_to_metadata.v3.Config.class;
   private static final Duration DEFAULT_ROUTE_TIMEOUT = Duration.ofSeconds(15);
   /** Envoy's default {@code max_direct_response_body_size_bytes}. */
   private static final int MAX_DIRECT_RESPONSE_BODY = 4096;
@@ -198,8 +201,9 @@ final class RouteTranslator {
    * {@code LocalRateLimit} (the route's own limit), a global rate limit filter's
    * {@code RateLimitPerRoute}, a CORS filter's {@code CorsPolicy}, a
    * {@code CompressorPerRoute}, an {@code HTTPFault} (the route's own faults), an
-   * {@code RBACPerRoute} (the route's own rules, or none), a jwt_authn {@code PerRouteConfig} and a
-   * {@code LuaPerRoute} (turning the Lua filter off, or the route's script).
+   * {@code RBACPerRoute} (the route's own rules, or none), a header_to_metadata {@code Config} (the
+   * route's own rules), a jwt_authn {@code PerRouteConfig} and a {@code LuaPerRoute} (turning the Lua
+   * filter off, or the route's script).
    */
   private static Map<String, Object> perFilter(Map<String, Any> configs, FieldPath path) throws ConfigException {
     Map<String, Object> entries = new TreeMap<>();
@@ -229,6 +233,8 @@ final class RouteTranslator {
         } else if (any.is(io.envoyproxy.envoy.extensions.filters.http.lua.v3.LuaPerRoute.class)) {
           entries.put(entry.getKey(), LuaTranslator.perRoute(
               any.unpack(io.envoyproxy.envoy.extensions.filters.http.lua.v3.LuaPerRoute.class), at));
+        } else if (any.is(H2M)) {
+          entries.put(entry.getKey(), HeaderToMetadataTranslator.translate(any.unpack(H2M), at, true));
         } else if (any.is(RBACPerRoute.class)) {
           entries.put(entry.getKey(), RbacTranslator.perRoute(any.unpack(RBACPerRoute.class), at));
         } else if (any.is(io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.class)) {
@@ -244,6 +250,8 @@ final class RouteTranslator {
               + io.envoyproxy.envoy.extensions.filters.http.fault.v3.HTTPFault.getDescriptor().getFullName() + " or "
               + RBACPerRoute.getDescriptor().getFullName() + " or "
               + io.envoyproxy.envoy.extensions.filters.http.lua.v3.LuaPerRoute.getDescriptor().getFullName() + " or "
+              + io.envoyproxy.envoy.extensions.filters.http.header_to_metadata.v3.Config.getDescriptor().getFullName()
+              + " or "
               + io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.getDescriptor().getFullName());
         }
       } catch (InvalidProtocolBufferException e) {

@@ -5,6 +5,7 @@ import io.spillway.edge.config.CompressorConfig;
 import io.spillway.edge.config.ExtAuthzConfig;
 import io.spillway.edge.config.FaultConfig;
 import io.spillway.edge.config.GlobalRateLimitConfig;
+import io.spillway.edge.config.HeaderToMetadataConfig;
 import io.spillway.edge.config.HealthCheckFilterConfig;
 import io.spillway.edge.config.HttpFilterConfig;
 import io.spillway.edge.config.JwtAuthnConfig;
@@ -18,6 +19,8 @@ import io.spillway.edge.filters.compressor.CompressorFactory;
 import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
 import io.spillway.edge.filters.fault.FaultFactory;
 import io.spillway.edge.filters.grpcweb.GrpcWebFilter;
+import io.spillway.edge.filters.headertometadata.HeaderToMetadataFactory;
+import io.spillway.edge.filters.headertometadata.MetadataRules;
 import io.spillway.edge.filters.healthcheck.HealthCheckFilter;
 import io.spillway.edge.filters.jwtauthn.JwtAuthnFactory;
 import io.spillway.edge.filters.lua.LuaFilterFactory;
@@ -57,6 +60,7 @@ public final class HttpFilterRegistry {
   public static final String JWT_AUTHN = "envoy.filters.http.jwt_authn";
   public static final String GRPC_WEB = "envoy.filters.http.grpc_web";
   public static final String LUA = "envoy.filters.http.lua";
+  public static final String HEADER_TO_METADATA = "envoy.filters.http.header_to_metadata";
 
   private static final Map<String, BiFunction<HttpFilterConfig, FilterContext, HttpFilterFactory>> FACTORIES =
       Map.ofEntries(
@@ -84,7 +88,9 @@ public final class HttpFilterRegistry {
           Map.entry(LUA, (entry, context) -> new LuaFilterFactory(entry.name(), entry.settings(LuaConfig.class),
               context.httpScope(), context.workers() == null ? 1 : context.workers().size(), context.nanoClock())),
           Map.entry(RBAC, (entry, context) -> new RbacFactory(entry.name(), entry.settings(RbacConfig.class),
-              context.httpScope())));
+              context.httpScope())),
+          Map.entry(HEADER_TO_METADATA, (entry, context) -> new HeaderToMetadataFactory(entry.name(),
+              entry.settings(HeaderToMetadataConfig.class))));
 
   private HttpFilterRegistry() {}
 
@@ -97,7 +103,8 @@ public final class HttpFilterRegistry {
    * What routes' {@code typed_per_filter_config} becomes for their filters, built with each route
    * table (a route's local rate limit gets its own buckets and its stats in {@code root}; a CORS
    * policy, a route's compressor settings and its RBAC rules are used as translated, matchers already compiled;
-   * a route's Lua script gets its copies, one per worker).
+   * a route's Lua script gets its copies, one per worker; a route's header-to-metadata rules are
+   * compiled once for it).
    *
    * @param workers the edge's worker count
    */
@@ -111,6 +118,7 @@ public final class HttpFilterRegistry {
       case RbacConfig r -> r;
       case JwtAuthnConfig.PerRoute j -> j;
       case LuaConfig.PerRoute l -> LuaFilterFactory.routeConfig(l, workers);
+      case HeaderToMetadataConfig h -> MetadataRules.compile(h);
     };
   }
 

@@ -185,13 +185,13 @@ class BootstrapLoaderTest {
   void rejectsAnUnknownTypeWithThePathOfTheTypedConfig() {
     BootstrapYaml.minimal()
         .httpFilters("""
-            - name: envoy.filters.http.header_to_metadata
+            - name: envoy.filters.http.wasm
               typed_config:
-                "@type": type.googleapis.com/envoy.extensions.filters.http.header_to_metadata.v3.Config
+                "@type": type.googleapis.com/envoy.extensions.filters.http.wasm.v3.Wasm
             - name: envoy.filters.http.router
             """)
         .rejects(HCM + ".http_filters[0].typed_config: unknown @type"
-            + " \"type.googleapis.com/envoy.extensions.filters.http.header_to_metadata.v3.Config\""
+            + " \"type.googleapis.com/envoy.extensions.filters.http.wasm.v3.Wasm\""
             + " (not an extension Spillway supports)");
   }
 

@@ -215,10 +215,10 @@ class ConfigRejectionTest {
   void rejectsUnsupportedHttpFiltersAndABadFilterOrder() {
     BootstrapYaml.minimal()
         .httpFilters("""
-            - name: envoy.filters.http.header_to_metadata
+            - name: envoy.filters.http.wasm
             - name: envoy.filters.http.router
             """)
-        .rejects(HCM + ".http_filters[0]: envoy.filters.http.header_to_metadata is not supported");
+        .rejects(HCM + ".http_filters[0]: envoy.filters.http.wasm is not supported");
     BootstrapYaml.minimal()
         .httpFilters("""
             - name: envoy.filters.http.router

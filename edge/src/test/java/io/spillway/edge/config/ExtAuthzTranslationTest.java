@@ -373,6 +373,7 @@ class ExtAuthzTranslationTest {
             + " envoy.extensions.filters.http.fault.v3.HTTPFault or"
             + " envoy.extensions.filters.http.rbac.v3.RBACPerRoute or"
             + " envoy.extensions.filters.http.lua.v3.LuaPerRoute or"
+            + " envoy.extensions.filters.http.header_to_metadata.v3.Config or"
             + " envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig");
   }
 }

@@ -26,7 +26,7 @@ class ExtensionRegistryTest {
         "envoy.resource_monitors.fixed_heap",
         "envoy.overload_actions.reduce_timeouts");
     assertThat(registry.byName("envoy.filters.http.router").orElseThrow().category()).isEqualTo(Category.HTTP_FILTER);
-    assertThat(registry.byName("envoy.filters.http.header_to_metadata")).isEmpty();
+    assertThat(registry.byName("envoy.filters.http.wasm")).isEmpty();
   }
 
   @Test
@@ -35,7 +35,7 @@ class ExtensionRegistryTest {
         .map(Extension::name).contains("envoy.filters.http.router");
     assertThat(registry.byTypeUrl("example.com/types/envoy.extensions.filters.http.buffer.v3.Buffer"))
         .map(Extension::name).contains("envoy.filters.http.buffer");
-    assertThat(registry.byTypeUrl("type.googleapis.com/envoy.extensions.filters.http.header_to_metadata.v3.Config"))
+    assertThat(registry.byTypeUrl("type.googleapis.com/envoy.extensions.filters.http.wasm.v3.Wasm"))
         .isEmpty();
     assertThat(registry.byName("envoy.filters.http.buffer").orElseThrow().typeUrl())
         .isEqualTo("type.googleapis.com/envoy.extensions.filters.http.buffer.v3.Buffer");

@@ -20,8 +20,8 @@ import java.util.List;
  * shadow rules first, which only count, then the enforced rules. A policy matches when one of its
  * permissions (what the request does) and one of its principals (who sends it) match; the first
  * matching policy by name is the effective one. {@code ALLOW} lets the request through iff a
- * policy matches, {@code DENY} iff none does, {@code LOG} always (the edge keeps no dynamic
- * metadata, so it has no {@code access_log_hint} to set and only counts). A denied request gets
+ * policy matches, {@code DENY} iff none does, {@code LOG} always (it only counts: Envoy's
+ * {@code access_log_hint} dynamic metadata is not set). A denied request gets
  * Envoy's local reply: 403 {@code RBAC: access denied}, response code details
  * {@code rbac_access_denied_matched_policy[<policy>]} ({@code none} when no policy matched).
  *

@@ -121,30 +121,7 @@ final class RequestHash {
    * when absent or empty (Envoy treats an empty value as no cookie).
    */
   static String cookie(RequestHeaders request, String name) {
-    for (String header : request.headers().getAll(HttpHeaderNames.COOKIE)) {
-      int i = 0;
-      int n = header.length();
-      while (i < n) {
-        int end = header.indexOf(';', i);
-        if (end < 0) {
-          end = n;
-        }
-        int start = i;
-        while (start < end && header.charAt(start) == ' ') {
-          start++;
-        }
-        int eq = header.indexOf('=', start);
-        if (eq > 0 && eq < end && header.regionMatches(start, name, 0, name.length()) && eq - start == name.length()) {
-          String v = header.substring(eq + 1, end);
-          if (v.length() >= 2 && v.charAt(0) == '"' && v.charAt(v.length() - 1) == '"') {
-            v = v.substring(1, v.length() - 1);
-          }
-          return v.isEmpty() ? null : v;
-        }
-        i = end + 1;
-      }
-    }
-    return null;
+    return io.spillway.edge.http.message.Cookies.value(request.headers().getAll(HttpHeaderNames.COOKIE), name);
   }
 
   /**

@@ -10,7 +10,8 @@ import java.util.function.Supplier;
 /**
  * What is known about one stream as it goes (Envoy's {@code StreamInfo}): when it started, the
  * response code sent, the response flags, the downstream peer and protocol, the upstream host, the
- * stream's timestamps and byte counts for the access log. Written by the stream and its filters on
+ * stream's timestamps and byte counts for the access log, the dynamic metadata filters write.
+ * Written by the stream and its filters on
  * the stream's worker loop; read by them and, at the end, by whoever records the stream.
  */
 public final class StreamInfo {
@@ -39,6 +40,8 @@ public final class StreamInfo {
   private long endNanos;
   private long bytesReceived;
   private long bytesSent;
+  /** Null until a filter writes some: a stream whose filters never do allocates none. */
+  private DynamicMetadata dynamicMetadata;
 
   /** Started now: {@code startNanos} is System.nanoTime, the wall clock is read once. */
   public StreamInfo(long startNanos, String downstreamAddress, boolean http2) {
@@ -277,5 +280,21 @@ public final class StreamInfo {
 
   public void addBytesSent(long n) {
     bytesSent += n;
+  }
+
+  /**
+   * The dynamic metadata filters wrote for this stream (Envoy's {@code dynamicMetadata()}), or null
+   * while none has been written.
+   */
+  public DynamicMetadata dynamicMetadata() {
+    return dynamicMetadata;
+  }
+
+  /** Sets one key of the dynamic metadata's {@code namespace} (Envoy's {@code setDynamicMetadata}, key by key). */
+  public void setDynamicMetadata(String namespace, String key, MetadataValue value) {
+    if (dynamicMetadata == null) {
+      dynamicMetadata = new DynamicMetadata();
+    }
+    dynamicMetadata.put(namespace, key, value);
   }
 }
