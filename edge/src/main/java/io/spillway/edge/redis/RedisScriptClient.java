@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One shared, non-blocking Lettuce connection to Redis that runs Lua scripts. Every call completes
  * within the timeout, with the script's answer or with an exception, on a Lettuce or timer thread
- * (never the caller's): {@code EVALSHA}, and {@code EVAL} once when Redis answers {@code NOSCRIPT}
+ * (never the caller's); making a call takes no lock (Lettuce queues the command for its own event
+ * loop and arms its timer wheel): {@code EVALSHA}, and {@code EVAL} once when Redis answers {@code NOSCRIPT}
  * (the scripts are loaded at every connect, so that happens only after Redis lost them). A
  * connection that could not be made is retried by the next call at most once a second; once made,
  * Lettuce reconnects it by itself (at least once a second), and calls made while it is down fail at
@@ -140,7 +141,13 @@ public final class RedisScriptClient implements AutoCloseable {
    * @param type how Redis's reply is read
    */
   public <T> CompletableFuture<T> eval(Script script, ScriptOutputType type, String[] keys, String... args) {
-    return current().thenCompose(c -> this.<T>eval(c, script, type, keys, args))
+    CompletableFuture<StatefulRedisConnection<String, String>> connection = current();
+    if (connection.isDone() && !connection.isCompletedExceptionally()) {
+      // Connected: Lettuce's own command timeout (a timer wheel, no lock) bounds the call.
+      return eval(connection.join(), script, type, keys, args);
+    }
+    // Connecting (or failed): bound the wait for the connection as well.
+    return connection.thenCompose(c -> this.<T>eval(c, script, type, keys, args))
         .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
   }
 
