@@ -148,9 +148,11 @@ stop_pids() {
 # ------------------------------------------------------------------ run scaffolding
 
 # build_if_stale JAR... : with JDK and REPO_ROOT set, rebuild (bin/spillway build) when REBUILD=1 or
-# any JAR is older than the edge's or the bench's main sources; die when a JAR is still missing.
+# any JAR is older than the main sources of the modules the edge jar holds (policy, config, edge) or
+# of the bench; die when a JAR is still missing.
 build_if_stale() {
-  local src=("$REPO_ROOT/edge/src/main" "$REPO_ROOT/bench/src/main") jar need=${REBUILD:-0}
+  local src=("$REPO_ROOT/policy/src/main" "$REPO_ROOT/config/src/main" "$REPO_ROOT/edge/src/main"
+    "$REPO_ROOT/bench/src/main") jar need=${REBUILD:-0}
   for jar in "$@"; do stale "$jar" "${src[@]}" && need=1; done
   if (( need )); then
     log "building (bin/spillway build) with $JDK"

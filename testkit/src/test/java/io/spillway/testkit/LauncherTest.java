@@ -158,9 +158,10 @@ class LauncherTest {
         write(project.resolve(".gitignore"), "target/\n");
         write(project.resolve("pom.xml"), "<project><modules><module>edge</module></modules></project>\n");
         write(project.resolve("docs/notes.md"), "not a build input\n");
-        for (String module : List.of("edge", "central", "testkit")) {
+        for (String module : List.of("config", "edge", "central", "testkit")) {
             write(project.resolve(module + "/pom.xml"), "<project><artifactId>" + module + "</artifactId></project>\n");
         }
+        write(project.resolve("config/src/main/java/io/spillway/edge/config/Translator.java"), "class Translator {}\n");
         write(project.resolve("edge/src/main/java/io/spillway/edge/Edge.java"), "class Edge {}\n");
         write(project.resolve("edge/src/main/proto/edge.proto"), "syntax = \"proto3\";\n");
         write(project.resolve("central/src/main/java/io/spillway/central/Central.java"), "class Central {}\n");
@@ -250,8 +251,13 @@ class LauncherTest {
         launch("edge");
         assertThat(mvnCalls()).as("after a module's pom.xml changed").hasSize(5);
 
+        write(project.resolve("config/src/main/java/io/spillway/edge/config/Translator.java"),
+                "final class Translator {}\n");
         launch("edge");
-        assertThat(mvnCalls()).as("with nothing changed since").hasSize(5);
+        assertThat(mvnCalls()).as("after a source of the config module changed").hasSize(6);
+
+        launch("edge");
+        assertThat(mvnCalls()).as("with nothing changed since").hasSize(6);
     }
 
     @ParameterizedTest

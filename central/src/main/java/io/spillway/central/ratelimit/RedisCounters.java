@@ -1,7 +1,7 @@
 package io.spillway.central.ratelimit;
 
 import io.lettuce.core.ScriptOutputType;
-import io.spillway.edge.redis.RedisScriptClient;
+import io.spillway.redis.RedisScriptClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

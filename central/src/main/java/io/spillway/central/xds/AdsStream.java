@@ -93,7 +93,7 @@ abstract class AdsStream {
   static final io.envoyproxy.envoy.config.core.v3.ControlPlane CONTROL_PLANE =
       io.envoyproxy.envoy.config.core.v3.ControlPlane.newBuilder()
           .setIdentifier("spillway-central " + XdsType.OVERLOAD_POLICY.typeUrl() + " "
-              + io.spillway.edge.xds.EdgeReportService.SERVICE_NAME)
+              + io.spillway.report.EdgeReportService.SERVICE_NAME)
           .build();
 
   /** The name that subscribes to every resource of a type. */

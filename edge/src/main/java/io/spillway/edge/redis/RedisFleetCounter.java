@@ -3,6 +3,7 @@ package io.spillway.edge.redis;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.ScriptOutputType;
 import io.spillway.edge.filters.policylimit.FleetCounter;
+import io.spillway.redis.RedisScriptClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

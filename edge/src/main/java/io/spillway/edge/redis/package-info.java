@@ -1,6 +1,5 @@
 /**
- * Redis through Lettuce, off the workers' loops: one shared non-blocking connection that runs Lua
- * scripts, and the fleet-wide counter of the policy's rate limits on it. Central's rate limit
- * service uses the same connection class.
+ * The fleet-wide counter of the policy's rate limits in Redis, off the workers' loops, on the shared
+ * script connection of {@code io.spillway.redis}.
  */
 package io.spillway.edge.redis;

@@ -264,7 +264,7 @@ public final class EdgeMain implements Callable<Integer> {
       return null;
     }
     try {
-      io.spillway.edge.redis.RedisScriptClient.parse(redisUri);
+      io.spillway.redis.RedisScriptClient.parse(redisUri);
       return null;
     } catch (IllegalArgumentException e) {
       return e.getMessage();

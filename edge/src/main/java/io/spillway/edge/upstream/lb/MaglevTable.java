@@ -64,22 +64,6 @@ public final class MaglevTable implements HashTable {
     return new MaglevTable(slots);
   }
 
-  /** Whether {@code n} is prime (the table size must be, for every permutation to reach every slot). */
-  public static boolean isPrime(long n) {
-    if (n < 2) {
-      return false;
-    }
-    if (n % 2 == 0) {
-      return n == 2;
-    }
-    for (long d = 3; d * d <= n; d += 2) {
-      if (n % d == 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
   @Override
   public int pick(long hash, int attempt) {
     if (slots.length == 0) {

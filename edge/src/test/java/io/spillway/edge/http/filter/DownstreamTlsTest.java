@@ -2,7 +2,7 @@ package io.spillway.edge.http.filter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.spillway.edge.config.TestPem;
+import io.spillway.testkit.TestPem;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.security.cert.CertificateFactory;

@@ -165,12 +165,4 @@ class HashTablesTest {
     }
     assertThat(differ).isGreaterThan(100);
   }
-
-  @Test
-  void primes() {
-    assertThat(MaglevTable.isPrime(65537)).isTrue();
-    assertThat(MaglevTable.isPrime(5000011)).isTrue();
-    assertThat(MaglevTable.isPrime(65536)).isFalse();
-    assertThat(MaglevTable.isPrime(1)).isFalse();
-  }
 }

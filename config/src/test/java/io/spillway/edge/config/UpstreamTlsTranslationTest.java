@@ -7,6 +7,7 @@ import io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContex
 import io.spillway.edge.config.ClusterConfig.UpstreamProtocol;
 import io.spillway.edge.config.UpstreamTlsConfig.SanMatcher;
 import io.spillway.edge.config.UpstreamTlsConfig.SanType;
+import io.spillway.testkit.TestPem;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

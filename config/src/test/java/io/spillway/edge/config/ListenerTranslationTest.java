@@ -2,6 +2,7 @@ package io.spillway.edge.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.spillway.testkit.TestPem;
 import org.junit.jupiter.api.Test;
 
 class ListenerTranslationTest {

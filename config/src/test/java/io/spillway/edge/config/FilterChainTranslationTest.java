@@ -3,6 +3,7 @@ package io.spillway.edge.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.spillway.testkit.TestPem;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

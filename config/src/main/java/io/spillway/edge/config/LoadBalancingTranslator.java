@@ -253,12 +253,28 @@ final class LoadBalancingTranslator {
     if (!has) {
       return ConsistentHash.DEFAULTS;
     }
-    if (size > MAX_TABLE_SIZE || !io.spillway.edge.upstream.lb.MaglevTable.isPrime(size)) {
+    if (size > MAX_TABLE_SIZE || !isPrime(size)) {
       throw new ConfigException(path.field("table_size").field("value"), size
           + " is not a prime number of at most 5000011");
     }
     return new ConsistentHash(ConsistentHash.DEFAULTS.minimumRingSize(), ConsistentHash.DEFAULTS.maximumRingSize(),
         (int) size);
+  }
+
+  /** Whether {@code n} is prime (a Maglev table size must be, for every host's permutation to reach every slot). */
+  static boolean isPrime(long n) {
+    if (n < 2) {
+      return false;
+    }
+    if (n % 2 == 0) {
+      return n == 2;
+    }
+    for (long d = 3; d * d <= n; d += 2) {
+      if (n % d == 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @SuppressWarnings("deprecation") // use_hostname_for_hashing, hash_balance_factor: refused, listed as later

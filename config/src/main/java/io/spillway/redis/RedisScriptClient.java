@@ -1,4 +1,4 @@
-package io.spillway.edge.redis;
+package io.spillway.redis;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;

@@ -1,15 +1,15 @@
-package io.spillway.edge.xds;
+package io.spillway.report;
 
 import io.grpc.MethodDescriptor;
 import io.grpc.protobuf.ProtoUtils;
-import io.spillway.edge.xds.EdgeReportProto.EdgeReport;
-import io.spillway.edge.xds.EdgeReportProto.ReportAck;
+import io.spillway.report.EdgeReportProto.EdgeReport;
+import io.spillway.report.EdgeReportProto.ReportAck;
 
 /**
  * The gRPC description of {@code spillway.central.report.v1.EdgeReportService}
- * ({@code edge_report.proto}), shared by the edge's {@link EdgeReporter} and central's server: the
- * build compiles the messages with protoc but has no gRPC code generator, so the one method is
- * described here, with the protobuf marshallers generated stubs would use.
+ * ({@code edge_report.proto}), shared by the edge's reporter and central's server: the build
+ * compiles the messages with protoc but has no gRPC code generator, so the one method is described
+ * here, with the protobuf marshallers generated stubs would use.
  */
 public final class EdgeReportService {
 

@@ -7,19 +7,21 @@ import io.spillway.edge.config.ClusterConfig.LbPolicy;
 import io.spillway.edge.config.ClusterConfig.Thresholds;
 import io.spillway.edge.config.ClusterConfig.UpstreamProtocol;
 import io.spillway.edge.config.HttpConnectionManagerConfig.CodecType;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The demo bootstrap, and every default the translator fills in. */
 class ConfigTranslatorTest {
 
   @Test
-  void translatesTheEnvoyDemoBootstrap() throws Exception {
-    Path demo = Path.of(getClass().getResource("/bootstraps/envoy-demo.yaml").toURI());
+  void translatesTheEnvoyDemoBootstrap(@TempDir Path dir) throws Exception {
+    Path demo = Files.write(dir.resolve("envoy-demo.yaml"), BootstrapLoaderTest.envoyDemo());
 
     EdgeConfig config = ConfigTranslator.translate(BootstrapLoader.load(demo));
 

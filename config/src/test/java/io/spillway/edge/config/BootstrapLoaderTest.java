@@ -9,6 +9,8 @@ import com.google.protobuf.util.Durations;
 import io.envoyproxy.envoy.config.bootstrap.v3.Bootstrap;
 import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager;
 import io.spillway.edge.config.BootstrapLoader.Format;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -100,7 +102,7 @@ class BootstrapLoaderTest {
 
   @Test
   void loadsTheDemoFileByExtensionAndItsJsonTwin(@TempDir Path dir) throws Exception {
-    Path yaml = Path.of(getClass().getResource("/bootstraps/envoy-demo.yaml").toURI());
+    Path yaml = Files.write(dir.resolve("envoy-demo.yaml"), envoyDemo());
     Bootstrap demo = BootstrapLoader.load(yaml);
     String json = com.google.protobuf.util.JsonFormat.printer()
         .usingTypeRegistry(ExtensionRegistry.standard().typeRegistry())
@@ -301,6 +303,14 @@ class BootstrapLoaderTest {
           .unpack(HttpConnectionManager.class);
     } catch (com.google.protobuf.InvalidProtocolBufferException e) {
       throw new AssertionError(e);
+    }
+  }
+
+  /** The testkit's copy of Envoy's configs/envoy-demo.yaml. */
+  static byte[] envoyDemo() throws IOException {
+    try (InputStream in = BootstrapLoaderTest.class.getResourceAsStream("/bootstraps/envoy-demo.yaml")) {
+      assertThat(in).as("testkit resource bootstraps/envoy-demo.yaml").isNotNull();
+      return in.readAllBytes();
     }
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.spillway.edge.config.Route.StringMatch;
 import io.spillway.edge.config.UpstreamTlsConfig.SanMatcher;
 import io.spillway.edge.config.UpstreamTlsConfig.SanType;
+import io.spillway.testkit.TestPem;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.security.cert.CertificateFactory;

@@ -119,4 +119,12 @@ class HashLoadBalancingTranslationTest {
     BootstrapYaml.minimal().clusters(policy("maglev.v3.Maglev", "locality_weighted_lb_config: {}"))
         .rejects(TYPED + ".locality_weighted_lb_config: locality_weighted_lb_config is not supported yet");
   }
+
+  @Test
+  void maglevTableSizesArePrimes() {
+    assertThat(LoadBalancingTranslator.isPrime(65537)).isTrue();
+    assertThat(LoadBalancingTranslator.isPrime(5000011)).isTrue();
+    assertThat(LoadBalancingTranslator.isPrime(65536)).isFalse();
+    assertThat(LoadBalancingTranslator.isPrime(1)).isFalse();
+  }
 }
