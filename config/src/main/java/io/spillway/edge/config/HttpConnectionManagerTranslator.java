@@ -228,6 +228,7 @@ final class HttpConnectionManagerTranslator {
   private List<HttpFilterConfig> httpFilters(List<HttpFilter> filters, FieldPath path) throws ConfigException {
     List<HttpFilterConfig> chain = new ArrayList<>();
     List<String> names = new ArrayList<>();
+    java.util.Set<String> entryNames = new java.util.HashSet<>();
     for (int i = 0; i < filters.size(); i++) {
       FieldPath filterPath = path.index(i);
       HttpFilter filter = filters.get(i);
@@ -237,13 +238,18 @@ final class HttpConnectionManagerTranslator {
         throw new ConfigException(filterPath, name + " comes after " + ExtensionRegistry.ROUTER
             + ", which must be the last filter");
       }
-      // Envoy runs one compressor per encoding, chosen by Accept-Encoding: only it may repeat.
-      if (names.contains(name) && !name.equals(ExtensionRegistry.COMPRESSOR)) {
-        throw new ConfigException(filterPath, name + " appears twice");
-      }
       String entryName = filter.getName().isEmpty() ? name : filter.getName();
+      // A filter may run several times under names of its own (two Lua scripts, two RBAC
+      // policies): per-route configuration and disabling address an entry by its name, so a
+      // name may appear once. The compressor is the exception Envoy's own examples use: one entry
+      // per encoding, all of them often named envoy.filters.http.compressor.
+      if (entryNames.contains(entryName) && !name.equals(ExtensionRegistry.COMPRESSOR)) {
+        throw new ConfigException(filterPath.field("name"), "\"" + entryName + "\" names an earlier filter too;"
+            + " give each entry of the chain its own name");
+      }
       chain.add(new HttpFilterConfig(name, entryName, settings(name, entryName, filter, filterPath)));
       names.add(name);
+      entryNames.add(entryName);
     }
     if (names.isEmpty() || !names.get(names.size() - 1).equals(ExtensionRegistry.ROUTER)) {
       throw new ConfigException(path, ExtensionRegistry.ROUTER + " is required as the last filter");

@@ -42,9 +42,13 @@ public final class LuaSandbox {
   public static Globals newGlobals(InstructionBudget budget) {
     Globals g = scratch();
     g.load(new BaseLib());
-    for (String unsafe : new String[] {"dofile", "loadfile", "load", "loadstring", "print", "collectgarbage",
-        "require", "module"}) {
+    for (String unsafe : new String[] {"load", "loadstring", "print", "collectgarbage"}) {
       g.rawset(unsafe, LuaValue.NIL);
+    }
+    // Loading modules and files is what scripts written for Envoy try most (require "lib.x"):
+    // a call says why it fails instead of "attempt to call nil".
+    for (String loader : new String[] {"require", "dofile", "loadfile", "module"}) {
+      g.rawset(loader, new Unavailable(loader));
     }
     g.rawset("pairs", new Pairs(g.get("next")));
     g.load(new TableLib());
@@ -97,6 +101,21 @@ public final class LuaSandbox {
         }
       }
       return varargsOf(next, t.checktable(), NIL);
+    }
+  }
+
+  /** A loader the sandbox leaves out: calling it raises an error that names it and says why. */
+  private static final class Unavailable extends org.luaj.vm2.lib.VarArgFunction {
+    private final String name;
+
+    Unavailable(String name) {
+      this.name = name;
+    }
+
+    @Override
+    public org.luaj.vm2.Varargs invoke(org.luaj.vm2.Varargs args) {
+      throw new org.luaj.vm2.LuaError(name + " is not available: the Lua filter's sandbox loads no modules and no"
+          + " files; put what the script needs into its source");
     }
   }
 }

@@ -195,7 +195,21 @@ class CompressorTranslationTest {
   }
 
   @Test
-  void otherFiltersStillMayNotRepeat() {
+  void otherFiltersRepeatUnderNamesOfTheirOwn() throws ConfigException {
+    String buffer = """
+        - name: %s
+          typed_config:
+            "@type": type.googleapis.com/envoy.extensions.filters.http.buffer.v3.Buffer
+            max_request_bytes: %d
+        """;
+    List<HttpFilterConfig> filters = BootstrapYaml.minimal().httpFilters(buffer.formatted("small", 1024)
+        + buffer.formatted("large", 4096) + ROUTER).translate().listeners().get(0).hcm().httpFilters();
+    assertThat(filters).extracting(HttpFilterConfig::name).containsExactly("small", "large", "envoy.filters.http.router");
+    assertThat(filters.get(1).settings(HttpFilterConfig.Buffer.class).maxRequestBytes()).isEqualTo(4096);
+  }
+
+  @Test
+  void otherFiltersStillMayNotRepeatUnderOneName() {
     String buffer = """
         - name: envoy.filters.http.buffer
           typed_config:
@@ -203,7 +217,7 @@ class CompressorTranslationTest {
             max_request_bytes: 1024
         """;
     BootstrapYaml.minimal().httpFilters(buffer + buffer + ROUTER)
-        .rejects(HCM + ".http_filters[1]: envoy.filters.http.buffer appears twice");
+        .rejects(HCM + ".http_filters[1].name: \"envoy.filters.http.buffer\" names an earlier filter too; give each entry of the chain its own name");
   }
 
   @Test

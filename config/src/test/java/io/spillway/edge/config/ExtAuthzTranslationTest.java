@@ -294,7 +294,7 @@ class ExtAuthzTranslationTest {
           typed_config:
             "@type": type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthz
             http_service: {server_uri: {uri: "http://a", cluster: backend, timeout: 1s}}
-        """ + ROUTER).rejects(HCM + ".http_filters[1]: envoy.filters.http.ext_authz appears twice");
+        """ + ROUTER).rejects(HCM + ".http_filters[1].name: \"envoy.filters.http.ext_authz\" names an earlier filter too; give each entry of the chain its own name");
     BootstrapYaml.minimal().httpFilters("- name: envoy.filters.http.ext_authz\n" + ROUTER)
         .rejects(FILTER + ".typed_config: typed_config is required for envoy.filters.http.ext_authz");
   }

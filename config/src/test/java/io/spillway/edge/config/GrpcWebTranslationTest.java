@@ -85,7 +85,7 @@ class GrpcWebTranslationTest {
     BootstrapYaml.minimal().httpFilters("""
         - name: envoy.filters.http.grpc_web
         - name: envoy.filters.http.grpc_web
-        """ + ROUTER).rejects(HCM + ".http_filters[1]: envoy.filters.http.grpc_web appears twice");
+        """ + ROUTER).rejects(HCM + ".http_filters[1].name: \"envoy.filters.http.grpc_web\" names an earlier filter too; give each entry of the chain its own name");
     BootstrapYaml.minimal().httpFilters(ROUTER + "- name: envoy.filters.http.grpc_web\n")
         .rejects(HCM + ".http_filters[1]: envoy.filters.http.grpc_web comes after envoy.filters.http.router,"
             + " which must be the last filter");

@@ -141,4 +141,35 @@ class LuaFilterIT {
     }
     assertThat(upstream.requestCount()).isEqualTo(2);
   }
+
+  @Test
+  void twoLuaFiltersUnderNamesOfTheirOwnBothRunAndARouteTurnsOneOffByItsName() throws Exception {
+    edge.close();
+    String filter = """
+        - name: %s
+          typed_config:
+            "@type": %s
+            default_source_code:
+              inline_string: |
+                function envoy_on_request(h) h:headers():add("x-%s", "ran") end
+        """;
+    edge = EdgeHarness.start(EdgeHarness.withHttpFilterBeforeRouter(EdgeHarness.bootstrap("""
+        - match: { prefix: "/second-off" }
+          route: { cluster: upstream, timeout: 10s }
+          typed_per_filter_config:
+            lua_filter_with_custom_name_1:
+              "@type": %s
+              disabled: true
+        - match: { prefix: "/" }
+          route: { cluster: upstream, timeout: 10s }
+        """.formatted(PER_ROUTE), cluster("upstream", "", upstream.port())),
+        filter.formatted("lua_filter_with_custom_name_0", TYPE, "first")
+            + filter.formatted("lua_filter_with_custom_name_1", TYPE, "second")));
+    assertThat(edge.get("/both").statusCode()).isEqualTo(200);
+    assertThat(upstream.lastRequest().header("x-first")).isEqualTo("ran");
+    assertThat(upstream.lastRequest().header("x-second")).isEqualTo("ran");
+    assertThat(edge.get("/second-off").statusCode()).isEqualTo(200);
+    assertThat(upstream.lastRequest().header("x-first")).isEqualTo("ran");
+    assertThat(upstream.lastRequest().header("x-second")).as("disabled on this route by its name").isNull();
+  }
 }

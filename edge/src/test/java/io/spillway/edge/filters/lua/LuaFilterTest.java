@@ -263,7 +263,7 @@ class LuaFilterTest {
   }
 
   @Test
-  void theSandboxHasNoIoOsExecuteRequireOrLuajava() throws Exception {
+  void theSandboxHasNoIoOsExecuteOrLuajavaAndItsLoadersSayWhyTheyFail() throws Exception {
     Stream s = stream(factory("""
         function envoy_on_request(h)
           local hs = h:headers()
@@ -273,7 +273,9 @@ class LuaFilterTest {
           hs:add("x-require", type(require))
           hs:add("x-luajava", type(luajava))
           hs:add("x-debug", type(debug))
-          hs:add("x-load", type(load) .. type(loadfile) .. type(dofile))
+          hs:add("x-load", type(load) .. type(loadstring))
+          local ok, why = pcall(require, "lib.mylibrary")
+          hs:add("x-require-call", tostring(ok) .. ": " .. why)
           hs:add("x-string", string.upper("ok"))
           hs:add("x-meta", tostring(getmetatable(hs)))
         end
@@ -284,10 +286,12 @@ class LuaFilterTest {
     assertThat(h.get("x-io")).isEqualTo("nil");
     assertThat(h.get("x-os-execute")).isEqualTo("nil");
     assertThat(h.get("x-os-time")).isEqualTo("function");
-    assertThat(h.get("x-require")).isEqualTo("nil");
+    assertThat(h.get("x-require")).as("a function that refuses, with a reason").isEqualTo("function");
+    assertThat(h.get("x-require-call")).isEqualTo("false: require is not available: the Lua filter's sandbox loads"
+        + " no modules and no files; put what the script needs into its source");
     assertThat(h.get("x-luajava")).isEqualTo("nil");
     assertThat(h.get("x-debug")).isEqualTo("nil");
-    assertThat(h.get("x-load")).isEqualTo("nilnilnil");
+    assertThat(h.get("x-load")).isEqualTo("nilnil");
     assertThat(h.get("x-string")).isEqualTo("OK");
     assertThat(h.get("x-meta")).isEqualTo("locked");
   }
