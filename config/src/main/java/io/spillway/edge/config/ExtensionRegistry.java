@@ -155,6 +155,26 @@ public final class ExtensionRegistry {
   /** Spillway's pressure-aware policy ({@code spillway.edge.lb.v1.Pressure}). */
   public static final String LB_PRESSURE = "spillway.load_balancing_policies.pressure";
 
+  private static final List<com.google.protobuf.Descriptors.Descriptor> CORE_ANY_TYPES = List.of(
+      io.envoyproxy.envoy.type.matcher.v3.HttpRequestHeaderMatchInput.getDescriptor(),
+      io.envoyproxy.envoy.type.matcher.v3.HttpRequestTrailerMatchInput.getDescriptor(),
+      io.envoyproxy.envoy.type.matcher.v3.HttpResponseHeaderMatchInput.getDescriptor(),
+      io.envoyproxy.envoy.type.matcher.v3.HttpResponseTrailerMatchInput.getDescriptor(),
+      io.envoyproxy.envoy.type.matcher.v3.HttpRequestQueryParamMatchInput.getDescriptor(),
+      io.envoyproxy.envoy.extensions.matching.common_inputs.network.v3.DestinationIPInput.getDescriptor(),
+      io.envoyproxy.envoy.extensions.matching.common_inputs.network.v3.DestinationPortInput.getDescriptor(),
+      io.envoyproxy.envoy.extensions.matching.common_inputs.network.v3.SourceIPInput.getDescriptor(),
+      io.envoyproxy.envoy.extensions.matching.common_inputs.network.v3.SourcePortInput.getDescriptor(),
+      io.envoyproxy.envoy.extensions.matching.common_inputs.network.v3.DirectSourceIPInput.getDescriptor(),
+      io.envoyproxy.envoy.extensions.matching.common_inputs.network.v3.SourceTypeInput.getDescriptor(),
+      io.envoyproxy.envoy.extensions.matching.common_inputs.network.v3.ServerNameInput.getDescriptor(),
+      io.envoyproxy.envoy.extensions.matching.common_inputs.network.v3.TransportProtocolInput.getDescriptor(),
+      io.envoyproxy.envoy.extensions.matching.common_inputs.network.v3.ApplicationProtocolInput.getDescriptor(),
+      io.envoyproxy.envoy.extensions.matching.common_inputs.network.v3.FilterStateInput.getDescriptor(),
+      io.envoyproxy.envoy.extensions.matching.common_inputs.network.v3.DynamicMetadataInput.getDescriptor(),
+      io.envoyproxy.envoy.config.rbac.v3.Action.getDescriptor(),
+      io.envoyproxy.envoy.config.core.v3.PerHostConfig.getDescriptor());
+
   private static final ExtensionRegistry STANDARD = builder()
       .add(HTTP_CONNECTION_MANAGER, Category.NETWORK_FILTER, HttpConnectionManager.getDefaultInstance())
       .add(TCP_PROXY, Category.NETWORK_FILTER,
@@ -280,6 +300,13 @@ public final class ExtensionRegistry {
     }
     types.add(com.github.xds.type.v3.TypedStruct.getDescriptor());
     types.add(com.github.udpa.udpa.type.v1.TypedStruct.getDescriptor());
+    // Messages of Envoy's core API that sit in Any fields without being extensions (the matcher
+    // API's inputs and actions, per-host metadata): known to the reader, so a file using them
+    // parses and the field around them is refused by its own rule ("matcher: the xDS matcher API
+    // is not supported ...") rather than as an unknown extension.
+    for (com.google.protobuf.Descriptors.Descriptor d : CORE_ANY_TYPES) {
+      types.add(d);
+    }
     this.typeRegistry = types.build();
   }
 
@@ -315,8 +342,17 @@ public final class ExtensionRegistry {
 
   /** The descriptor of a registered type URL, or null. */
   Descriptor descriptorForTypeUrl(String typeUrl) {
-    Extension e = byTypeName.get(typeNameOf(typeUrl));
-    return e == null ? null : e.defaultInstance().getDescriptorForType();
+    String name = typeNameOf(typeUrl);
+    Extension e = byTypeName.get(name);
+    if (e != null) {
+      return e.defaultInstance().getDescriptorForType();
+    }
+    for (Descriptor core : CORE_ANY_TYPES) {
+      if (core.getFullName().equals(name)) {
+        return core; // readable; the field holding it decides whether it is supported
+      }
+    }
+    return null;
   }
 
   /**

@@ -221,6 +221,15 @@ class RbacTranslationTest {
         .isEqualTo(POLICY + ".condition: CEL conditions are not supported (Spillway has no expression evaluator)");
     assertThat(refusal("matcher: { matcher_list: { matchers: [] } }"))
         .startsWith(FILTER + ".matcher: the xDS matcher API is not supported");
+    // As Envoy's RBAC example writes it: the core API's input and action types parse, and the matcher is refused by name.
+    assertThat(refusal("""
+        matcher: { matcher_list: { matchers: [ { predicate: { single_predicate: {
+          input: { name: h, typed_config: { "@type": type.googleapis.com/envoy.type.matcher.v3.HttpRequestHeaderMatchInput,
+            header_name: x-user } },
+          value_match: { exact: admin } } },
+          on_match: { action: { name: allow, typed_config: { "@type": type.googleapis.com/envoy.config.rbac.v3.Action,
+            name: allow } } } } ] } }"""))
+        .startsWith(FILTER + ".matcher: the xDS matcher API is not supported");
     assertThat(refusal("shadow_matcher: { matcher_list: { matchers: [] } }"))
         .startsWith(FILTER + ".shadow_matcher: the xDS matcher API is not supported");
     assertThat(refusal("track_per_rule_stats: true")).startsWith(FILTER + ".track_per_rule_stats: ");
