@@ -44,7 +44,14 @@ public final class TestPem {
     return "\"" + text(file).replace("\n", "\\n") + "\"";
   }
 
+  /** Each resource's file, made once per JVM: tests compare the paths that configurations name. */
+  private static final java.util.Map<String, Path> FILES = new java.util.concurrent.ConcurrentHashMap<>();
+
   private static Path file(String resource) {
+    return FILES.computeIfAbsent(resource, TestPem::extract);
+  }
+
+  private static Path extract(String resource) {
     URL url = TestPem.class.getResource(resource);
     if (url == null) {
       throw new IllegalArgumentException("no test certificate " + resource);
