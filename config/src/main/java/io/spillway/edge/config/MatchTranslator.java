@@ -21,7 +21,13 @@ import java.util.regex.PatternSyntaxException;
 final class MatchTranslator {
 
   private static final SupportedFields ROUTE_MATCH = SupportedFields.of(RouteMatch.getDescriptor(),
-      "prefix", "path", "safe_regex", "case_sensitive", "headers", "query_parameters", "runtime_fraction");
+      "prefix", "path", "safe_regex", "case_sensitive", "headers", "query_parameters", "runtime_fraction", "grpc");
+  /**
+   * What {@code grpc: {}} matches, as Envoy's gRPC request check reads the content type:
+   * {@code application/grpc}, or it followed by {@code +} (a codec) or {@code ;} (parameters).
+   */
+  static final HeaderMatch GRPC_CONTENT_TYPE = new HeaderMatch("content-type",
+      new StringMatch.Regex(java.util.regex.Pattern.compile("application/grpc(?:[+;].*)?")), false);
   private static final SupportedFields REGEX = SupportedFields.of(RegexMatcher.getDescriptor(), "regex", "google_re2");
   private static final SupportedFields HEADER_MATCHER = SupportedFields.of(HeaderMatcher.getDescriptor(),
       "name", "exact_match", "safe_regex_match", "present_match", "prefix_match", "suffix_match", "contains_match",
@@ -45,6 +51,9 @@ final class MatchTranslator {
     List<HeaderMatch> headers = new ArrayList<>();
     for (int i = 0; i < m.getHeadersCount(); i++) {
       headers.add(header(m.getHeaders(i), path.field("headers").index(i)));
+    }
+    if (m.hasGrpc()) {
+      headers.add(GRPC_CONTENT_TYPE); // GrpcRouteMatchOptions has no fields
     }
     List<QueryParameterMatch> query = new ArrayList<>();
     for (int i = 0; i < m.getQueryParametersCount(); i++) {

@@ -77,6 +77,22 @@ class RouteTranslationTest {
   }
 
   @Test
+  void aGrpcMatchIsAContentTypeCondition() throws ConfigException {
+    Route.Match match = routes("""
+        - match: {prefix: /, grpc: {}}
+          route: {cluster: backend}
+        """).get(0).match();
+    assertThat(match.headers()).containsExactly(MatchTranslator.GRPC_CONTENT_TYPE);
+    java.util.regex.Pattern p = ((Route.StringMatch.Regex) match.headers().get(0).match()).pattern();
+    for (String grpc : List.of("application/grpc", "application/grpc+proto", "application/grpc;charset=utf-8")) {
+      assertThat(p.matcher(grpc).matches()).as(grpc).isTrue();
+    }
+    for (String other : List.of("application/grpc-web", "application/grpcx", "application/json", "text/grpc")) {
+      assertThat(p.matcher(other).matches()).as(other).isFalse();
+    }
+  }
+
+  @Test
   void translatesHeaderAndQueryMatchers() throws ConfigException {
     Route.Match match = routes("""
         - match:
