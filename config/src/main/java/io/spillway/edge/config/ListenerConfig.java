@@ -98,14 +98,15 @@ public record ListenerConfig(
    *
    * @param handshakeTimeout the filter chain's {@code transport_socket_connect_timeout}: how long
    *     a connection may take to complete its TLS handshake before it is closed; zero = no limit
-   * @param requireClientCertificate the handshake fails without a client certificate that {@code trustedCa} verifies
-   * @param trustedCa the CAs a client certificate is verified against; when set without
-   *     {@code requireClientCertificate}, a certificate is asked for and verified if sent
+   * @param requireClientCertificate the handshake fails without a client certificate that {@code validation} accepts
+   * @param validation how a client certificate is verified: the CAs, SAN matchers and hashes; with
+   *     only CAs and without {@code requireClientCertificate}, a certificate is asked for and verified
+   *     if sent; with SAN matchers or hashes one is required (Envoy)
    * @param protocols the TLS versions allowed, JDK names, oldest first
    * @param cipherSuites the cipher suites allowed, JDK names; empty = the JDK's defaults
    */
   public record TlsContext(PemData certificateChain, PemData privateKey, List<String> alpnProtocols,
-      Duration handshakeTimeout, boolean requireClientCertificate, Optional<PemData> trustedCa,
+      Duration handshakeTimeout, boolean requireClientCertificate, CertificateValidation validation,
       List<String> protocols, List<String> cipherSuites) {
     /** When the filter chain sets no {@code transport_socket_connect_timeout} (Envoy has none). */
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
@@ -117,22 +118,35 @@ public record ListenerConfig(
       protocols = List.copyOf(protocols);
       cipherSuites = List.copyOf(cipherSuites);
       Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
-      Objects.requireNonNull(trustedCa, "trustedCa");
-      if (requireClientCertificate && trustedCa.isEmpty()) {
-        throw new IllegalArgumentException("a required client certificate needs a trusted CA");
+      Objects.requireNonNull(validation, "validation");
+      if (requireClientCertificate && !validation.verifies()) {
+        throw new IllegalArgumentException("a required client certificate needs a validation context");
       }
+    }
+
+    /** {@code validation_context.trusted_ca}. */
+    public Optional<PemData> trustedCa() {
+      return validation.trustedCa();
+    }
+
+    /**
+     * Whether the handshake fails without a client certificate: {@code require_client_certificate},
+     * or a validation context with SAN matchers or hashes (Envoy then requires one too).
+     */
+    public boolean clientCertificateRequired() {
+      return requireClientCertificate || validation.hasCertificateChecks();
     }
 
     /** With the default handshake timeout, no client certificate, the default versions and ciphers. */
     public TlsContext(PemData certificateChain, PemData privateKey, List<String> alpnProtocols) {
-      this(certificateChain, privateKey, alpnProtocols, DEFAULT_HANDSHAKE_TIMEOUT, false, Optional.empty(),
+      this(certificateChain, privateKey, alpnProtocols, DEFAULT_HANDSHAKE_TIMEOUT, false, CertificateValidation.NONE,
           DEFAULT_PROTOCOLS, List.of());
     }
 
     /** The same context with another handshake timeout. */
     public TlsContext withHandshakeTimeout(Duration timeout) {
       return new TlsContext(certificateChain, privateKey, alpnProtocols, timeout, requireClientCertificate,
-          trustedCa, protocols, cipherSuites);
+          validation, protocols, cipherSuites);
     }
   }
 }

@@ -33,7 +33,8 @@ final class TlsContextTranslator {
   private static final SupportedFields COMMON = SupportedFields.of(CommonTlsContext.getDescriptor(),
       "tls_certificates", "alpn_protocols", "tls_params", "validation_context");
   private static final SupportedFields DOWNSTREAM_VALIDATION =
-      SupportedFields.of(CertificateValidationContext.getDescriptor(), "trusted_ca");
+      SupportedFields.of(CertificateValidationContext.getDescriptor(), "trusted_ca", "match_typed_subject_alt_names",
+          "match_subject_alt_names", "verify_certificate_hash", "verify_certificate_spki");
   private static final SupportedFields DOWNSTREAM_TLS_PARAMS = SupportedFields.of(TlsParameters.getDescriptor(),
       "tls_minimum_protocol_version", "tls_maximum_protocol_version", "cipher_suites");
   /**
@@ -69,7 +70,7 @@ final class TlsContextTranslator {
   private static final SupportedFields SAN_MATCHER = SupportedFields.of(SubjectAltNameMatcher.getDescriptor(),
       "san_type", "matcher");
   private static final SupportedFields STRING_MATCHER = SupportedFields.of(StringMatcher.getDescriptor(),
-      "exact", "prefix", "suffix", "contains", "ignore_case");
+      "exact", "prefix", "suffix", "contains", "safe_regex", "ignore_case");
   private static final SupportedFields TLS_PARAMS = SupportedFields.of(TlsParameters.getDescriptor(),
       "tls_minimum_protocol_version", "tls_maximum_protocol_version");
   /** The versions a client may negotiate, oldest first; the JDK disables TLS 1.0 and 1.1. */
@@ -108,35 +109,13 @@ final class TlsContextTranslator {
       client = Optional.of(new UpstreamTlsConfig.ClientCertificate(pair.chain(), pair.key()));
     }
     Optional<PemData> trustedCa = Optional.empty();
-    List<UpstreamTlsConfig.SanMatcher> sans = new ArrayList<>();
+    List<SanMatcher> sans = List.of();
     if (common.hasValidationContext()) {
       FieldPath validationPath = commonPath.field("validation_context");
       CertificateValidationContext validation = common.getValidationContext();
       VALIDATION.check(validation, validationPath);
       trustedCa = trustedCa(validation, validationPath, sources);
-      for (int i = 0; i < validation.getMatchTypedSubjectAltNamesCount(); i++) {
-        FieldPath at = validationPath.field("match_typed_subject_alt_names").index(i);
-        SubjectAltNameMatcher m = validation.getMatchTypedSubjectAltNames(i);
-        SAN_MATCHER.check(m, at);
-        UpstreamTlsConfig.SanType type = switch (m.getSanType()) {
-          case DNS -> UpstreamTlsConfig.SanType.DNS;
-          case URI -> UpstreamTlsConfig.SanType.URI;
-          case IP_ADDRESS -> UpstreamTlsConfig.SanType.IP_ADDRESS;
-          case EMAIL -> UpstreamTlsConfig.SanType.EMAIL;
-          case SAN_TYPE_UNSPECIFIED -> throw new ConfigException(at.field("san_type"), "san_type is required");
-          default -> throw new ConfigException(at.field("san_type"), m.getSanType() + " is not supported"
-              + " (DNS, URI, IP_ADDRESS, EMAIL)");
-        };
-        if (!m.hasMatcher()) {
-          throw new ConfigException(at.field("matcher"), "matcher is required");
-        }
-        sans.add(new UpstreamTlsConfig.SanMatcher(type, sanString(m.getMatcher(), at.field("matcher"))));
-      }
-      for (int i = 0; i < validation.getMatchSubjectAltNamesCount(); i++) {
-        FieldPath at = validationPath.field("match_subject_alt_names").index(i);
-        sans.add(new UpstreamTlsConfig.SanMatcher(UpstreamTlsConfig.SanType.ANY,
-            sanString(validation.getMatchSubjectAltNames(i), at)));
-      }
+      sans = subjectAltNames(validation, validationPath);
       if (!sans.isEmpty() && trustedCa.isEmpty()) {
         throw new ConfigException(validationPath.field("trusted_ca"), "is required to match subject alt names"
             + " (Envoy refuses SAN verification without a trusted CA)");
@@ -155,6 +134,73 @@ final class TlsContextTranslator {
     }
     return new UpstreamTlsConfig(tls.getSni(), tls.getAutoHostSni(), trustedCa, sans, client, List.of(own),
         versions);
+  }
+
+  /**
+   * {@code match_typed_subject_alt_names} then the legacy {@code match_subject_alt_names} (type
+   * ANY), for clusters and listeners alike.
+   */
+  private static List<SanMatcher> subjectAltNames(CertificateValidationContext validation, FieldPath validationPath)
+      throws ConfigException {
+    List<SanMatcher> sans = new ArrayList<>();
+    for (int i = 0; i < validation.getMatchTypedSubjectAltNamesCount(); i++) {
+      FieldPath at = validationPath.field("match_typed_subject_alt_names").index(i);
+      SubjectAltNameMatcher m = validation.getMatchTypedSubjectAltNames(i);
+      SAN_MATCHER.check(m, at);
+      SanMatcher.Type type = switch (m.getSanType()) {
+        case DNS -> SanMatcher.Type.DNS;
+        case URI -> SanMatcher.Type.URI;
+        case IP_ADDRESS -> SanMatcher.Type.IP_ADDRESS;
+        case EMAIL -> SanMatcher.Type.EMAIL;
+        case SAN_TYPE_UNSPECIFIED -> throw new ConfigException(at.field("san_type"), "san_type is required");
+        default -> throw new ConfigException(at.field("san_type"), m.getSanType() + " is not supported"
+            + " (DNS, URI, IP_ADDRESS, EMAIL)");
+      };
+      if (!m.hasMatcher()) {
+        throw new ConfigException(at.field("matcher"), "matcher is required");
+      }
+      sans.add(new SanMatcher(type, sanString(m.getMatcher(), at.field("matcher"))));
+    }
+    for (int i = 0; i < validation.getMatchSubjectAltNamesCount(); i++) {
+      FieldPath at = validationPath.field("match_subject_alt_names").index(i);
+      sans.add(new SanMatcher(SanMatcher.Type.ANY, sanString(validation.getMatchSubjectAltNames(i), at)));
+    }
+    return sans;
+  }
+
+  /**
+   * {@code verify_certificate_hash}: hex SHA-256 of the DER certificate, with or without colons,
+   * any case (as Envoy) → lower-case hex.
+   */
+  private static List<String> certificateHashes(List<String> values, FieldPath path) throws ConfigException {
+    List<String> hashes = new ArrayList<>();
+    for (int i = 0; i < values.size(); i++) {
+      String hex = values.get(i).replace(":", "").toLowerCase(java.util.Locale.ROOT);
+      if (hex.length() != 64 || !hex.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+        throw new ConfigException(path.index(i), "\"" + values.get(i) + "\" is not a hex-encoded SHA-256"
+            + " (64 hex digits, colons allowed)");
+      }
+      hashes.add(hex);
+    }
+    return hashes;
+  }
+
+  /** {@code verify_certificate_spki}: base64 SHA-256 of the DER SubjectPublicKeyInfo → lower-case hex. */
+  private static List<String> spkiHashes(List<String> values, FieldPath path) throws ConfigException {
+    List<String> hashes = new ArrayList<>();
+    for (int i = 0; i < values.size(); i++) {
+      byte[] digest;
+      try {
+        digest = java.util.Base64.getDecoder().decode(values.get(i));
+      } catch (IllegalArgumentException e) {
+        digest = new byte[0];
+      }
+      if (digest.length != 32) {
+        throw new ConfigException(path.index(i), "\"" + values.get(i) + "\" is not a base64-encoded SHA-256");
+      }
+      hashes.add(java.util.HexFormat.of().formatHex(digest));
+    }
+    return hashes;
   }
 
   private static Route.StringMatch sanString(StringMatcher m, FieldPath path) throws ConfigException {
@@ -206,15 +252,13 @@ final class TlsContextTranslator {
       throw new ConfigException(certsPath.index(1), "only one certificate is supported");
     }
     KeyPair pair = keyPair(common.getTlsCertificates(0), certsPath.index(0), sources);
-    Optional<PemData> trustedCa = Optional.empty();
+    CertificateValidation validation = CertificateValidation.NONE;
+    FieldPath validationPath = commonPath.field("validation_context");
     if (common.hasValidationContext()) {
-      FieldPath validationPath = commonPath.field("validation_context");
-      CertificateValidationContext validation = common.getValidationContext();
-      DOWNSTREAM_VALIDATION.check(validation, validationPath);
-      trustedCa = trustedCa(validation, validationPath, sources);
+      validation = downstreamValidation(common.getValidationContext(), validationPath, sources);
     }
-    if (requireClient && trustedCa.isEmpty()) {
-      throw new ConfigException(commonPath.field("validation_context").field("trusted_ca"),
+    if (requireClient && !validation.verifies()) {
+      throw new ConfigException(validationPath.field("trusted_ca"),
           "is required with require_client_certificate: true (a client certificate is verified against it)");
     }
     List<String> versions = TlsContext.DEFAULT_PROTOCOLS;
@@ -227,7 +271,25 @@ final class TlsContextTranslator {
       ciphers = cipherSuites(params.getCipherSuitesList(), paramsPath.field("cipher_suites"), versions);
     }
     return new TlsContext(pair.chain(), pair.key(), alpn(common.getAlpnProtocolsList(), commonPath.field("alpn_protocols")),
-        TlsContext.DEFAULT_HANDSHAKE_TIMEOUT, requireClient, trustedCa, versions, ciphers);
+        TlsContext.DEFAULT_HANDSHAKE_TIMEOUT, requireClient, validation, versions, ciphers);
+  }
+
+  /**
+   * A listener's {@code validation_context}: {@code trusted_ca}, the SAN matchers (which need
+   * {@code trusted_ca}, as Envoy) and the certificate hashes (which Envoy checks even without one).
+   */
+  private static CertificateValidation downstreamValidation(CertificateValidationContext validation,
+      FieldPath validationPath, DataSources sources) throws ConfigException {
+    DOWNSTREAM_VALIDATION.check(validation, validationPath);
+    Optional<PemData> trustedCa = trustedCa(validation, validationPath, sources);
+    List<SanMatcher> sans = subjectAltNames(validation, validationPath);
+    if (!sans.isEmpty() && trustedCa.isEmpty()) {
+      throw new ConfigException(validationPath.field("trusted_ca"), "is required to match subject alt names"
+          + " (Envoy refuses SAN verification without a trusted CA)");
+    }
+    return new CertificateValidation(trustedCa, sans,
+        certificateHashes(validation.getVerifyCertificateHashList(), validationPath.field("verify_certificate_hash")),
+        spkiHashes(validation.getVerifyCertificateSpkiList(), validationPath.field("verify_certificate_spki")));
   }
 
   /**

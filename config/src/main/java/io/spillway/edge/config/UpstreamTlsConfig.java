@@ -44,20 +44,4 @@ public record UpstreamTlsConfig(
 
   /** A client certificate chain and its key. */
   public record ClientCertificate(PemData certificateChain, PemData privateKey) {}
-
-  /** Which subject alternative names a matcher looks at; ANY is the legacy {@code match_subject_alt_names}. */
-  public enum SanType { DNS, URI, IP_ADDRESS, EMAIL, ANY }
-
-  /**
-   * One entry of {@code match_typed_subject_alt_names} (or of the legacy {@code
-   * match_subject_alt_names}, type ANY: DNS, URI, email and IP SANs). A DNS matcher's exact value
-   * also matches a wildcard SAN covering it ({@code *.example.com} covers {@code a.example.com}),
-   * as Envoy's DNS matching does.
-   */
-  public record SanMatcher(SanType type, Route.StringMatch match) {
-    public SanMatcher {
-      Objects.requireNonNull(type, "type");
-      Objects.requireNonNull(match, "match");
-    }
-  }
 }

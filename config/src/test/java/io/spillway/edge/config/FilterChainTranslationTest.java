@@ -238,8 +238,8 @@ class FilterChainTranslationTest {
         at + ".common_tls_context.tls_params.tls_minimum_protocol_version: TLSv1_0 is not supported (TLSv1_2,"
             + " TLSv1_3; the JDK disables older versions)");
     rejects(bootstrap("", TLS.formatted("", "validation_context: {trusted_ca: {filename: \"" + TestPem.certificate("client")
-            + "\"}, match_typed_subject_alt_names: [{san_type: DNS, matcher: {exact: a}}]}") + HCM),
-        at + ".common_tls_context.validation_context.match_typed_subject_alt_names: match_typed_subject_alt_names"
+            + "\"}, allow_expired_certificate: true}") + HCM),
+        at + ".common_tls_context.validation_context.allow_expired_certificate: allow_expired_certificate"
             + " is not supported");
     rejects(bootstrap("", TLS.formatted("require_client_certificate: true", "") + HCM),
         at + ".common_tls_context.validation_context.trusted_ca: is required with require_client_certificate: true"

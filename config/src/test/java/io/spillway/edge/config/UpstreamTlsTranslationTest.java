@@ -5,8 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext;
 import io.spillway.edge.config.ClusterConfig.UpstreamProtocol;
-import io.spillway.edge.config.UpstreamTlsConfig.SanMatcher;
-import io.spillway.edge.config.UpstreamTlsConfig.SanType;
+import io.spillway.edge.config.SanMatcher.Type;
 import io.spillway.testkit.TestPem;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -89,11 +88,11 @@ class UpstreamTlsTranslationTest {
     assertThat(tls.clientCertificate().orElseThrow().certificateChain()).isEqualTo(pem("client"));
     assertThat(tls.clientCertificate().orElseThrow().privateKey().origin()).isEqualTo("inline_string");
     assertThat(tls.subjectAltNames()).containsExactly(
-        new SanMatcher(SanType.DNS, new Route.StringMatch.Exact("www.example.com", false)),
-        new SanMatcher(SanType.URI, new Route.StringMatch.Prefix("spiffe://", true)),
-        new SanMatcher(SanType.IP_ADDRESS, new Route.StringMatch.Suffix(".1", false)),
-        new SanMatcher(SanType.EMAIL, new Route.StringMatch.Contains("@", false)),
-        new SanMatcher(SanType.ANY, new Route.StringMatch.Exact("legacy.example.com", false)));
+        new SanMatcher(Type.DNS, new Route.StringMatch.Exact("www.example.com", false)),
+        new SanMatcher(Type.URI, new Route.StringMatch.Prefix("spiffe://", true)),
+        new SanMatcher(Type.IP_ADDRESS, new Route.StringMatch.Suffix(".1", false)),
+        new SanMatcher(Type.EMAIL, new Route.StringMatch.Contains("@", false)),
+        new SanMatcher(Type.ANY, new Route.StringMatch.Exact("legacy.example.com", false)));
     assertThat(tls.toString()).doesNotContain("PRIVATE");
   }
 
@@ -190,8 +189,9 @@ class UpstreamTlsTranslationTest {
             + " DNS}]}}",
         validation + ".match_typed_subject_alt_names[0].matcher: matcher is required");
     rejects("common_tls_context: {validation_context: {" + CA + ", match_subject_alt_names: [{safe_regex:"
-            + " {regex: a}}]}}",
-        validation + ".match_subject_alt_names[0].safe_regex: safe_regex is not supported");
+            + " {regex: \"(\"}}]}}",
+        validation + ".match_subject_alt_names[0].safe_regex.regex: invalid regular expression \"(\": Unclosed group"
+            + " near index 1");
     rejects("common_tls_context: {validation_context: {" + CA + ", allow_expired_certificate: true}}",
         validation + ".allow_expired_certificate: allow_expired_certificate is not supported");
     rejects("common_tls_context: {validation_context: {trusted_ca: {filename: /nonexistent/ca.pem}}}",

@@ -110,15 +110,24 @@ final class ListenerAssembler {
     return parts.root().taggedScope("listener", Listener.statName(lc), "envoy_listener_address");
   }
 
-  /** A filter chain's TLS context, or null for cleartext; unreadable certificates fail with their reason. */
-  private static SslContext sslContext(ListenerConfig lc, FilterChainConfig chain) {
+  /**
+   * A filter chain's TLS context, or null for cleartext; unreadable certificates fail with their
+   * reason. Refused client certificates are counted under the listener, as Envoy's {@code
+   * listener.<address>.ssl.fail_verify_error}, {@code ssl.fail_verify_san} and {@code
+   * ssl.fail_verify_cert_hash} (each also a {@code ssl.handshake_error}).
+   */
+  private SslContext sslContext(ListenerConfig lc, FilterChainConfig chain) {
     if (chain.tls().isEmpty()) {
       return null;
     }
     try {
       // A TCP proxy chain offers its ALPN list as configured; an HTTP chain what its codec speaks.
+      Scope listener = listenerScope(lc);
+      var failures = new io.spillway.edge.config.PeerTrustManager.Failures(
+          listener.counter("ssl.fail_verify_error")::inc, listener.counter("ssl.fail_verify_san")::inc,
+          listener.counter("ssl.fail_verify_cert_hash")::inc);
       return TlsContexts.server(chain.tls().get(),
-          chain.isHttp() ? lc.hcm().codecType() : HttpConnectionManagerConfig.CodecType.AUTO);
+          chain.isHttp() ? lc.hcm().codecType() : HttpConnectionManagerConfig.CodecType.AUTO, failures);
     } catch (SSLException | RuntimeException e) {
       throw new IllegalArgumentException("listener " + lc.name() + ": cannot load its TLS certificate: "
           + e.getMessage(), e);

@@ -6,6 +6,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.spillway.edge.config.HttpConnectionManagerConfig.CodecType;
 import io.spillway.edge.config.ListenerConfig;
+import io.spillway.edge.config.PeerTrustManager;
 import java.util.List;
 import javax.net.ssl.SSLException;
 
@@ -19,8 +20,11 @@ final class TlsContexts {
   /**
    * The ALPN list offered is the configured one restricted to what the connection manager's codec
    * speaks: an HTTP1-only listener never offers h2, an HTTP2-only one never offers http/1.1.
+   *
+   * @param failures where refused client certificates are counted ({@code listener.<address>.ssl.fail_verify_*})
    */
-  static SslContext server(ListenerConfig.TlsContext tls, CodecType codec) throws SSLException {
+  static SslContext server(ListenerConfig.TlsContext tls, CodecType codec, PeerTrustManager.Failures failures)
+      throws SSLException {
     SslContextBuilder b = SslContextBuilder.forServer(tls.certificateChain().open(), tls.privateKey().open());
     List<String> alpn = tls.alpnProtocols().stream()
         .filter(p -> switch (codec) {
@@ -36,11 +40,16 @@ final class TlsContexts {
           ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
           alpn));
     }
-    // require_client_certificate: the handshake fails without a certificate the trusted CAs
-    // verify; a validation context alone asks for one and verifies it when sent (Envoy).
-    if (tls.trustedCa().isPresent()) {
-      b.trustManager(tls.trustedCa().get().open());
-      b.clientAuth(tls.requireClientCertificate() ? io.netty.handler.ssl.ClientAuth.REQUIRE
+    // require_client_certificate (or SAN matchers, or hashes): the handshake fails without a
+    // certificate the validation context accepts; trusted CAs alone ask for one and verify it
+    // when sent (Envoy).
+    if (tls.validation().verifies()) {
+      try {
+        b.trustManager(PeerTrustManager.forClients(tls.validation(), failures));
+      } catch (java.io.IOException | java.security.GeneralSecurityException e) {
+        throw new IllegalArgumentException("unusable trusted_ca: " + e.getMessage(), e);
+      }
+      b.clientAuth(tls.clientCertificateRequired() ? io.netty.handler.ssl.ClientAuth.REQUIRE
           : io.netty.handler.ssl.ClientAuth.OPTIONAL);
     }
     b.protocols(tls.protocols());
