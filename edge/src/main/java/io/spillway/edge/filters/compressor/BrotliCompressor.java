@@ -6,8 +6,6 @@ import com.aayushatharva.brotli4j.encoder.EncoderJNI;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.spillway.edge.config.CompressorConfig;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 
 /**
@@ -107,8 +105,8 @@ final class BrotliCompressor implements StreamCompressor {
     try {
       // The input buffer is as large as an output chunk: input is fed through it in pieces that size.
       return new EncoderJNI.Wrapper(config.chunkSize(), config.quality(), config.windowBits(), mode);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create a brotli encoder", e);
+    } catch (Exception e) { // the binding's IOException: no native state could be made
+      throw new IllegalStateException("cannot create a brotli encoder: " + e.getMessage(), e);
     }
   }
 }
