@@ -88,6 +88,29 @@ public record CompressorConfig(String libraryName, Library library, Response res
   }
 
   /**
+   * {@code envoy.extensions.compression.brotli.compressor.v3.Brotli} (RFC 7932), the parameters
+   * brotli4j's streaming encoder takes. Envoy's {@code input_block_bits} and
+   * {@code disable_literal_context_modeling: true} are refused at translation: the binding cannot set them.
+   *
+   * @param quality brotli's quality, 0 to 11 (Envoy's default 3)
+   * @param mode the encoder mode ({@code DEFAULT} is brotli's default, {@code GENERIC})
+   * @param windowBits the base-2 logarithm of the window, 10 to 24 (Envoy's default 18)
+   */
+  public record Brotli(int quality, BrotliMode mode, int windowBits, int chunkSize) implements Library {
+    public static final int DEFAULT_QUALITY = 3;
+    public static final int DEFAULT_WINDOW_BITS = 18;
+    public static final int DEFAULT_CHUNK_SIZE = 4096;
+
+    @Override
+    public String encoding() {
+      return "br";
+    }
+  }
+
+  /** Brotli's encoder modes ({@code BROTLI_PARAM_MODE}); Envoy's {@code DEFAULT} is {@code GENERIC}. */
+  public enum BrotliMode { GENERIC, TEXT, FONT }
+
+  /**
    * The response direction: {@code response_direction_config}, or the deprecated top-level fields
    * when it is absent (as Envoy reads them).
    *

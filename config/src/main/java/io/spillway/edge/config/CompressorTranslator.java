@@ -21,8 +21,9 @@ import java.util.TreeSet;
 
 /**
  * The {@code envoy.filters.http.compressor} config → {@link CompressorConfig}, and its
- * per-route {@code CompressorPerRoute}. Libraries: gzip (the JDK's zlib) and zstd (zstd-jni);
- * brotli is refused (no encoder is available to the edge).
+ * per-route {@code CompressorPerRoute}. Libraries: gzip (the JDK's zlib), zstd (zstd-jni) and
+ * brotli (brotli4j). Only fields are checked here; whether a native library loads on this platform
+ * is the edge's concern when it builds the filter, so translation never loads native code.
  */
 final class CompressorTranslator {
 
@@ -46,6 +47,8 @@ final class CompressorTranslator {
       "memory_level", "compression_level", "compression_strategy", "window_bits", "chunk_size");
   private static final SupportedFields ZSTD = SupportedFields.of(Zstd.getDescriptor(),
       "compression_level", "enable_checksum", "strategy", "chunk_size");
+  private static final SupportedFields BROTLI = SupportedFields.of(Brotli.getDescriptor(),
+      "quality", "encoder_mode", "window_bits", "input_block_bits", "chunk_size", "disable_literal_context_modeling");
   private static final SupportedFields PER_ROUTE = SupportedFields.of(CompressorPerRoute.getDescriptor(),
       "disabled", "overrides");
   private static final SupportedFields OVERRIDES = SupportedFields.of(CompressorOverrides.getDescriptor(),
@@ -145,9 +148,8 @@ final class CompressorTranslator {
       return zstd(registry.unpack(library.getTypedConfig(), Zstd.class, Category.COMPRESSOR_LIBRARY, path), path);
     }
     if (type.equals(Brotli.getDescriptor().getFullName())) {
-      throw new ConfigException(path, "brotli is not supported: the edge has no Brotli encoder (brotli4j is not"
-          + " available); use envoy.extensions.compression.gzip.compressor.v3.Gzip or"
-          + " envoy.extensions.compression.zstd.compressor.v3.Zstd");
+      return brotli(registry.unpack(library.getTypedConfig(), Brotli.class, Category.COMPRESSOR_LIBRARY, path),
+          path);
     }
     throw new ConfigException(path, type + " is not supported");
   }
@@ -194,6 +196,39 @@ final class CompressorTranslator {
     int chunkSize = bounded(z.hasChunkSize(), z.getChunkSize().getValue(), path.field("chunk_size"), 4096, 65536,
         CompressorConfig.Zstd.DEFAULT_CHUNK_SIZE);
     return new CompressorConfig.Zstd(level, z.getEnableChecksum(), z.getStrategyValue(), chunkSize);
+  }
+
+  /**
+   * Envoy's Brotli fields, with Envoy's ranges and defaults. brotli4j's encoder takes quality,
+   * window and mode only: a set {@code input_block_bits} and {@code disable_literal_context_modeling:
+   * true} are refused rather than dropped.
+   */
+  private static CompressorConfig.Brotli brotli(Brotli b, FieldPath path) throws ConfigException {
+    BROTLI.check(b, path);
+    int quality = bounded(b.hasQuality(), b.getQuality().getValue(), path.field("quality"), 0, 11,
+        CompressorConfig.Brotli.DEFAULT_QUALITY);
+    int windowBits = bounded(b.hasWindowBits(), b.getWindowBits().getValue(), path.field("window_bits"), 10, 24,
+        CompressorConfig.Brotli.DEFAULT_WINDOW_BITS);
+    int chunkSize = bounded(b.hasChunkSize(), b.getChunkSize().getValue(), path.field("chunk_size"), 4096, 65536,
+        CompressorConfig.Brotli.DEFAULT_CHUNK_SIZE);
+    if (b.hasInputBlockBits()) {
+      FieldPath blockPath = path.field("input_block_bits");
+      bounded(true, b.getInputBlockBits().getValue(), blockPath, 16, 24, 0);
+      throw new ConfigException(blockPath, "input_block_bits is not supported: brotli4j's encoder does not set"
+          + " BROTLI_PARAM_LGBLOCK; leave it unset and brotli chooses the block size for the quality");
+    }
+    if (b.getDisableLiteralContextModeling()) {
+      throw new ConfigException(path.field("disable_literal_context_modeling"), "disable_literal_context_modeling"
+          + " is not supported: brotli4j's encoder does not set BROTLI_PARAM_DISABLE_LITERAL_CONTEXT_MODELING");
+    }
+    CompressorConfig.BrotliMode mode = switch (b.getEncoderModeValue()) {
+      case Brotli.EncoderMode.DEFAULT_VALUE, Brotli.EncoderMode.GENERIC_VALUE -> CompressorConfig.BrotliMode.GENERIC;
+      case Brotli.EncoderMode.TEXT_VALUE -> CompressorConfig.BrotliMode.TEXT;
+      case Brotli.EncoderMode.FONT_VALUE -> CompressorConfig.BrotliMode.FONT;
+      default -> throw new ConfigException(path.field("encoder_mode"),
+          b.getEncoderModeValue() + " is not a defined encoder mode");
+    };
+    return new CompressorConfig.Brotli(quality, mode, windowBits, chunkSize);
   }
 
   private static CompressorConfig.Request requestDirection(Compressor.RequestDirectionConfig r, FieldPath path)

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * envoy.filters.http.compressor: the filter's fields and defaults (response direction, the
- * deprecated top-level fields, the gzip and zstd libraries), several compressors in one chain,
+ * deprecated top-level fields, the gzip, zstd and brotli libraries), several compressors in one chain,
  * CompressorPerRoute, and every rejection with its path.
  */
 class CompressorTranslationTest {
@@ -165,6 +165,57 @@ class CompressorTranslationTest {
         .isEqualTo(new CompressorConfig.Zstd(3, false, 0, 4096));
   }
 
+  /** A brotli library with these fields (flow style, without braces). */
+  private static String brotli(String fields) {
+    return "compressor_library: {name: br, typed_config: {\"@type\": " + BROTLI
+        + (fields.isEmpty() ? "" : ", " + fields) + "}}\n";
+  }
+
+  private static CompressorConfig.Brotli brotliLibrary(String fields) throws ConfigException {
+    return (CompressorConfig.Brotli) translate(brotli(fields)).library();
+  }
+
+  @Test
+  void readsBrotliWithEnvoysDefaults() throws ConfigException {
+    CompressorConfig c = translate(brotli(""));
+    assertThat(c.encoding()).isEqualTo("br");
+    assertThat(c.libraryName()).isEqualTo("br");
+    assertThat(c.library()).isEqualTo(new CompressorConfig.Brotli(3, CompressorConfig.BrotliMode.GENERIC, 18, 4096));
+    assertThat(brotliLibrary("disable_literal_context_modeling: false"))
+        .as("false is brotli's own behaviour").isEqualTo(c.library());
+  }
+
+  @Test
+  void readsEveryBrotliFieldAtTheEdgesOfItsRange() throws ConfigException {
+    assertThat(brotliLibrary("quality: 11, encoder_mode: TEXT, window_bits: 24, chunk_size: 65536"))
+        .isEqualTo(new CompressorConfig.Brotli(11, CompressorConfig.BrotliMode.TEXT, 24, 65536));
+    assertThat(brotliLibrary("quality: 0, encoder_mode: FONT, window_bits: 10, chunk_size: 4096"))
+        .isEqualTo(new CompressorConfig.Brotli(0, CompressorConfig.BrotliMode.FONT, 10, 4096));
+    assertThat(brotliLibrary("encoder_mode: GENERIC").mode()).isEqualTo(CompressorConfig.BrotliMode.GENERIC);
+    assertThat(brotliLibrary("encoder_mode: DEFAULT").mode())
+        .as("BROTLI_DEFAULT_MODE is BROTLI_MODE_GENERIC").isEqualTo(CompressorConfig.BrotliMode.GENERIC);
+  }
+
+  @Test
+  void rejectsBrotliFieldsOutOfRangeOrThatBrotli4jCannotSetWithTheirPaths() {
+    String lib = CONFIG + ".compressor_library.typed_config.";
+    withFilter(brotli("quality: 12")).rejects(lib + "quality: must be from 0 to 11, got 12");
+    withFilter(brotli("window_bits: 9")).rejects(lib + "window_bits: must be from 10 to 24, got 9");
+    withFilter(brotli("window_bits: 25")).rejects(lib + "window_bits: must be from 10 to 24, got 25");
+    withFilter(brotli("chunk_size: 4095")).rejects(lib + "chunk_size: must be from 4096 to 65536, got 4095");
+    withFilter(brotli("chunk_size: 65537")).rejects(lib + "chunk_size: must be from 4096 to 65536, got 65537");
+    withFilter(brotli("input_block_bits: 15")).rejects(lib + "input_block_bits: must be from 16 to 24, got 15");
+    withFilter(brotli("input_block_bits: 25")).rejects(lib + "input_block_bits: must be from 16 to 24, got 25");
+    String noLgblock = "input_block_bits: input_block_bits is not supported: brotli4j's encoder does not set"
+        + " BROTLI_PARAM_LGBLOCK; leave it unset and brotli chooses the block size for the quality";
+    withFilter(brotli("input_block_bits: 16")).rejects(lib + noLgblock);
+    withFilter(brotli("input_block_bits: 24")).rejects(lib + noLgblock);
+    withFilter(brotli("disable_literal_context_modeling: true")).rejects(lib + "disable_literal_context_modeling:"
+        + " disable_literal_context_modeling is not supported: brotli4j's encoder does not set"
+        + " BROTLI_PARAM_DISABLE_LITERAL_CONTEXT_MODELING");
+    withFilter(brotli("encoder_mode: 7")).rejects(lib + "encoder_mode: 7 is not one of DEFAULT, GENERIC, TEXT, FONT");
+  }
+
   @Test
   void readsTheRequestDirection() throws ConfigException {
     assertThat(translate(GZIP_LIBRARY).request()).as("absent: requests are never compressed").isEmpty();
@@ -270,10 +321,6 @@ class CompressorTranslationTest {
         .rejects(CONFIG + ".compressor_library.name: name is required");
     withFilter("compressor_library: {name: x}\n")
         .rejects(CONFIG + ".compressor_library.typed_config: typed_config is required");
-    withFilter("compressor_library: {name: x, typed_config: {\"@type\": " + BROTLI + "}}\n")
-        .rejects(CONFIG + ".compressor_library.typed_config: brotli is not supported: the edge has no Brotli encoder"
-            + " (brotli4j is not available); use envoy.extensions.compression.gzip.compressor.v3.Gzip or"
-            + " envoy.extensions.compression.zstd.compressor.v3.Zstd");
     withFilter("compressor_library: {name: x, typed_config: {\"@type\": "
         + "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router}}\n")
         .rejects(CONFIG + ".compressor_library.typed_config: envoy.extensions.filters.http.router.v3.Router"

@@ -39,8 +39,12 @@ public final class CompressorFactory implements HttpFilterFactory {
       }
     }
     this.chain = List.copyOf(compressors);
-    if (config.library() instanceof CompressorConfig.Zstd) {
-      ZstdCompressor.loadNative(); // here, on the control path, rather than on a worker's first response
+    // Native libraries load here, on the control path, rather than on a worker's first response; a
+    // platform without one refuses the filter (and so the listener) with the reason.
+    switch (config.library()) {
+      case CompressorConfig.Zstd z -> ZstdCompressor.loadNative();
+      case CompressorConfig.Brotli b -> BrotliCompressor.loadNative();
+      case CompressorConfig.Gzip g -> { }
     }
   }
 
@@ -82,6 +86,7 @@ public final class CompressorFactory implements HttpFilterFactory {
     return switch (config.library()) {
       case CompressorConfig.Gzip g -> new GzipCompressor(g);
       case CompressorConfig.Zstd z -> new ZstdCompressor(z);
+      case CompressorConfig.Brotli b -> new BrotliCompressor(b);
     };
   }
 }

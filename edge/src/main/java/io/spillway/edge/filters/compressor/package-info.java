@@ -1,2 +1,2 @@
-/** Envoy's compressor HTTP filter: response bodies compressed as they stream, gzip or zstd. */
+/** Envoy's compressor HTTP filter: response bodies compressed as they stream, gzip, zstd or brotli. */
 package io.spillway.edge.filters.compressor;

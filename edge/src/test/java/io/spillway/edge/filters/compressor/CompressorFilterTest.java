@@ -82,6 +82,11 @@ class CompressorFilterTest {
         4096), r, false, Optional.empty());
   }
 
+  private static CompressorConfig brotli() {
+    return new CompressorConfig("lib", new CompressorConfig.Brotli(3, CompressorConfig.BrotliMode.GENERIC, 18, 4096),
+        response(), false, Optional.empty());
+  }
+
   private static CompressorConfig zstd(boolean chooseFirst) {
     return new CompressorConfig("lib", new CompressorConfig.Zstd(3, true, 0, 4096), response(), chooseFirst,
         Optional.empty());
@@ -664,5 +669,71 @@ class CompressorFilterTest {
     try (InputStream z = new ZstdInputStream(new ByteArrayInputStream(e.body()))) {
       assertThat(new String(z.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(TEXT);
     }
+  }
+
+  // ---- brotli --------------------------------------------------------------------------------
+
+  @Test
+  void brotliStreamsEachPartDecodableAndEndsAheadOfTrailers() throws IOException {
+    ResponseHeaders response = ok("content-type", "application/grpc-web", "content-length", "5000");
+    Exchange e = new Exchange(factory(brotli()), null, get("accept-encoding", "br"))
+        .headers(response, false);
+    assertThat(response.headers().get("content-encoding")).isEqualTo("br");
+    assertThat(response.headers().contains("content-length")).isFalse();
+    e.data("first part;", false);
+    BrotliCompressorTest.Decoded soFar = BrotliCompressorTest.decode(e.body());
+    assertThat(soFar.text()).isEqualTo("first part;");
+    assertThat(soFar.done()).isFalse();
+    e.data(TEXT, false).trailers();
+    BrotliCompressorTest.Decoded all = BrotliCompressorTest.decode(e.body());
+    assertThat(all.done()).as("the trailers ended the encoded stream").isTrue();
+    assertThat(all.text()).isEqualTo("first part;" + TEXT);
+    assertThat(counter("http.ingress.compressor.lib.br.compressed")).isEqualTo(1);
+    assertThat(counter("http.ingress.compressor.lib.br.total_uncompressed_bytes"))
+        .isEqualTo("first part;".length() + TEXT.length());
+    assertThat(counter("http.ingress.compressor.lib.br.total_compressed_bytes")).isEqualTo(e.body().length);
+    e.destroy();
+  }
+
+  @Test
+  void brotliEndsTheStreamOnTheLastPart() throws IOException {
+    ResponseHeaders response = ok("content-type", "text/css");
+    Exchange e = exchange(factory(brotli()), get("accept-encoding", "gzip;q=0.2, br"), response, TEXT, "tail");
+    assertThat(response.headers().get("content-encoding")).isEqualTo("br");
+    BrotliCompressorTest.Decoded d = BrotliCompressorTest.decode(e.body());
+    assertThat(d.done()).isTrue();
+    assertThat(d.text()).isEqualTo(TEXT + "tail");
+  }
+
+  @Test
+  void aBrotliStreamThatEndsEarlyGivesBackItsEncoder() {
+    Exchange e = new Exchange(factory(brotli()), null, get("accept-encoding", "br"))
+        .headers(ok("content-type", "text/plain"), false);
+    e.data(TEXT, false);
+    e.destroy();
+    e.destroy(); // idempotent: a second destroy of the native encoder would throw
+  }
+
+  @Test
+  void theClientsPreferenceChoosesBetweenGzipAndBrotli() throws IOException {
+    List<CompressorFactory> chain = chain("gz", gzip(response()), "br", brotli());
+    for (String accept : List.of("gzip;q=1, br;q=0.5", "br;q=0.5, gzip", "br;q=0.5, gzip;q=0.9")) {
+      ResponseHeaders response = ok("content-type", "text/html");
+      new Exchange(chain.get(1), null, get("accept-encoding", accept)).headers(response, false).destroy();
+      Exchange gz = new Exchange(chain.get(0), null, get("accept-encoding", accept)).headers(response, false)
+          .data(TEXT, true);
+      gz.destroy();
+      assertThat(response.headers().get("content-encoding")).as(accept).isEqualTo("gzip");
+      assertThat(gunzip(gz.body())).isEqualTo(TEXT);
+    }
+    ResponseHeaders response = ok("content-type", "text/html");
+    Exchange br = new Exchange(chain.get(1), null, get("accept-encoding", "gzip;q=0.5, br"))
+        .headers(response, false).data(TEXT, true);
+    br.destroy();
+    new Exchange(chain.get(0), null, get("accept-encoding", "gzip;q=0.5, br")).headers(response, false).destroy();
+    assertThat(response.headers().get("content-encoding")).isEqualTo("br");
+    assertThat(BrotliCompressorTest.decode(br.body()).text()).isEqualTo(TEXT);
+    assertThat(counter("http.ingress.compressor.lib.br.header_compressor_overshadowed")).isEqualTo(3);
+    assertThat(counter("http.ingress.compressor.lib.br.header_compressor_used")).isEqualTo(1);
   }
 }
