@@ -178,12 +178,12 @@ public final class Tracer {
     RequestSpan span;
     if (incoming.hasSpan()) {
       boolean shared = sharedSpanContext && !egress; // Envoy's Zipkin tracer: an egress span is a child
-      span = new RequestSpan(this, random, kind, incoming.traceIdHigh(), incoming.traceIdLow(),
+      span = new RequestSpan(this, random, kind, false, incoming.traceIdHigh(), incoming.traceIdLow(),
           shared ? incoming.spanId() : newId(random), shared ? incoming.parentId() : incoming.spanId(), sampled,
           shared, incoming.w3c(), name, now, startEpochMicros);
     } else {
       long id = newId(random);
-      span = new RequestSpan(this, random, kind, traceId128Bit ? newId(random) : 0, id, id,
+      span = new RequestSpan(this, random, kind, false, traceId128Bit ? newId(random) : 0, id, id,
           0, sampled, false, w3cOnly, name, now, startEpochMicros);
     }
     span.tag("node_id", nodeId);

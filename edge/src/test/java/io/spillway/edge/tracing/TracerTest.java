@@ -258,6 +258,17 @@ class TracerTest {
     assertThat(reported).containsExactly(span);
     assertThat(span.tag("component")).isEqualTo("proxy");
 
+    // With spawn_upstream_span, each try still gets its own CLIENT child; the egress span is not one of them.
+    Tracer spawning = tracer(egress(config(TracingConfig.ALL, true, true, List.of())));
+    RequestSpan outbound = spawning.startDownstream(request(), info(), null, random);
+    RequestSpan upstreamTry = (RequestSpan) outbound.spawnUpstream("backend");
+    assertThat(upstreamTry).isNotSameAs(outbound);
+    assertThat(upstreamTry.parentId()).isEqualTo(outbound.id());
+    outbound.finishUpstream("127.0.0.1:8080", "HTTP/1.1", 200, 0);
+    assertThat(outbound.finished()).isFalse();
+    upstreamTry.finishUpstream("127.0.0.1:8080", "HTTP/1.1", 200, 0);
+    assertThat(upstreamTry.tag("upstream_cluster")).isEqualTo("backend");
+
     Tracer ingress = tracer(config(TracingConfig.ALL, true, false, List.of()));
     RequestSpan server = ingress.startDownstream(request("x-b3-traceid", "463ac35c9f6413ad",
         "x-b3-spanid", "a2fb4a1d1a96d312"), info(), null, random);
