@@ -73,7 +73,8 @@ final class HttpConnectionManagerTranslator {
     this.adsAvailable = adsAvailable;
   }
 
-  HttpConnectionManagerConfig translate(HttpConnectionManager hcm, FieldPath path) throws ConfigException {
+  HttpConnectionManagerConfig translate(HttpConnectionManager hcm, TracingConfig.OperationName operationName,
+      FieldPath path) throws ConfigException {
     HCM.check(hcm, path);
     if (hcm.getStatPrefix().isEmpty()) {
       throw new ConfigException(path.field("stat_prefix"), "stat_prefix is required");
@@ -156,7 +157,8 @@ final class HttpConnectionManagerTranslator {
         ? hcm.getGenerateRequestId().getValue() : defaults.generateRequestId();
     String serverName = hcm.getServerName().isEmpty() ? defaults.serverName() : hcm.getServerName();
     Optional<TracingConfig> tracing = hcm.hasTracing()
-        ? Optional.of(TracingTranslator.translate(hcm.getTracing(), registry, routes::knowsCluster, path.field("tracing")))
+        ? Optional.of(TracingTranslator.translate(hcm.getTracing(), registry, routes::knowsCluster, operationName,
+            path.field("tracing")))
         : Optional.empty();
     LocalReplyConfig localReply = hcm.hasLocalReplyConfig()
         ? LocalReplyTranslator.translate(hcm.getLocalReplyConfig(), path.field("local_reply_config"))

@@ -117,9 +117,13 @@ final class ListenerTranslator {
     HttpConnectionManagerConfig[] hcm = {null};
     FieldPath[] hcmPath = {null};
     Map<FilterChainMatch, FieldPath> matches = new HashMap<>();
+    // Envoy's HCM config: an OUTBOUND listener's connection manager makes egress spans.
+    TracingConfig.OperationName operationName =
+        l.getTrafficDirection() == io.envoyproxy.envoy.config.core.v3.TrafficDirection.OUTBOUND
+            ? TracingConfig.OperationName.EGRESS : TracingConfig.OperationName.INGRESS;
     for (int i = 0; i < l.getFilterChainsCount(); i++) {
       FieldPath chainPath = chainsPath.index(i);
-      FilterChainConfig chain = filterChain(l.getFilterChains(i), chainPath, false, hcm, hcmPath);
+      FilterChainConfig chain = filterChain(l.getFilterChains(i), chainPath, false, operationName, hcm, hcmPath);
       FieldPath same = matches.putIfAbsent(chain.match(), chainPath);
       if (same != null) {
         // Envoy: "multiple filter chains with the same matching rules are defined".
@@ -129,14 +133,9 @@ final class ListenerTranslator {
       chains.add(chain);
     }
     Optional<FilterChainConfig> defaultChain = l.hasDefaultFilterChain()
-        ? Optional.of(filterChain(l.getDefaultFilterChain(), path.field("default_filter_chain"), true, hcm, hcmPath))
+        ? Optional.of(filterChain(l.getDefaultFilterChain(), path.field("default_filter_chain"), true, operationName,
+            hcm, hcmPath))
         : Optional.empty();
-    if (hcm[0] != null && hcm[0].tracing().isPresent()
-        && l.getTrafficDirection() == io.envoyproxy.envoy.config.core.v3.TrafficDirection.OUTBOUND) {
-      // Envoy would make egress spans (CLIENT, "egress <host>"); the edge only makes ingress ones.
-      throw new ConfigException(hcmPath[0].field("tracing"),
-          "tracing on a listener with traffic_direction OUTBOUND (egress spans) is not supported");
-    }
     return new ListenerConfig(name, address, bufferLimit, l.getIgnoreGlobalConnLimit(), chains, defaultChain,
         hcm[0], accessLogs, inspection);
   }
@@ -146,7 +145,8 @@ final class ListenerTranslator {
    * is refused (one connection manager per listener).
    */
   private FilterChainConfig filterChain(FilterChain chain, FieldPath chainPath, boolean isDefault,
-      HttpConnectionManagerConfig[] hcm, FieldPath[] hcmPath) throws ConfigException {
+      TracingConfig.OperationName operationName, HttpConnectionManagerConfig[] hcm, FieldPath[] hcmPath)
+      throws ConfigException {
     FILTER_CHAIN.check(chain, chainPath);
     FilterChainMatch match = FilterChainMatch.ANY;
     if (chain.hasFilterChainMatch()) {
@@ -188,7 +188,7 @@ final class ListenerTranslator {
     }
     HttpConnectionManager proto = registry.unpack(filter.getTypedConfig(), HttpConnectionManager.class,
         Category.NETWORK_FILTER, configPath);
-    HttpConnectionManagerConfig translated = hcmTranslator.translate(proto, configPath);
+    HttpConnectionManagerConfig translated = hcmTranslator.translate(proto, operationName, configPath);
     if (hcm[0] != null && !hcm[0].equals(translated)) {
       throw new ConfigException(configPath, "a listener has one HTTP connection manager: this one differs from "
           + hcmPath[0] + " (several HTTP connection managers per listener are not supported yet)");

@@ -18,9 +18,11 @@ import java.util.Objects;
  * @param spawnUpstreamSpan {@code spawn_upstream_span}: a CLIENT span per upstream try, child of
  *     the downstream span (default false)
  * @param provider {@code provider}: where the spans go
+ * @param operationName the listener's {@code traffic_direction}: {@link OperationName#EGRESS} for
+ *     {@code OUTBOUND}, else {@link OperationName#INGRESS} (Envoy's {@code Tracing::OperationName})
  */
 public record TracingConfig(int clientSampling, int randomSampling, int overallSampling, int maxPathTagLength,
-    List<CustomTag> customTags, boolean spawnUpstreamSpan, Provider provider) {
+    List<CustomTag> customTags, boolean spawnUpstreamSpan, Provider provider, OperationName operationName) {
 
   /** 100 % in parts per ten thousand. */
   public static final int ALL = 10_000;
@@ -30,6 +32,21 @@ public record TracingConfig(int clientSampling, int randomSampling, int overallS
   public TracingConfig {
     customTags = List.copyOf(customTags);
     Objects.requireNonNull(provider, "provider");
+    Objects.requireNonNull(operationName, "operationName");
+  }
+
+  /**
+   * Which way the connection manager's requests go, from its listener's {@code traffic_direction}
+   * (Envoy's {@code Tracing::OperationName}).
+   */
+  public enum OperationName {
+    /** The request comes in to the service behind the edge: a SERVER span named {@code ingress}. */
+    INGRESS,
+    /**
+     * The request goes out from a local service ({@code traffic_direction: OUTBOUND}): a CLIENT
+     * span named {@code egress <host>}.
+     */
+    EGRESS
   }
 
   /** Where spans are sent: the tracer extension and its config. */
@@ -49,16 +66,41 @@ public record TracingConfig(int clientSampling, int randomSampling, int overallS
       boolean traceId128Bit, boolean sharedSpanContext) implements Provider {}
 
   /**
-   * {@code envoy.tracers.opentelemetry} with {@code http_service}: OTLP/HTTP (protobuf) to a cluster.
+   * {@code envoy.tracers.opentelemetry}: OTLP to a cluster of the edge.
+   *
+   * @param export {@code http_service} (OTLP/HTTP) or {@code grpc_service} (OTLP/gRPC)
+   * @param serviceName {@code service_name}: the spans' resource {@code service.name}
+   *     (Envoy's default {@code unknown_service:envoy})
+   */
+  public record OpenTelemetry(OtlpExport export, String serviceName) implements Provider {
+    public OpenTelemetry {
+      Objects.requireNonNull(export, "export");
+    }
+  }
+
+  /** How OTLP spans leave the edge. */
+  public sealed interface OtlpExport permits OtlpHttp, OtlpGrpc {}
+
+  /**
+   * {@code http_service}: OTLP/HTTP (protobuf) POSTed to a cluster's first host.
    *
    * @param cluster {@code http_service.http_uri.cluster}: the cluster whose hosts receive the spans
    * @param path the path of {@code http_service.http_uri.uri}, e.g. {@code /v1/traces}
    * @param timeout {@code http_service.http_uri.timeout}
-   * @param serviceName {@code service_name}: the spans' resource {@code service.name}
-   *     (Envoy's default {@code unknown_service:envoy})
    */
-  public record OpenTelemetry(String cluster, String path, java.time.Duration timeout, String serviceName)
-      implements Provider {}
+  public record OtlpHttp(String cluster, String path, java.time.Duration timeout) implements OtlpExport {}
+
+  /**
+   * {@code grpc_service}: OTLP/gRPC ({@code TraceService/Export}) over the edge's gRPC channel to
+   * an {@code envoy_grpc} cluster, with the service's {@code initial_metadata} on every call.
+   *
+   * @param service the {@code grpc_service}; its {@code timeout} is each call's deadline (unset: none)
+   */
+  public record OtlpGrpc(GrpcServiceConfig service) implements OtlpExport {
+    public OtlpGrpc {
+      Objects.requireNonNull(service, "service");
+    }
+  }
 
   /**
    * One {@code custom_tags} entry: a tag set on every downstream span when its value is not empty.

@@ -15,8 +15,9 @@ import java.util.function.Predicate;
 /**
  * The connection manager's {@code tracing} → {@link TracingConfig}. The provider must be
  * {@code envoy.tracers.zipkin} with {@code collector_endpoint_version: HTTP_JSON}, or
- * {@code envoy.tracers.opentelemetry} with {@code http_service}; {@code verbose}, metadata custom
- * tags, OTLP over gRPC and the other providers and endpoint versions are refused with their path.
+ * {@code envoy.tracers.opentelemetry} with {@code http_service} or {@code grpc_service}
+ * ({@code envoy_grpc}); {@code verbose}, metadata custom tags, {@code google_grpc} and the other
+ * providers and endpoint versions are refused with their path.
  */
 final class TracingTranslator {
 
@@ -36,9 +37,11 @@ final class TracingTranslator {
 
   /**
    * @param knowsCluster whether a cluster of that name exists (the collector's)
+   * @param operationName from the listener's {@code traffic_direction}
    */
   static TracingConfig translate(HttpConnectionManager.Tracing t, ExtensionRegistry registry,
-      Predicate<String> knowsCluster, FieldPath path) throws ConfigException {
+      Predicate<String> knowsCluster, TracingConfig.OperationName operationName, FieldPath path)
+      throws ConfigException {
     TRACING.check(t, path);
     if (t.getVerbose()) {
       throw new ConfigException(path.field("verbose"), "verbose span annotations are not supported");
@@ -55,7 +58,7 @@ final class TracingTranslator {
       throw new ConfigException(path.field("provider"), "provider is required");
     }
     TracingConfig.Provider provider = provider(t.getProvider(), registry, knowsCluster, path.field("provider"));
-    return new TracingConfig(client, random, overall, maxPath, tags, spawn, provider);
+    return new TracingConfig(client, random, overall, maxPath, tags, spawn, provider, operationName);
   }
 
   /** A {@code Percent}, in [0, 100], as parts per ten thousand; unset is 100 %. */
@@ -126,21 +129,33 @@ final class TracingTranslator {
   }
 
   private static final SupportedFields OTEL_FIELDS = SupportedFields.of(
-      io.envoyproxy.envoy.config.trace.v3.OpenTelemetryConfig.getDescriptor(), "http_service", "service_name");
+      io.envoyproxy.envoy.config.trace.v3.OpenTelemetryConfig.getDescriptor(), "http_service", "grpc_service",
+      "service_name");
   private static final SupportedFields HTTP_SERVICE = SupportedFields.of(
       io.envoyproxy.envoy.config.core.v3.HttpService.getDescriptor(), "http_uri");
   private static final SupportedFields HTTP_URI = SupportedFields.of(
       io.envoyproxy.envoy.config.core.v3.HttpUri.getDescriptor(), "uri", "cluster", "timeout");
 
-  /** {@code OpenTelemetryConfig} with {@code http_service} (OTLP/HTTP); {@code grpc_service} is refused. */
+  /**
+   * {@code OpenTelemetryConfig} with {@code http_service} (OTLP/HTTP) or {@code grpc_service}
+   * (OTLP/gRPC, {@code envoy_grpc} only), one of the two.
+   */
   private static TracingConfig.OpenTelemetry openTelemetry(io.envoyproxy.envoy.config.trace.v3.OpenTelemetryConfig o,
       Predicate<String> knowsCluster, FieldPath path) throws ConfigException {
-    if (o.hasGrpcService()) {
-      throw new ConfigException(path.field("grpc_service"), "OTLP over gRPC is not supported (use http_service)");
-    }
     OTEL_FIELDS.check(o, path);
+    String service = o.getServiceName().isEmpty() ? "unknown_service:envoy" : o.getServiceName();
+    if (o.hasGrpcService()) {
+      if (o.hasHttpService()) {
+        // Envoy: "OpenTelemetry Tracer cannot have both gRPC and HTTP exporters configured".
+        throw new ConfigException(path.field("http_service"),
+            "http_service and grpc_service cannot both be set (one exporter)");
+      }
+      GrpcServiceConfig grpc = GrpcServiceTranslator.envoyGrpc(o.getGrpcService(), knowsCluster,
+          path.field("grpc_service"));
+      return new TracingConfig.OpenTelemetry(new TracingConfig.OtlpGrpc(grpc), service);
+    }
     if (!o.hasHttpService()) {
-      throw new ConfigException(path.field("http_service"), "http_service is required");
+      throw new ConfigException(path.field("http_service"), "http_service or grpc_service is required");
     }
     FieldPath servicePath = path.field("http_service");
     HTTP_SERVICE.check(o.getHttpService(), servicePath);
@@ -159,8 +174,8 @@ final class TracingTranslator {
     }
     java.time.Duration timeout = ProtoValues.positiveDuration(true, uri.getTimeout(), uriPath.field("timeout"),
         java.time.Duration.ofSeconds(1));
-    String service = o.getServiceName().isEmpty() ? "unknown_service:envoy" : o.getServiceName();
-    return new TracingConfig.OpenTelemetry(uri.getCluster(), uriPathAndQuery, timeout, service);
+    return new TracingConfig.OpenTelemetry(new TracingConfig.OtlpHttp(uri.getCluster(), uriPathAndQuery, timeout),
+        service);
   }
 
   /** The path of an {@code http://host[:port]/path} URI (the host is the cluster's): {@code /} when it has none. */

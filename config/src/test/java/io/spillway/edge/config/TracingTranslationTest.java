@@ -175,16 +175,15 @@ class TracingTranslationTest {
         http_service:
           http_uri: {uri: "http://otel:4318/v1/traces", cluster: zipkin, timeout: 2s}
         """));
-    assertThat(t.provider()).isEqualTo(
-        new TracingConfig.OpenTelemetry("zipkin", "/v1/traces", java.time.Duration.ofSeconds(2), "edge"));
+    assertThat(t.provider()).isEqualTo(new TracingConfig.OpenTelemetry(
+        new TracingConfig.OtlpHttp("zipkin", "/v1/traces", java.time.Duration.ofSeconds(2)), "edge"));
+    assertThat(t.operationName()).isEqualTo(TracingConfig.OperationName.INGRESS);
     assertThat(((TracingConfig.OpenTelemetry) translate(otel("""
         http_service:
           http_uri: {uri: "http://otel", cluster: zipkin, timeout: 1s}
         """)).provider()).serviceName()).isEqualTo("unknown_service:envoy");
-    otel("""
-        grpc_service: {envoy_grpc: {cluster_name: zipkin}}
-        """).rejects(TRACING + ".provider.typed_config.grpc_service: OTLP over gRPC is not supported (use http_service)");
-    otel("service_name: edge").rejects(TRACING + ".provider.typed_config.http_service: http_service is required");
+    otel("service_name: edge").rejects(TRACING + ".provider.typed_config.http_service: "
+        + "http_service or grpc_service is required");
     otel("""
         http_service:
           http_uri: {uri: "http://otel/v1/traces", cluster: nowhere, timeout: 1s}
@@ -203,9 +202,59 @@ class TracingTranslationTest {
   }
 
   @Test
-  void egressSpansAreRefused() {
-    tracing("", VALID_ZIPKIN).listener("traffic_direction: OUTBOUND\n").rejects(TRACING
-        + ": tracing on a listener with traffic_direction OUTBOUND (egress spans) is not supported");
+  void openTelemetryOverGrpcToAnEnvoyGrpcCluster() throws Exception {
+    // The form of Envoy's own examples.
+    TracingConfig t = translate(otel("""
+        grpc_service:
+          envoy_grpc: {cluster_name: zipkin}
+          timeout: 0.250s
+          initial_metadata: [{key: X-Tenant, value: edge}]
+        service_name: edge
+        """));
+    assertThat(t.provider()).isEqualTo(new TracingConfig.OpenTelemetry(new TracingConfig.OtlpGrpc(
+        new GrpcServiceConfig("zipkin", "zipkin", java.util.Optional.of(java.time.Duration.ofMillis(250)),
+            List.of(new GrpcServiceConfig.Metadata("x-tenant", "edge")))), "edge"));
+    assertThat(((TracingConfig.OtlpGrpc) ((TracingConfig.OpenTelemetry) translate(otel("""
+        grpc_service: {envoy_grpc: {cluster_name: zipkin, authority: otel.local}}
+        """)).provider()).export()).service()).isEqualTo(
+        new GrpcServiceConfig("zipkin", "otel.local", java.util.Optional.empty(), List.of()));
+
+    String grpc = TRACING + ".provider.typed_config.grpc_service";
+    otel("""
+        grpc_service: {envoy_grpc: {cluster_name: nowhere}, timeout: 1s}
+        """).rejects(grpc + ".envoy_grpc.cluster_name: unknown cluster \"nowhere\" (no cluster of that name is configured)");
+    otel("""
+        grpc_service: {timeout: 1s}
+        """).rejects(grpc + ".envoy_grpc: envoy_grpc is required");
+    otel("""
+        grpc_service: {google_grpc: {target_uri: "127.0.0.1:4317", stat_prefix: otel}}
+        """).rejects(grpc + ".google_grpc: google_grpc is not supported (use envoy_grpc with a cluster of the edge)");
+    otel("""
+        grpc_service: {envoy_grpc: {cluster_name: zipkin}, timeout: -1s}
+        """).rejects(grpc + ".timeout: must not be negative");
+    otel("""
+        grpc_service: {envoy_grpc: {cluster_name: zipkin}, retry_policy: {num_retries: 2}}
+        """).rejects(grpc + ".retry_policy: retry_policy is not supported");
+    otel("""
+        grpc_service: {envoy_grpc: {cluster_name: zipkin}}
+        http_service:
+          http_uri: {uri: "http://otel/v1/traces", cluster: zipkin, timeout: 1s}
+        """).rejects(TRACING + ".provider.typed_config.http_service: http_service and grpc_service cannot both be set "
+        + "(one exporter)");
+  }
+
+  @Test
+  void anOutboundListenerMakesEgressSpans() throws Exception {
+    TracingConfig zipkin = tracing("", VALID_ZIPKIN).listener("traffic_direction: OUTBOUND\n").translate()
+        .listeners().get(0).hcm().tracing().orElseThrow();
+    assertThat(zipkin.operationName()).isEqualTo(TracingConfig.OperationName.EGRESS);
+    TracingConfig otlp = otel("""
+        grpc_service: {envoy_grpc: {cluster_name: zipkin}, timeout: 0.250s}
+        """).listener("traffic_direction: OUTBOUND\n").translate().listeners().get(0).hcm().tracing().orElseThrow();
+    assertThat(otlp.operationName()).isEqualTo(TracingConfig.OperationName.EGRESS);
+    assertThat(translate(tracing("", VALID_ZIPKIN).listener("traffic_direction: INBOUND\n")).operationName())
+        .isEqualTo(TracingConfig.OperationName.INGRESS);
+    assertThat(translate(tracing("", VALID_ZIPKIN)).operationName()).isEqualTo(TracingConfig.OperationName.INGRESS);
   }
 
   @Test

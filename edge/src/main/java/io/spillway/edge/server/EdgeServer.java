@@ -209,7 +209,7 @@ public final class EdgeServer implements AdminContext {
       var c = clusterManager.get(name);
       return c == null ? java.util.List.of()
           : c.hosts().hosts().stream().map(io.spillway.edge.upstream.Host::address).toList();
-    }, runtime::snapshot, new io.spillway.edge.tracing.Tracers.LocalNode(config.node().id(), config.node().cluster(),
+    }, grpcChannels::channel, runtime::snapshot, new io.spillway.edge.tracing.Tracers.LocalNode(config.node().id(), config.node().cluster(),
         config.node().zone()));
     listenerAssembler = new ListenerAssembler(new ListenerAssembler.Parts(stats.rootScope(), this.workers, clusters,
         guards, admission, rateLimits, drain, httpOverload, listenerOverload, accessLogs,
@@ -510,14 +510,14 @@ public final class EdgeServer implements AdminContext {
     shutdownGroup(acceptors);
     shutdownGroup(workerGroup);
     shutdownGroup(healthCheckGroup);
+    if (tracers != null) {
+      tracers.close(); // after the loops: the last spans are queued; before the gRPC channels (OTLP/gRPC)
+    }
     if (grpcChannels != null) {
       grpcChannels.close(); // after the workers: no check or rate limit call starts any more
     }
     if (fleetCounter != null) {
       fleetCounter.close(); // after the workers, as the gRPC channels
-    }
-    if (tracers != null) {
-      tracers.close(); // after the loops: the last spans are queued
     }
     if (accessLogs != null) {
       accessLogs.close(); // after the loops: the connections' last lines are in

@@ -37,7 +37,8 @@ import java.util.function.Supplier;
  * every change (attributes, name, end), and its {@code BatchSpanProcessor} is fed by them: on a
  * worker that is a lock per request, which the hot path does not allow. So the spans are the
  * edge's plain {@link RequestSpan}s, collected without locks, and become {@link SpanData} only
- * here, off the workers. Stats under {@code tracing.opentelemetry.}: Envoy's {@code spans_sent},
+ * here, off the workers. ({@link OtlpGrpcReporter} is the {@code grpc_service} form.) Stats under
+ * {@code tracing.opentelemetry.}, shared by both forms: Envoy's {@code spans_sent},
  * {@code timer_flushed} and {@code spans_dropped} (queue full), and the edge's
  * {@code reports_failed} (the export did not succeed) and {@code reports_skipped_no_cluster}.
  */
@@ -55,14 +56,15 @@ public final class OtlpReporter extends BatchingReporter {
 
   private static final InstrumentationScopeInfo SCOPE = InstrumentationScopeInfo.create("spillway");
 
-  private final TracingConfig.OpenTelemetry config;
+  private final TracingConfig.OtlpHttp config;
   private final Supplier<List<InetSocketAddress>> hosts;
   private final Stats stats;
   private final Resource resource;
   private InetSocketAddress exporterHost; // reporter thread only
   private OtlpHttpSpanExporter exporter; // reporter thread only
 
-  public OtlpReporter(TracingConfig.OpenTelemetry config, Supplier<List<InetSocketAddress>> hosts,
+  /** @param serviceName the resource's {@code service.name} */
+  public OtlpReporter(TracingConfig.OtlpHttp config, String serviceName, Supplier<List<InetSocketAddress>> hosts,
       Supplier<RuntimeSnapshot> runtime, Stats stats, int capacity) {
     super("spillway-otlp:" + config.cluster(), "tracing.opentelemetry", runtime, stats.timerFlushed(),
         stats.spansDropped(), capacity);
@@ -70,7 +72,7 @@ public final class OtlpReporter extends BatchingReporter {
     this.hosts = hosts;
     this.stats = stats;
     this.resource = Resource.getDefault().merge(Resource.create(
-        Attributes.of(AttributeKey.stringKey("service.name"), config.serviceName())));
+        Attributes.of(AttributeKey.stringKey("service.name"), serviceName)));
     start();
   }
 

@@ -18,6 +18,8 @@ public final class RequestSpan implements ActiveSpan {
   private final Tracer tracer;
   private final RandomGenerator random;
   private final Kind kind;
+  /** An upstream try's span (spawn_upstream_span), not the request's downstream span (which may be CLIENT too: egress). */
+  private final boolean upstream;
   private final long traceIdHigh;
   private final long traceIdLow;
   private final long id;
@@ -36,12 +38,13 @@ public final class RequestSpan implements ActiveSpan {
   private String propagatedOperation;
   private boolean finished;
 
-  RequestSpan(Tracer tracer, RandomGenerator random, Kind kind, long traceIdHigh, long traceIdLow, long id,
+  RequestSpan(Tracer tracer, RandomGenerator random, Kind kind, boolean upstream, long traceIdHigh, long traceIdLow, long id,
       long parentId, boolean sampled, boolean shared, boolean w3c, String name, long startNanos,
       long startEpochMicros) {
     this.tracer = tracer;
     this.random = random;
     this.kind = kind;
+    this.upstream = upstream;
     this.traceIdHigh = traceIdHigh;
     this.traceIdLow = traceIdLow;
     this.id = id;
@@ -98,11 +101,11 @@ public final class RequestSpan implements ActiveSpan {
 
   @Override
   public ActiveSpan spawnUpstream(String cluster) {
-    if (kind != Kind.SERVER || !tracer.spawnsUpstreamSpans()) {
+    if (upstream || !tracer.spawnsUpstreamSpans()) {
       return this;
     }
     long now = System.nanoTime();
-    RequestSpan child = new RequestSpan(tracer, random, Kind.CLIENT, traceIdHigh, traceIdLow, Tracer.newId(random),
+    RequestSpan child = new RequestSpan(tracer, random, Kind.CLIENT, true, traceIdHigh, traceIdLow, Tracer.newId(random),
         id, sampled, false, w3c, "router " + cluster + " egress", now,
         startEpochMicros + (now - startNanos) / 1000);
     child.upstreamCluster = cluster;
@@ -111,7 +114,7 @@ public final class RequestSpan implements ActiveSpan {
 
   @Override
   public void finishUpstream(String upstreamAddress, String protocol, int status, int responseFlags) {
-    if (kind != Kind.CLIENT || finished) {
+    if (!upstream || finished) {
       return;
     }
     tag("http.protocol", protocol);

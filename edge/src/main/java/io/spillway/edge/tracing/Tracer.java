@@ -34,10 +34,18 @@ import java.util.random.RandomGenerator;
  * traced only when its caller's sampled flag says so. A B3 or W3C sampled flag from the caller
  * wins over the local decision, as in Envoy's Zipkin tracer.
  *
- * <p>The downstream span is a SERVER span named {@code ingress} (Envoy's ingress operation name),
- * or the route's decorator operation, or the request's {@code x-envoy-decorator-operation} (which
- * is then removed). With {@code shared_span_context} (the default) a continued span keeps the
- * caller's span id and parent, Zipkin's shared span model; otherwise it is the caller's child.
+ * <p>The downstream span of an ingress connection manager is a SERVER span named {@code ingress}
+ * (Envoy's ingress operation name), or the route's decorator operation, or the request's
+ * {@code x-envoy-decorator-operation} (which is then removed); a decorator that propagates names
+ * the operation in the response's {@code x-envoy-decorator-operation}. With
+ * {@code shared_span_context} (the default) a continued span keeps the caller's span id and
+ * parent, Zipkin's shared span model; otherwise it is the caller's child.
+ *
+ * <p>That of an egress one (its listener's {@code traffic_direction} is {@code OUTBOUND}) is, as
+ * in Envoy, a CLIENT span named {@code egress <host>} (the request's :authority), or the route's
+ * decorator operation, and always the caller's child (never shared); a decorator that propagates
+ * sends its operation upstream in {@code x-envoy-decorator-operation}, and the response's
+ * {@code x-envoy-decorator-operation} renames the span and is removed. The tags are the same.
  *
  * <p>With OpenTelemetry, as Envoy's OpenTelemetry tracer: only W3C {@code traceparent} is read
  * and written (a malformed one starts a new trace), trace ids are 128 bits, spans never share ids.
@@ -74,6 +82,8 @@ public final class Tracer {
   private final boolean w3cOnly;
   private final boolean sharedSpanContext;
   private final boolean traceId128Bit;
+  /** The listener is OUTBOUND: CLIENT spans named {@code egress <host>}. */
+  private final boolean egress;
   private final String nodeId;
   private final String zone;
   private final SpanReporter reporter;
@@ -103,6 +113,7 @@ public final class Tracer {
         this.traceId128Bit = true;
       }
     }
+    this.egress = config.operationName() == TracingConfig.OperationName.EGRESS;
     this.nodeId = nodeId;
     this.zone = zone;
     this.reporter = reporter;
@@ -162,32 +173,41 @@ public final class Tracer {
     boolean sampled = incoming.sampled() != null ? incoming.sampled() : traced;
     long now = System.nanoTime();
     long startEpochMicros = (info.startEpochNanos() + (now - info.startNanos())) / 1000;
+    RequestSpan.Kind kind = egress ? RequestSpan.Kind.CLIENT : RequestSpan.Kind.SERVER;
+    String name = egress ? "egress " + request.authority() : "ingress";
     RequestSpan span;
     if (incoming.hasSpan()) {
-      boolean shared = sharedSpanContext;
-      span = new RequestSpan(this, random, RequestSpan.Kind.SERVER, incoming.traceIdHigh(), incoming.traceIdLow(),
+      boolean shared = sharedSpanContext && !egress; // Envoy's Zipkin tracer: an egress span is a child
+      span = new RequestSpan(this, random, kind, false, incoming.traceIdHigh(), incoming.traceIdLow(),
           shared ? incoming.spanId() : newId(random), shared ? incoming.parentId() : incoming.spanId(), sampled,
-          shared, incoming.w3c(), "ingress", now, startEpochMicros);
+          shared, incoming.w3c(), name, now, startEpochMicros);
     } else {
       long id = newId(random);
-      span = new RequestSpan(this, random, RequestSpan.Kind.SERVER, traceId128Bit ? newId(random) : 0, id, id,
-          0, sampled, false, w3cOnly, "ingress", now, startEpochMicros);
+      span = new RequestSpan(this, random, kind, false, traceId128Bit ? newId(random) : 0, id, id,
+          0, sampled, false, w3cOnly, name, now, startEpochMicros);
     }
     span.tag("node_id", nodeId);
     span.tag("zone", zone);
     if (decorator != null) {
       span.setName(decorator.operation());
-      if (decorator.propagate()) {
+    }
+    if (egress) {
+      // The receiving service names its server span after the decorator's operation.
+      if (decorator != null && decorator.propagate()) {
+        h.set(X_ENVOY_DECORATOR_OPERATION, decorator.operation());
+      }
+    } else {
+      if (decorator != null && decorator.propagate()) {
         span.propagateOperation(decorator.operation());
       }
-    }
-    String override = h.get(X_ENVOY_DECORATOR_OPERATION);
-    if (override != null) {
-      if (!override.isEmpty()) {
-        span.setName(override);
-        span.propagateOperation(null); // the caller named it: nothing goes back
+      String override = h.get(X_ENVOY_DECORATOR_OPERATION);
+      if (override != null) {
+        if (!override.isEmpty()) {
+          span.setName(override);
+          span.propagateOperation(null); // the caller named it: nothing goes back
+        }
+        h.remove(X_ENVOY_DECORATOR_OPERATION);
       }
-      h.remove(X_ENVOY_DECORATOR_OPERATION);
     }
     span.tag("http.url", url(request));
     return span;
@@ -259,8 +279,22 @@ public final class Tracer {
 
   // ---- the response and the end --------------------------------------------------------------------
 
-  /** An ingress span's decorated operation goes back to the caller in {@code x-envoy-decorator-operation}. */
+  /**
+   * Ingress: the span's decorated operation goes back to the caller in
+   * {@code x-envoy-decorator-operation}. Egress: the upstream's {@code x-envoy-decorator-operation}
+   * names the span and is removed, as in Envoy.
+   */
   public void onResponseHeaders(RequestSpan span, HttpHeaders responseHeaders) {
+    if (egress) {
+      String operation = responseHeaders.get(X_ENVOY_DECORATOR_OPERATION);
+      if (operation != null) {
+        if (!operation.isEmpty()) {
+          span.setName(operation);
+        }
+        responseHeaders.remove(X_ENVOY_DECORATOR_OPERATION);
+      }
+      return;
+    }
     if (span.propagatedOperation() != null) {
       responseHeaders.set(X_ENVOY_DECORATOR_OPERATION, span.propagatedOperation());
     }

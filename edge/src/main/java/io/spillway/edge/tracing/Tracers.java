@@ -1,5 +1,7 @@
 package io.spillway.edge.tracing;
 
+import io.grpc.Channel;
+import io.spillway.edge.config.GrpcServiceConfig;
 import io.spillway.edge.config.TracingConfig;
 import io.spillway.edge.runtime.RuntimeSnapshot;
 import io.spillway.edge.stats.Scope;
@@ -12,7 +14,7 @@ import java.util.function.Supplier;
 
 /**
  * The edge's tracers (Envoy's {@code TracerManager}): one reporter ({@link ZipkinReporter},
- * {@link OtlpReporter}) per distinct provider config, shared by every connection manager that names it, and a {@link Tracer}
+ * {@link OtlpReporter}, {@link OtlpGrpcReporter}) per distinct provider config, shared by every connection manager that names it, and a {@link Tracer}
  * for each connection manager. Used from the control side: configuration loads and shutdown.
  */
 public final class Tracers implements AutoCloseable {
@@ -27,16 +29,22 @@ public final class Tracers implements AutoCloseable {
   public record LocalNode(String id, String cluster, String zone) {}
 
   private final Function<String, List<InetSocketAddress>> clusterHosts;
+  private final Function<GrpcServiceConfig, Channel> grpcChannels;
   private final Supplier<RuntimeSnapshot> runtime;
   private final LocalNode node;
   private final ZipkinReporter.Stats zipkinStats;
   private final OtlpReporter.Stats otlpStats;
   private final Map<TracingConfig.Provider, BatchingReporter> reporters = new ConcurrentHashMap<>();
 
-  /** @param clusterHosts a cluster's host addresses as they are now (empty when it has none or is gone) */
-  public Tracers(Scope root, Function<String, List<InetSocketAddress>> clusterHosts, Supplier<RuntimeSnapshot> runtime,
-      LocalNode node) {
+  /**
+   * @param clusterHosts a cluster's host addresses as they are now (empty when it has none or is gone)
+   * @param grpcChannels the edge's gRPC channel to a {@code grpc_service}'s cluster, with its
+   *     initial metadata (OTLP/gRPC)
+   */
+  public Tracers(Scope root, Function<String, List<InetSocketAddress>> clusterHosts,
+      Function<GrpcServiceConfig, Channel> grpcChannels, Supplier<RuntimeSnapshot> runtime, LocalNode node) {
     this.clusterHosts = clusterHosts;
+    this.grpcChannels = grpcChannels;
     this.runtime = runtime;
     this.node = node;
     this.zipkinStats = ZipkinReporter.Stats.of(root);
@@ -48,8 +56,12 @@ public final class Tracers implements AutoCloseable {
     BatchingReporter reporter = reporters.computeIfAbsent(config.provider(), p -> switch (p) {
       case TracingConfig.Zipkin z -> new ZipkinReporter(z, node.cluster(),
           () -> clusterHosts.apply(z.collectorCluster()), runtime, zipkinStats, BatchingReporter.QUEUE_CAPACITY);
-      case TracingConfig.OpenTelemetry o -> new OtlpReporter(o, () -> clusterHosts.apply(o.cluster()), runtime,
-          otlpStats, BatchingReporter.QUEUE_CAPACITY);
+      case TracingConfig.OpenTelemetry o -> switch (o.export()) {
+        case TracingConfig.OtlpHttp http -> new OtlpReporter(http, o.serviceName(),
+            () -> clusterHosts.apply(http.cluster()), runtime, otlpStats, BatchingReporter.QUEUE_CAPACITY);
+        case TracingConfig.OtlpGrpc grpc -> new OtlpGrpcReporter(grpc, o.serviceName(),
+            grpcChannels.apply(grpc.service()), runtime, otlpStats, BatchingReporter.QUEUE_CAPACITY);
+      };
     });
     return new Tracer(config, node.id(), node.zone(), reporter, hcmScope, runtime, useRemoteAddress, System::getenv);
   }

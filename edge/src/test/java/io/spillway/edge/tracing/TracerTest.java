@@ -37,7 +37,12 @@ class TracerTest {
 
   private static TracingConfig config(int random, boolean shared, boolean spawn, List<TracingConfig.CustomTag> tags) {
     return new TracingConfig(TracingConfig.ALL, random, TracingConfig.ALL, 10, tags, spawn,
-        new TracingConfig.Zipkin("zipkin", "/api/v2/spans", "zipkin", false, shared));
+        new TracingConfig.Zipkin("zipkin", "/api/v2/spans", "zipkin", false, shared), TracingConfig.OperationName.INGRESS);
+  }
+
+  private static TracingConfig egress(TracingConfig c) {
+    return new TracingConfig(c.clientSampling(), c.randomSampling(), c.overallSampling(), c.maxPathTagLength(),
+        c.customTags(), c.spawnUpstreamSpan(), c.provider(), TracingConfig.OperationName.EGRESS);
   }
 
   private Tracer tracer(TracingConfig config, boolean useRemoteAddress) {
@@ -108,7 +113,7 @@ class TracerTest {
     // overall_sampling 0 undoes an earlier decision carried in the request id.
     RequestHeaders traced = request("x-request-id", "00000063-1111-9222-8333-444455556666");
     Tracer none = tracer(new TracingConfig(TracingConfig.ALL, TracingConfig.ALL, 0, 256, List.of(), false,
-        new TracingConfig.Zipkin("zipkin", "/api/v2/spans", "zipkin", false, true)));
+        new TracingConfig.Zipkin("zipkin", "/api/v2/spans", "zipkin", false, true), TracingConfig.OperationName.INGRESS));
     assertThat(none.startDownstream(traced, info(), null, random).sampled()).isFalse();
     assertThat(traced.headers().get("x-request-id")).isEqualTo(REQUEST_ID);
   }
@@ -189,7 +194,8 @@ class TracerTest {
   @Test
   void openTelemetryReadsAndWritesTraceparentOnly() {
     Tracer otel = tracer(new TracingConfig(TracingConfig.ALL, TracingConfig.ALL, TracingConfig.ALL, 256, List.of(),
-        false, new TracingConfig.OpenTelemetry("otel", "/v1/traces", java.time.Duration.ofSeconds(1), "edge")));
+        false, new TracingConfig.OpenTelemetry(new TracingConfig.OtlpHttp("otel", "/v1/traces",
+            java.time.Duration.ofSeconds(1)), "edge"), TracingConfig.OperationName.INGRESS));
     RequestHeaders r = request("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
         "x-b3-traceid", "463ac35c9f6413ad", "x-b3-spanid", "a2fb4a1d1a96d312");
     RequestSpan span = otel.startDownstream(r, info(), null, random);
@@ -232,6 +238,64 @@ class TracerTest {
     HttpHeaders none = new DefaultHttpHeaders();
     t.onResponseHeaders(overridden, none);
     assertThat(none.contains("x-envoy-decorator-operation")).isFalse();
+  }
+
+  @Test
+  void anEgressSpanIsAClientSpanNamedAfterTheHostAndNeverShared() {
+    // shared_span_context true: an egress span is still the caller's child, as in Envoy's Zipkin tracer.
+    Tracer t = tracer(egress(config(TracingConfig.ALL, true, false, List.of())));
+    RequestHeaders r = request("x-b3-traceid", "463ac35c9f6413ad", "x-b3-spanid", "a2fb4a1d1a96d312",
+        "x-b3-sampled", "1", "x-envoy-decorator-operation", "from-caller");
+    RequestSpan span = t.startDownstream(r, info(), null, random);
+    assertThat(span.kind()).isEqualTo(RequestSpan.Kind.CLIENT);
+    assertThat(span.name()).isEqualTo("egress shop.example");
+    assertThat(span.shared()).isFalse();
+    assertThat(span.id()).isNotEqualTo(0xa2fb4a1d1a96d312L);
+    assertThat(span.parentId()).isEqualTo(0xa2fb4a1d1a96d312L);
+    // The request's operation header is not an egress span's name; it goes on upstream.
+    assertThat(r.headers().get("x-envoy-decorator-operation")).isEqualTo("from-caller");
+    t.finishDownstream(span, r, info(), System.nanoTime());
+    assertThat(reported).containsExactly(span);
+    assertThat(span.tag("component")).isEqualTo("proxy");
+
+    // With spawn_upstream_span, each try still gets its own CLIENT child; the egress span is not one of them.
+    Tracer spawning = tracer(egress(config(TracingConfig.ALL, true, true, List.of())));
+    RequestSpan outbound = spawning.startDownstream(request(), info(), null, random);
+    RequestSpan upstreamTry = (RequestSpan) outbound.spawnUpstream("backend");
+    assertThat(upstreamTry).isNotSameAs(outbound);
+    assertThat(upstreamTry.parentId()).isEqualTo(outbound.id());
+    outbound.finishUpstream("127.0.0.1:8080", "HTTP/1.1", 200, 0);
+    assertThat(outbound.finished()).isFalse();
+    upstreamTry.finishUpstream("127.0.0.1:8080", "HTTP/1.1", 200, 0);
+    assertThat(upstreamTry.tag("upstream_cluster")).isEqualTo("backend");
+
+    Tracer ingress = tracer(config(TracingConfig.ALL, true, false, List.of()));
+    RequestSpan server = ingress.startDownstream(request("x-b3-traceid", "463ac35c9f6413ad",
+        "x-b3-spanid", "a2fb4a1d1a96d312"), info(), null, random);
+    assertThat(server.kind()).isEqualTo(RequestSpan.Kind.SERVER);
+    assertThat(server.name()).isEqualTo("ingress");
+    assertThat(server.id()).isEqualTo(0xa2fb4a1d1a96d312L);
+  }
+
+  @Test
+  void anEgressDecoratorGoesUpstreamAndTheResponseRenamesTheSpan() {
+    Tracer t = tracer(egress(config(TracingConfig.ALL, true, false, List.of())));
+    RequestHeaders r = request();
+    RequestSpan span = t.startDownstream(r, info(), new Route.Decorator("checkout", true), random);
+    assertThat(span.name()).isEqualTo("checkout");
+    assertThat(r.headers().get("x-envoy-decorator-operation")).isEqualTo("checkout");
+    HttpHeaders response = new DefaultHttpHeaders().set("x-envoy-decorator-operation", "pay");
+    t.onResponseHeaders(span, response);
+    assertThat(span.name()).isEqualTo("pay");
+    assertThat(response.contains("x-envoy-decorator-operation")).isFalse();
+
+    RequestHeaders quiet = request();
+    RequestSpan unpropagated = t.startDownstream(quiet, info(), new Route.Decorator("quiet", false), random);
+    assertThat(quiet.headers().contains("x-envoy-decorator-operation")).isFalse();
+    HttpHeaders empty = new DefaultHttpHeaders().set("x-envoy-decorator-operation", "");
+    t.onResponseHeaders(unpropagated, empty);
+    assertThat(unpropagated.name()).isEqualTo("quiet");
+    assertThat(empty.contains("x-envoy-decorator-operation")).isFalse();
   }
 
   @Test
