@@ -23,11 +23,14 @@ abstract class BatchingReporter implements SpanReporter, AutoCloseable {
   static final int QUEUE_CAPACITY = 16_384;
   /** Spans in one report at most. */
   static final int MAX_BATCH = 1_000;
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(BatchingReporter.class);
 
   private final String runtimePrefix;
   private final Supplier<RuntimeSnapshot> runtime;
   private final Counter timerFlushed;
   private final Counter spansDropped;
+  /** When a failed report was last logged (the reporter's thread only). */
+  private long lastFailureLog;
   private final Queue<RequestSpan> queue;
   private final Thread thread;
   private volatile int minFlushSpans;
@@ -116,12 +119,29 @@ abstract class BatchingReporter implements SpanReporter, AutoCloseable {
     while ((span = queue.poll()) != null) {
       batch.add(span);
       if (batch.size() == MAX_BATCH) {
-        send(batch);
+        deliver(batch);
         batch = new ArrayList<>();
       }
     }
     if (!batch.isEmpty()) {
+      deliver(batch);
+    }
+  }
+
+  /**
+   * Sends one report; a reporter that throws (a span it cannot encode, a client bug) loses that
+   * report — counted as dropped spans, logged at most once a minute — and never its thread.
+   */
+  private void deliver(List<RequestSpan> batch) {
+    try {
       send(batch);
+    } catch (RuntimeException e) {
+      spansDropped.add(batch.size());
+      long now = System.nanoTime();
+      if (lastFailureLog == 0 || now - lastFailureLog >= TimeUnit.MINUTES.toNanos(1)) {
+        lastFailureLog = now;
+        LOG.warn("tracing: a report of {} spans failed and was dropped: {}", batch.size(), e.toString());
+      }
     }
   }
 }
