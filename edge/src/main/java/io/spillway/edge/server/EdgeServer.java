@@ -51,9 +51,6 @@ import org.slf4j.LoggerFactory;
 public final class EdgeServer implements AdminContext {
   private static final Logger log = LoggerFactory.getLogger(EdgeServer.class);
 
-  /** Node metadata key under which the edge reports its deployment's overload baseline. */
-  public static final String DEPLOYMENT_DEFAULTS_KEY = "spillway.deployment_defaults";
-
 
   private final EdgeConfig config;
   private final Bootstrap bootstrap;
@@ -182,7 +179,7 @@ public final class EdgeServer implements AdminContext {
         r.keyPrefix(), nanoClock)).orElse(null);
     rateLimits = new io.spillway.edge.filters.policylimit.PolicyRateLimits(stats.customScope(), nanoClock, fleetCounter);
     java.util.Set<String> guarded = new java.util.LinkedHashSet<>(config.clusters().keySet());
-    guarded.removeAll(xdsClusterNames(bootstrap));
+    guarded.removeAll(XdsBootstrap.clusterNames(bootstrap));
     guards = io.spillway.edge.guard.GuardRegistry.build(guarded, options.policy().outbound(), stats);
     policies = new PolicySources(options.policy(), options.deploymentDefaults(), admission, guards, rateLimits,
         accessLogs.policyLog(), options.accessLogDir().toAbsolutePath().normalize());
@@ -231,7 +228,7 @@ public final class EdgeServer implements AdminContext {
       dynamic = new DynamicConfiguration(this, control,
           new io.spillway.edge.config.XdsResourceTranslator(io.spillway.edge.config.ExtensionRegistry.standard()),
           config.clusters(), config.listeners().stream().map(ListenerConfig::name).collect(Collectors.toSet()),
-          xdsClusterNames(bootstrap), policies::decode);
+          XdsBootstrap.clusterNames(bootstrap), policies::decode);
       startXds(root);
     }
     stopAccepting = OverloadActions.wire(overload, config.overload(), listeners, options.concurrency(), root);
@@ -303,7 +300,7 @@ public final class EdgeServer implements AdminContext {
     if (options.xdsStateDir().isPresent()) {
       xc = xc.withStateDirectory(options.xdsStateDir().get());
     }
-    xc = withDeploymentDefaults(xc);
+    xc = XdsBootstrap.withDeploymentDefaults(xc, options.deploymentDefaults());
     xdsClient = EdgeReports.attach(new io.spillway.edge.xds.AdsClient(xc, dynamic, root), this, xc.node().getId(), root);
     xdsClient.start();
     long waitMillis = xc.initialFetchTimeout().toMillis() + 2_000;
@@ -316,40 +313,10 @@ public final class EdgeServer implements AdminContext {
     }
   }
 
-  /**
-   * The node identity with the deployment's overload baseline added under the metadata key
-   * {@code spillway.deployment_defaults} (HTTP_ADMISSION_* / HTTP_CLIENT_GUARD_* variables set in
-   * this edge's environment, canonical values), so the control plane can validate a policy against
-   * what this edge falls back to and show it.
-   */
-  private io.spillway.edge.config.XdsClientConfig withDeploymentDefaults(io.spillway.edge.config.XdsClientConfig xc) {
-    com.google.protobuf.Struct.Builder defaults = com.google.protobuf.Struct.newBuilder();
-    options.deploymentDefaults().environmentVariables().forEach((name, value) ->
-        defaults.putFields(name, com.google.protobuf.Value.newBuilder().setStringValue(value).build()));
-    io.envoyproxy.envoy.config.core.v3.Node.Builder node = xc.node().toBuilder();
-    node.getMetadataBuilder().putFields(DEPLOYMENT_DEFAULTS_KEY,
-        com.google.protobuf.Value.newBuilder().setStructValue(defaults).build());
-    return xc.withNode(node.build());
-  }
-
   /** The ADS client's state, or empty for a static edge. */
   @Override
   public java.util.Optional<io.spillway.edge.xds.XdsStatus> xdsStatus() {
     return xdsClient == null ? java.util.Optional.empty() : java.util.Optional.of(xdsClient.status());
-  }
-
-  /**
-   * The clusters that reach the xDS servers ({@code ads_config.grpc_services[].envoy_grpc}): never
-   * limited by the outbound guard.
-   */
-  private static java.util.Set<String> xdsClusterNames(Bootstrap bootstrap) {
-    if (!bootstrap.hasDynamicResources()) {
-      return java.util.Set.of();
-    }
-    return bootstrap.getDynamicResources().getAdsConfig().getGrpcServicesList().stream()
-        .filter(g -> g.hasEnvoyGrpc())
-        .map(g -> g.getEnvoyGrpc().getClusterName())
-        .collect(Collectors.toSet());
   }
 
   /** The control plane's policy, or empty when it has none for this edge (main thread). */
