@@ -3,21 +3,19 @@ package io.spillway.edge.it;
 import static io.spillway.edge.it.EdgeHarness.bootstrap;
 import static io.spillway.edge.it.EdgeHarness.cluster;
 import static io.spillway.edge.it.EdgeHarness.withHttpFilterBeforeRouter;
+import static io.spillway.edge.it.CompressedBodies.gunzip;
+import static io.spillway.edge.it.CompressedBodies.pattern;
+import static io.spillway.edge.it.CompressedBodies.unzstd;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.github.luben.zstd.ZstdInputStream;
 import io.spillway.testkit.H2cClient;
 import io.spillway.testkit.HeaderField;
 import io.spillway.testkit.OriginServer;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.zip.GZIPInputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -93,26 +91,8 @@ class CompressorIT {
     return edge.http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
   }
 
-  private static String gunzip(byte[] body) throws IOException {
-    try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(body))) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-  }
 
-  private static String unzstd(byte[] body) throws IOException {
-    try (InputStream in = new ZstdInputStream(new ByteArrayInputStream(body))) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
-  }
 
-  /** The origin's generated body: the byte at offset i is 'a' + i % 26. */
-  private static String pattern(int length) {
-    StringBuilder b = new StringBuilder(length);
-    for (int i = 0; i < length; i++) {
-      b.append((char) ('a' + i % 26));
-    }
-    return b.toString();
-  }
 
   @Test
   void http1ResponsesAreGzippedForAClientThatAcceptsGzip() throws Exception {
