@@ -82,12 +82,13 @@ public final class FleetCheckLoad {
     long start = System.nanoTime();
     long total = (long) rate * seconds;
     long sent = 0;
+    FleetCounter.Cell cell = counter.cell("bench", 1_000_000, 1_000_000);
     while (sent < total) {
       long due = Math.min(total, (System.nanoTime() - start) * rate / 1_000_000_000L + 1);
       for (; sent < due; sent++) {
         long scheduled = start + sent * 1_000_000_000L / rate;
         String key = "k" + (sent % keys);
-        counter.take("bench", key, false, 1_000_000, 1_000_000).whenComplete((answer, error) -> {
+        cell.take(key, false).whenComplete((answer, error) -> {
           long took = System.nanoTime() - scheduled;
           outcomes.get(error == null ? answer.outcome() : FleetCounter.Outcome.ERROR).increment();
           if (recorder != null) {

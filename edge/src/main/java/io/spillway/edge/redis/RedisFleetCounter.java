@@ -87,11 +87,16 @@ public final class RedisFleetCounter implements FleetCounter, AutoCloseable {
   }
 
   @Override
-  public CompletionStage<Answer> take(String limit, String value, boolean hashed, double rate, int burst) {
-    String key = prefix + "rl:" + limit + (hashed ? ":h:" + value.substring(1) : ":v:" + value);
+  public Cell cell(String limit, double rate, int burst) {
+    String keyPrefix = prefix + "rl:" + limit;
     String interval = Double.toString(1_000_000.0 / rate);
-    CompletableFuture<List<Long>> call = redis.eval(GCRA, ScriptOutputType.MULTI, new String[] {key}, interval,
-        Integer.toString(burst));
+    String burstText = Integer.toString(burst);
+    return (value, hashed) -> take(new String[] {keyPrefix + (hashed ? ":h:" + value.substring(1) : ":v:" + value)},
+        interval, burstText);
+  }
+
+  private CompletionStage<Answer> take(String[] key, String interval, String burst) {
+    CompletableFuture<List<Long>> call = redis.eval(GCRA, ScriptOutputType.MULTI, key, interval, burst);
     return call.handle((reply, error) -> {
       if (error == null) {
         return reply.get(0) == 1 ? new Answer(Outcome.ALLOWED, reply.get(1), 0) : new Answer(Outcome.REFUSED, 0, reply.get(2));

@@ -47,7 +47,7 @@ class RedisFleetCounterIT {
   }
 
   private static FleetCounter.Answer take(FleetCounter c, String value, double rate, int burst) throws Exception {
-    return c.take("per-key", value, false, rate, burst).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    return c.cell("per-key", rate, burst).take(value, false).toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
   @AfterEach
@@ -111,7 +111,7 @@ class RedisFleetCounterIT {
   void aLongValueIsKeptAsAHash() throws Exception {
     RedisRequired.check();
     RedisFleetCounter c = counter("redis://127.0.0.1:6379", TIMEOUT);
-    assertThat(c.take("per-key", "\u0000abc123:300", true, 1, 1).toCompletableFuture().get(10, TimeUnit.SECONDS)
+    assertThat(c.cell("per-key", 1, 1).take("\u0000abc123:300", true).toCompletableFuture().get(10, TimeUnit.SECONDS)
         .outcome()).isEqualTo(Outcome.ALLOWED);
     try (var client = new Redis()) {
       assertThat(client.c.sync().exists(prefix + "rl:per-key:h:abc123:300")).isEqualTo(1);

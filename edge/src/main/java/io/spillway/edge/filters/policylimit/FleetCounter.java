@@ -43,12 +43,21 @@ public interface FleetCounter {
   boolean available(long nowNanos);
 
   /**
-   * Takes one request from the shared allowance of {@code value} under {@code limit}: a generic
-   * cell rate algorithm with {@code rate} per second and {@code burst} at once. Completes normally
-   * in every case (a failure is an answer's outcome).
-   *
-   * @param value the key value as the limit's table stores it (a long value already hashed)
-   * @param hashed whether {@code value} is such a hash
+   * The shared allowance of every key value of one limit, made once when the limit is applied (so
+   * what a call sends that does not change per request is built once): a generic cell rate
+   * algorithm with {@code rate} per second and {@code burst} at once.
    */
-  CompletionStage<Answer> take(String limit, String value, boolean hashed, double rate, int burst);
+  Cell cell(String limit, double rate, int burst);
+
+  /** One limit's shared allowance. */
+  interface Cell {
+    /**
+     * Takes one request from the allowance of {@code value}. Completes normally in every case (a
+     * failure is an answer's outcome).
+     *
+     * @param value the key value as the limit's table stores it (a long value already hashed)
+     * @param hashed whether {@code value} is such a hash
+     */
+    CompletionStage<Answer> take(String value, boolean hashed);
+  }
 }

@@ -32,6 +32,7 @@ final class PolicyLimit {
   final Counter refusedEnforce;
   /** The shared count of a fleet-wide limit; null for an edge-scoped one. */
   final FleetCounter fleet;
+  private final FleetCounter.Cell fleetCell;
   final Counter fleetCalls;
   final Counter fallbackTimeout;
   final Counter fallbackError;
@@ -56,12 +57,14 @@ final class PolicyLimit {
         throw new IllegalArgumentException("rate limit " + name + " is fleet-wide but the edge has no Redis");
       }
       this.fleet = fleet;
+      this.fleetCell = fleet.cell(name, config.rate(), config.burst());
       this.fleetCalls = stats.counter("http_ratelimit_fleet_calls_total", Map.of("limit", name));
       this.fallbackTimeout = fallback(stats, "timeout");
       this.fallbackError = fallback(stats, "error");
       this.fallbackUnavailable = fallback(stats, "unavailable");
     } else {
       this.fleet = null;
+      this.fleetCell = null;
       this.fleetCalls = null;
       this.fallbackTimeout = null;
       this.fallbackError = null;
@@ -78,6 +81,12 @@ final class PolicyLimit {
 
   private Counter fallback(CustomScope stats, String reason) {
     return stats.counter("http_ratelimit_fleet_fallback_total", Map.of("limit", name, "reason", reason));
+  }
+
+  /** Takes one request from the shared allowance of {@code entry}'s key value (a fleet-wide limit only). */
+  java.util.concurrent.CompletionStage<FleetCounter.Answer> take(KeyedBuckets.Entry entry) {
+    fleetCalls.inc();
+    return fleetCell.take(entry.key, KeyedBuckets.isHash(entry.key));
   }
 
   /** A request checked on this edge alone because the shared count gave no answer of {@code outcome} (null: not asked). */

@@ -120,15 +120,13 @@ final class PolicyRateLimitFilter implements DecoderFilter {
         }
         continue;
       }
-      limit.fleetCalls.inc();
       if (limit.mode == Mode.SHADOW) {
         askInShadow(limit, entry, now);
         continue;
       }
       waitingAt = i;
       long sent = now;
-      limit.fleet.take(limit.name, entry.key, KeyedBuckets.isHash(entry.key), limit.config.rate(), limit.config.burst())
-          .whenComplete((answer, error) -> callbacks.worker().loop().execute(() -> onAnswer(limit, entry, sent,
+      limit.take(entry).whenComplete((answer, error) -> callbacks.worker().loop().execute(() -> onAnswer(limit, entry, sent,
               error == null ? answer : FleetCounter.Answer.failed(FleetCounter.Outcome.ERROR))));
       return false;
     }
@@ -171,8 +169,7 @@ final class PolicyRateLimitFilter implements DecoderFilter {
    * volatile write. A failed call falls back to the bucket on this edge, as an enforced one does.
    */
   private void askInShadow(PolicyLimit limit, KeyedBuckets.Entry entry, long sent) {
-    limit.fleet.take(limit.name, entry.key, KeyedBuckets.isHash(entry.key), limit.config.rate(), limit.config.burst())
-        .whenComplete((answer, error) -> {
+    limit.take(entry).whenComplete((answer, error) -> {
           FleetCounter.Outcome outcome = error == null ? answer.outcome() : FleetCounter.Outcome.ERROR;
           switch (outcome) {
             case ALLOWED -> { }

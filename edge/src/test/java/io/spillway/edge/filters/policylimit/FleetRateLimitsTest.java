@@ -19,7 +19,6 @@ import java.util.Deque;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -48,11 +47,13 @@ class FleetRateLimitsTest {
     }
 
     @Override
-    public CompletionStage<Answer> take(String limit, String value, boolean hashed, double rate, int burst) {
-      CompletableFuture<Answer> call = new CompletableFuture<>();
-      calls.add(call);
-      keys.add(limit + "/" + value);
-      return call;
+    public Cell cell(String limit, double rate, int burst) {
+      return (value, hashed) -> {
+        CompletableFuture<Answer> call = new CompletableFuture<>();
+        calls.add(call);
+        keys.add(limit + "/" + value);
+        return call;
+      };
     }
 
     void answer(Answer answer) {
