@@ -5,18 +5,37 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * Envoy's {@code stats_config}: the tags extracted from stat names and which stats exist.
+ * Envoy's {@code stats_config}: the tags extracted from stat names, which stats exist and the
+ * histograms' bucket bounds.
  *
  * @param useAllDefaultTags {@code use_all_default_tags} (default true)
  * @param tags {@code stats_tags}, in order
  * @param matcher {@code stats_matcher}
+ * @param histogramBuckets {@code histogram_bucket_settings}, in order: the first whose match
+ *     accepts a histogram's name gives its buckets; none, Envoy's defaults
  */
-public record StatsConfig(boolean useAllDefaultTags, List<TagSpecifier> tags, Matcher matcher) {
-  public static final StatsConfig DEFAULTS = new StatsConfig(true, List.of(), new Matcher.All());
+public record StatsConfig(boolean useAllDefaultTags, List<TagSpecifier> tags, Matcher matcher,
+    List<HistogramBuckets> histogramBuckets) {
+  public static final StatsConfig DEFAULTS = new StatsConfig(true, List.of(), new Matcher.All(), List.of());
 
   public StatsConfig {
     tags = List.copyOf(tags);
     Objects.requireNonNull(matcher, "matcher");
+    histogramBuckets = List.copyOf(histogramBuckets);
+  }
+
+  /**
+   * One {@code histogram_bucket_settings} entry.
+   *
+   * @param match tested against the stat's name before tag extraction, e.g.
+   *     {@code cluster.backend.upstream_rq_time}
+   * @param buckets the upper bounds, distinct, above 0, sorted ascending
+   */
+  public record HistogramBuckets(Route.StringMatch match, List<Double> buckets) {
+    public HistogramBuckets {
+      Objects.requireNonNull(match, "match");
+      buckets = List.copyOf(buckets);
+    }
   }
 
   /**

@@ -12,13 +12,15 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * {@code stats_config} → {@link StatsConfig}. Histogram bucket settings and stats eviction are not
+ * {@code stats_config} → {@link StatsConfig}. Stats eviction and default-tag overrides are not
  * supported and are refused.
  */
 final class StatsConfigTranslator {
   private static final SupportedFields STATS_CONFIG = SupportedFields.of(
       io.envoyproxy.envoy.config.metrics.v3.StatsConfig.getDescriptor(), "stats_tags", "use_all_default_tags",
-      "stats_matcher");
+      "stats_matcher", "histogram_bucket_settings");
+  private static final SupportedFields BUCKETS = SupportedFields.of(
+      io.envoyproxy.envoy.config.metrics.v3.HistogramBucketSettings.getDescriptor(), "match", "buckets");
   private static final SupportedFields TAG = SupportedFields.of(TagSpecifier.getDescriptor(),
       "tag_name", "regex", "fixed_value");
   private static final SupportedFields LIST = SupportedFields.of(ListStringMatcher.getDescriptor(), "patterns");
@@ -52,7 +54,38 @@ final class StatsConfigTranslator {
       });
     }
     boolean defaults = !c.hasUseAllDefaultTags() || c.getUseAllDefaultTags().getValue();
-    return new StatsConfig(defaults, tags, matcher(c, path));
+    return new StatsConfig(defaults, tags, matcher(c, path), buckets(c, path));
+  }
+
+  /** Envoy's rules: a match is required, at least one bound, each above 0 and given once; any order. */
+  private static List<StatsConfig.HistogramBuckets> buckets(io.envoyproxy.envoy.config.metrics.v3.StatsConfig c,
+      FieldPath path) throws ConfigException {
+    List<StatsConfig.HistogramBuckets> out = new ArrayList<>();
+    for (int i = 0; i < c.getHistogramBucketSettingsCount(); i++) {
+      FieldPath at = path.field("histogram_bucket_settings").index(i);
+      var setting = c.getHistogramBucketSettings(i);
+      BUCKETS.check(setting, at);
+      if (!setting.hasMatch()) {
+        throw new ConfigException(at.field("match"), "match is required");
+      }
+      Route.StringMatch match = MatchTranslator.string(setting.getMatch(), at.field("match"));
+      if (setting.getBucketsCount() == 0) {
+        throw new ConfigException(at.field("buckets"), "at least one bucket is required");
+      }
+      Set<Double> seen = new HashSet<>();
+      for (int b = 0; b < setting.getBucketsCount(); b++) {
+        double bound = setting.getBuckets(b);
+        if (!(bound > 0) || Double.isInfinite(bound)) {
+          throw new ConfigException(at.field("buckets").index(b), "a bucket must be a finite number greater than 0,"
+              + " got " + bound);
+        }
+        if (!seen.add(bound)) {
+          throw new ConfigException(at.field("buckets").index(b), "bucket " + bound + " is given twice");
+        }
+      }
+      out.add(new StatsConfig.HistogramBuckets(match, seen.stream().sorted().toList()));
+    }
+    return out;
   }
 
   private static Pattern regex(String regex, FieldPath path) throws ConfigException {

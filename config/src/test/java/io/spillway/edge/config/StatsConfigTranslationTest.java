@@ -50,9 +50,39 @@ class StatsConfigTranslationTest {
             + " tag name is not supported)");
     BootstrapYaml.minimal().top("stats_config: {stats_tags: [{tag_name: a, fixed_value: x}, {tag_name: a,"
         + " fixed_value: y}]}\n").rejects("stats_config.stats_tags[1].tag_name: tag \"a\" is specified twice");
-    BootstrapYaml.minimal().top("stats_config: {histogram_bucket_settings: [{match: {prefix: a}, buckets: [1]}]}\n")
-        .rejects("stats_config.histogram_bucket_settings: histogram_bucket_settings is not supported");
     BootstrapYaml.minimal().top("stats_config: {stats_matcher: {inclusion_list: {}}}\n")
         .rejects("stats_config.stats_matcher.inclusion_list.patterns: at least one pattern is required");
+  }
+
+  @Test
+  void readsHistogramBucketSettingsSortedInOrderOfTheRules() throws ConfigException {
+    StatsConfig c = BootstrapYaml.minimal().top("""
+        stats_config:
+          histogram_bucket_settings:
+          - match: {suffix: upstream_rq_time}
+            buckets: [250, 0.5, 10]
+          - match: {prefix: "cluster."}
+            buckets: [1]
+        """).translate().statsConfig();
+
+    assertThat(c.histogramBuckets()).containsExactly(
+        new StatsConfig.HistogramBuckets(new Route.StringMatch.Suffix("upstream_rq_time", false), List.of(0.5, 10.0, 250.0)),
+        new StatsConfig.HistogramBuckets(new Route.StringMatch.Prefix("cluster.", false), List.of(1.0)));
+  }
+
+  @Test
+  void refusesBadHistogramBucketSettingsWithThePath() {
+    BootstrapYaml.minimal().top("stats_config: {histogram_bucket_settings: [{buckets: [1]}]}\n")
+        .rejects("stats_config.histogram_bucket_settings[0].match: match is required");
+    BootstrapYaml.minimal().top("stats_config: {histogram_bucket_settings: [{match: {prefix: a}}]}\n")
+        .rejects("stats_config.histogram_bucket_settings[0].buckets: at least one bucket is required");
+    BootstrapYaml.minimal().top("stats_config: {histogram_bucket_settings: [{match: {prefix: a}, buckets: [1, 0]}]}\n")
+        .rejects("stats_config.histogram_bucket_settings[0].buckets[1]: a bucket must be a finite number greater"
+            + " than 0, got 0.0");
+    BootstrapYaml.minimal().top("stats_config: {histogram_bucket_settings: [{match: {prefix: a}, buckets: [-2]}]}\n")
+        .rejects("stats_config.histogram_bucket_settings[0].buckets[0]: a bucket must be a finite number greater"
+            + " than 0, got -2.0");
+    BootstrapYaml.minimal().top("stats_config: {histogram_bucket_settings: [{match: {prefix: a}, buckets: [1, 5, 1]}]}\n")
+        .rejects("stats_config.histogram_bucket_settings[0].buckets[2]: bucket 1.0 is given twice");
   }
 }

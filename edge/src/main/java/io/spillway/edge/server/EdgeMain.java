@@ -414,6 +414,8 @@ public final class EdgeMain implements Callable<Integer> {
           name -> out.patterns().stream().noneMatch(p -> io.spillway.edge.router.RouteMatcher.matches(p, name));
     };
     return new io.spillway.edge.stats.StatsOptions(accepts, c.useAllDefaultTags(), c.tags().stream()
-        .map(t -> new io.spillway.edge.stats.StatsOptions.CustomTag(t.name(), t.regex(), t.fixedValue())).toList());
+        .map(t -> new io.spillway.edge.stats.StatsOptions.CustomTag(t.name(), t.regex(), t.fixedValue())).toList(),
+        c.histogramBuckets().stream().map(b -> new io.spillway.edge.stats.StatsOptions.BucketRule(
+            name -> io.spillway.edge.router.RouteMatcher.matches(b.match(), name), b.buckets())).toList());
   }
 }

@@ -61,7 +61,7 @@ public final class CustomScope {
   public Histogram histogram(String name, Map<String, String> tags, Histogram.Unit unit) {
     Objects.requireNonNull(unit, "unit");
     Histogram histogram = store.register(
-        statName(name, tags), Histogram.class, statName -> new Histogram(statName, unit));
+        statName(name, tags), Histogram.class, statName -> new Histogram(statName, unit, store.options().buckets(statName.name())));
     if (histogram.unit() != unit) {
       throw new IllegalArgumentException(
           "histogram " + histogram.name() + " already exists in " + histogram.unit() + ", not " + unit);

@@ -55,6 +55,7 @@ public final class Histogram implements Stat {
 
   private final StatName statName;
   private final Unit unit;
+  private final double[] bounds;
   private static final int STRIPES = 4; // power of two
 
   private final Recorder[] recorders = new Recorder[STRIPES];
@@ -68,8 +69,14 @@ public final class Histogram implements Stat {
   private final org.HdrHistogram.Histogram[] recycled = new org.HdrHistogram.Histogram[STRIPES];
 
   Histogram(StatName statName, Unit unit) {
+    this(statName, unit, HistogramSnapshot.DEFAULT_BOUNDS);
+  }
+
+  /** @param bounds the Prometheus bucket bounds, ascending (from {@code histogram_bucket_settings}) */
+  Histogram(StatName statName, Unit unit, double[] bounds) {
     this.statName = statName;
     this.unit = unit;
+    this.bounds = bounds;
     for (int i = 0; i < STRIPES; i++) {
       recorders[i] = new Recorder(SIGNIFICANT_DIGITS);
     }
@@ -95,7 +102,7 @@ public final class Histogram implements Stat {
     readerLock.lock();
     try {
       collect();
-      HistogramSnapshot snapshot = HistogramSnapshot.of(unit, interval, cumulative);
+      HistogramSnapshot snapshot = HistogramSnapshot.of(unit, bounds, interval, cumulative);
       interval.reset();
       return snapshot;
     } finally {

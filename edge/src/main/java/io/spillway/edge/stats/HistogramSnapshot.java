@@ -21,15 +21,21 @@ public final class HistogramSnapshot {
   public static final List<Double> SUPPORTED_QUANTILES =
       List.of(0.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 100.0);
 
-  /** Envoy's default Prometheus bucket bounds, in the histogram's unit. */
+  /**
+   * Envoy's default Prometheus bucket bounds, in the histogram's unit; {@code histogram_bucket_settings}
+   * gives a histogram others.
+   */
   public static final List<Double> BUCKETS = List.of(
       0.5, 1.0, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500.0, 5000.0, 10000.0,
       30000.0, 60000.0, 300000.0, 600000.0, 1800000.0, 3600000.0);
+
+  static final double[] DEFAULT_BOUNDS = BUCKETS.stream().mapToDouble(Double::doubleValue).toArray();
 
   /** {@link #SUPPORTED_QUANTILES} in thousandths, so that ranks are computed without rounding. */
   private static final long[] QUANTILES_PER_MILLE = {0, 250, 500, 750, 900, 950, 990, 995, 999, 1000};
 
   private final Histogram.Unit unit;
+  private final double[] bounds;
   private final long intervalCount;
   private final long sampleCount;
   private final double sampleSum;
@@ -39,6 +45,7 @@ public final class HistogramSnapshot {
 
   private HistogramSnapshot(
       Histogram.Unit unit,
+      double[] bounds,
       long intervalCount,
       long sampleCount,
       double sampleSum,
@@ -46,6 +53,7 @@ public final class HistogramSnapshot {
       double[] cumulativeQuantiles,
       long[] cumulativeBucketCounts) {
     this.unit = unit;
+    this.bounds = bounds;
     this.intervalCount = intervalCount;
     this.sampleCount = sampleCount;
     this.sampleSum = sampleSum;
@@ -54,11 +62,15 @@ public final class HistogramSnapshot {
     this.cumulativeBucketCounts = cumulativeBucketCounts;
   }
 
-  /** Summarizes two histograms that no writer touches any more (the caller holds the reader lock). */
-  static HistogramSnapshot of(Histogram.Unit unit, AbstractHistogram interval, AbstractHistogram cumulative) {
+  /**
+   * Summarizes two histograms that no writer touches any more (the caller holds the reader lock),
+   * counting the cumulative values into {@code bounds} (ascending; not copied, never changed).
+   */
+  static HistogramSnapshot of(Histogram.Unit unit, double[] bounds, AbstractHistogram interval,
+      AbstractHistogram cumulative) {
     double scale = unit.scale();
     double[] cumulativeQuantiles = new double[QUANTILES_PER_MILLE.length];
-    long[] bucketCounts = new long[BUCKETS.size()];
+    long[] bucketCounts = new long[bounds.length];
     long count = cumulative.getTotalCount();
     double sum = 0;
     int nextQuantile = 0;
@@ -73,15 +85,13 @@ public final class HistogramSnapshot {
         cumulativeQuantiles[nextQuantile++] = median;
       }
       double lowest = cumulative.lowestEquivalentValue(bucketValue) / scale;
-      for (int b = 0; b < bucketCounts.length; b++) {
-        if (lowest <= BUCKETS.get(b)) {
-          bucketCounts[b] += n;
-        }
+      for (int b = bucketCounts.length - 1; b >= 0 && lowest <= bounds[b]; b--) {
+        bucketCounts[b] += n;
       }
     }
     Arrays.fill(cumulativeQuantiles, nextQuantile, cumulativeQuantiles.length, Double.NaN);
     return new HistogramSnapshot(
-        unit, interval.getTotalCount(), count, sum, quantiles(interval, scale), cumulativeQuantiles, bucketCounts);
+        unit, bounds, interval.getTotalCount(), count, sum, quantiles(interval, scale), cumulativeQuantiles, bucketCounts);
   }
 
   private static double[] quantiles(AbstractHistogram histogram, double scale) {
@@ -134,7 +144,17 @@ public final class HistogramSnapshot {
     return cumulativeQuantiles[i];
   }
 
-  /** Cumulative count of values {@code <= BUCKETS.get(i)}. */
+  /** How many buckets the histogram has (not counting {@code +Inf}). */
+  public int bucketCount() {
+    return bounds.length;
+  }
+
+  /** The upper bound of bucket {@code i}, in the histogram's unit. */
+  public double bucketBound(int i) {
+    return bounds[i];
+  }
+
+  /** Cumulative count of values {@code <= bucketBound(i)}. */
   public long cumulativeBucketCount(int i) {
     return cumulativeBucketCounts[i];
   }

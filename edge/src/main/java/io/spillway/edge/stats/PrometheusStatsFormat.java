@@ -13,8 +13,8 @@ import java.util.TreeMap;
  * <p>Families are grouped under one {@code # TYPE} line each: all counter families sorted by name,
  * then gauges (including {@link SuppliedGauge}s), then histograms; within a family, samples follow
  * the flat names' order. A sample without tags is written {@code name{} value}, as Envoy does.
- * Histograms are cumulative Prometheus histograms over {@link HistogramSnapshot#BUCKETS} in the
- * stat's unit: {@code _bucket{..,le=".."}}, {@code le="+Inf"}, {@code _sum}, {@code _count}. The
+ * Histograms are cumulative Prometheus histograms over their bucket bounds (Envoy's
+ * {@link HistogramSnapshot#BUCKETS}, or {@code histogram_bucket_settings}') in the stat's unit: {@code _bucket{..,le=".."}}, {@code le="+Inf"}, {@code _sum}, {@code _count}. The
  * filter applies to flat names, as Envoy's does.
  */
 public final class PrometheusStatsFormat {
@@ -75,8 +75,8 @@ public final class PrometheusStatsFormat {
 
   private static void histogram(StringBuilder line, Histogram histogram) {
     HistogramSnapshot snapshot = histogram.snapshot();
-    for (int i = 0; i < HistogramSnapshot.BUCKETS.size(); i++) {
-      sample(line, histogram, "_bucket", DecimalText.format(HistogramSnapshot.BUCKETS.get(i)),
+    for (int i = 0; i < snapshot.bucketCount(); i++) {
+      sample(line, histogram, "_bucket", DecimalText.format(snapshot.bucketBound(i)),
           Long.toString(snapshot.cumulativeBucketCount(i)));
     }
     String count = Long.toString(snapshot.sampleCount());

@@ -165,7 +165,7 @@ public final class Scope {
   public Histogram histogram(String name, Histogram.Unit unit) {
     Objects.requireNonNull(unit, "unit");
     Histogram histogram = store.register(
-        statName(name, name, null), Histogram.class, statName -> new Histogram(statName, unit));
+        statName(name, name, null), Histogram.class, statName -> new Histogram(statName, unit, store.options().buckets(statName.name())));
     if (histogram.unit() != unit) {
       throw new IllegalArgumentException(
           "histogram " + histogram.name() + " already exists in " + histogram.unit() + ", not " + unit);

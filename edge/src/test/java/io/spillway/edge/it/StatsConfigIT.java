@@ -11,7 +11,10 @@ import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** stats_config as Prometheus and /stats show it: an Istio-style custom tag, a fixed tag, an exclusion list. */
+/**
+ * stats_config as Prometheus and /stats show it: an Istio-style custom tag, a fixed tag, an exclusion
+ * list; histogram_bucket_settings.
+ */
 class StatsConfigIT {
   private OriginServer origin;
   private EdgeHarness edge;
@@ -53,5 +56,30 @@ class StatsConfigIT {
     assertThat(prometheus).containsPattern("envoy_listener_127_0_0_1_\\d+_downstream_cx_total\\{mesh_id=\"blue\"\\}");
     String flat = admin("/stats");
     assertThat(flat).contains("cluster.origin.upstream_rq_total: 1").doesNotContain("http2.");
+  }
+
+  @Test
+  void histogramBucketSettingsGiveTheMatchingHistogramsTheirBuckets() throws Exception {
+    origin = OriginServer.start("origin");
+    edge = EdgeHarness.start(bootstrap("""
+        - match: { prefix: "/" }
+          route: { cluster: origin }
+        """, cluster("origin", "", origin.port())) + """
+        stats_config:
+          histogram_bucket_settings:
+          - match: {suffix: upstream_rq_time}
+            buckets: [60000, 1000]
+        """);
+    for (int i = 0; i < 3; i++) {
+      assertThat(edge.get("/").statusCode()).isEqualTo(200);
+    }
+
+    String prometheus = admin("/stats/prometheus");
+    String family = "envoy_cluster_upstream_rq_time_bucket{envoy_cluster_name=\"origin\"";
+    assertThat(prometheus.lines().filter(line -> line.startsWith(family)).map(line -> line.substring(family.length())))
+        .containsExactly(",le=\"1000\"} 3", ",le=\"60000\"} 3", ",le=\"+Inf\"} 3");
+    // A histogram the rule does not match keeps Envoy's 19 default buckets.
+    assertThat(prometheus.lines().filter(line -> line.startsWith("envoy_cluster_upstream_cx_connect_ms_bucket{")))
+        .hasSize(20);
   }
 }

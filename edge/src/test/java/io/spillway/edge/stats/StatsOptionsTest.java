@@ -64,4 +64,43 @@ class StatsOptionsTest {
     assertThat(store.find("cluster.backend.upstream_rq_total")).isEmpty();
     assertThat(store.find("server.kept")).contains(kept);
   }
+
+  @Test
+  void theFirstBucketRuleThatMatchesAHistogramsFlatNameGivesItsBounds() {
+    StatsStore store = new StatsStore(new StatsOptions(n -> true, true, List.of(), List.of(
+        new StatsOptions.BucketRule(n -> n.endsWith("upstream_rq_time"), List.of(2.0, 20.0)),
+        new StatsOptions.BucketRule(n -> n.startsWith("cluster."), List.of(7.0)))));
+    Scope cluster = store.rootScope().taggedScope("cluster", "backend", Tag.CLUSTER_NAME);
+    Histogram time = cluster.histogram("upstream_rq_time", Histogram.Unit.MILLISECONDS);
+    Histogram length = cluster.histogram("upstream_cx_length_ms", Histogram.Unit.MILLISECONDS);
+    Histogram other = store.rootScope().scope("server").histogram("initialization_time_ms",
+        Histogram.Unit.MILLISECONDS);
+    Histogram custom = store.customScope().histogram("http_upstream_rq_time", java.util.Map.of(),
+        Histogram.Unit.MILLISECONDS);
+    for (long v : new long[] {1, 3, 30}) {
+      time.record(v);
+      length.record(v);
+    }
+
+    HistogramSnapshot t = time.snapshot();
+    assertThat(t.bucketCount()).isEqualTo(2);
+    assertThat(t.bucketBound(0)).isEqualTo(2.0);
+    assertThat(t.cumulativeBucketCount(0)).isEqualTo(1);
+    assertThat(t.cumulativeBucketCount(1)).isEqualTo(2); // 30 is above 20: only in +Inf
+    HistogramSnapshot l = length.snapshot();
+    assertThat(l.bucketCount()).isEqualTo(1);
+    assertThat(l.cumulativeBucketCount(0)).isEqualTo(2);
+    assertThat(other.snapshot().bucketCount()).isEqualTo(HistogramSnapshot.BUCKETS.size());
+    assertThat(custom.snapshot().bucketCount()).isEqualTo(2); // the rule sees the flat name
+  }
+
+  @Test
+  void bucketBoundsMustBeAscendingAndAboveZero() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new StatsOptions.BucketRule(n -> true, List.of(2.0, 1.0)))
+        .isInstanceOf(IllegalArgumentException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new StatsOptions.BucketRule(n -> true, List.of(0.0)))
+        .isInstanceOf(IllegalArgumentException.class);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> new StatsOptions.BucketRule(n -> true, List.of()))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
 }
