@@ -25,8 +25,8 @@ import java.util.function.LongSupplier;
  *       overload settled at tolerance × that inflated baseline (admitted calls 2–3 times the
  *       no-load time at 2× capacity in {@code bench/overload.sh}). Windows where the limit binds
  *       never raise it, so a long overload cannot creep it upwards. Two ways re-learn it when the
- *       backend itself got slower: during a congestion with the limit in use, when observed concurrency has halved
- *       since the congestion began and the mean call time fell by less than half what a queue
+ *       backend itself got slower: during a congestion with the limit in use, when observed
+ *       concurrency (smoothed over windows) has halved within a second of the congestion's start and the mean call time fell by less than half what a queue
  *       would give back ({@code 1 − 1/tolerance}), that call time is the new baseline; and when
  *       the limit has sat at {@code minLimit} with calls still too slow for
  *       {@value #REBASELINE_MILLIS} ms, the current call time becomes the baseline (the limit
@@ -44,19 +44,21 @@ import java.util.function.LongSupplier;
  * Little's law: the summed call time of the window / the window length) and the baseline {@code b}:
  *
  * <ul>
- *   <li><b>Congested</b> ({@code rtt > tolerance × b}): {@code estimate = n × tolerance × b / rtt},
- *       at least {@code limit / 2}. This is the Vegas / BBR reading of the window: {@code n × b /
- *       rtt} is the throughput times the unloaded call time, i.e. the concurrency the server absorbs
- *       without queueing; {@code tolerance} lets in flight exceed that until calls are
- *       {@code tolerance} times slower than usual. Because it is computed from what was observed
+ *   <li><b>Congested</b> ({@code rtt > a × b}, where the aim {@code a = 1 + (tolerance − 1) / 2}):
+ *       {@code estimate = n × a × b / rtt}, at least {@code limit / 2}. This is the Vegas / BBR
+ *       reading of the window: {@code n × b / rtt} is the throughput times the unloaded call time,
+ *       i.e. the concurrency the server absorbs without queueing; the aim lets in flight exceed
+ *       that until calls are {@code a} times slower than usual, half-way to {@code tolerance}, so
+ *       that the admitted calls' median and tail stay within {@code tolerance ×} the no-load time
+ *       (see {@link #aim(double)}). Because it is computed from what was observed
  *       and not from the limit itself, it gives the same answer in {@code shadow} (where nothing is
  *       refused, so the server sees more concurrency and slower calls) as in {@code enforce}: the
  *       product throughput × unloaded call time does not depend on how far in flight overshoots.
- *   <li><b>Fast</b> ({@code rtt ≤ tolerance × b}) and not application-limited: grow like Envoy's
- *       and Netflix Gradient2's gradient, {@code estimate = limit × min(2, tolerance × b / rtt)},
+ *   <li><b>Fast</b> ({@code rtt ≤ a × b}) and not application-limited: grow like Envoy's
+ *       and Netflix Gradient2's gradient, {@code estimate = limit × min(2, a × b / rtt)},
  *       at least {@code limit + 1}. Growth is multiplicative while calls stay near the baseline,
  *       so the limit recovers in about a second after an event, and it slows to zero as calls
- *       approach the tolerance.
+ *       approach the aim.
  *   <li><b>Application-limited</b> (observed concurrency below half the limit) and fast: hold. An
  *       idle edge does not inflate its limit to {@code maxLimit} only to need many windows to come
  *       back down when a storm starts (Gradient2 does the same).
@@ -73,7 +75,7 @@ import java.util.function.LongSupplier;
  *
  * Then {@code limit = (1 − smoothing) × limit + smoothing × estimate}, clamped into [minLimit,
  * maxLimit]. In the linear-queue model (call time = base × max(1, in flight / C)) both branches
- * have the single fixed point {@code limit = tolerance × C}, approached geometrically with ratio
+ * have the single fixed point {@code limit = a × C}, approached geometrically with ratio
  * {@code 1 − smoothing}, so there is no limit cycle: the only variance at steady state is the
  * measurement noise scaled by {@code smoothing}.
  *
@@ -113,6 +115,19 @@ public final class AdaptiveLimit {
    */
   public static final long REBASELINE_MILLIS = 2_000;
 
+  /** Where in [1, tolerance] the limit aims the call-time ratio; see {@link #aim(double)}. */
+  static final double AIM_SHARE = 0.5;
+
+  /**
+   * How long a congestion's first window stays the reference of the slower-backend rule before the
+   * current window replaces it: the limit halves in flight within a few hundred ms, and an older
+   * reference (a burst at the start of a step, the end of an earlier phase) is no longer about the
+   * same queue.
+   */
+  private static final long CONGESTION_REFERENCE_NANOS = 1_000_000_000L;
+  /** The share of a window's concurrency in the smoothed one the slower-backend rule reads. */
+  private static final double CONCURRENCY_SMOOTHING = 0.3;
+
   private static final long WINDOW_NANOS = WINDOW_MILLIS * 1_000_000L;
   private static final long LAG_BUCKET_NANOS = 100_000_000L;
   private static final int LAG_BUCKETS = 10;
@@ -145,6 +160,9 @@ public final class AdaptiveLimit {
   /** Observed concurrency and call time of the first window of the current congestion, 0 outside one. */
   private volatile double congestionConcurrency;
   private volatile double congestionRtt;
+  private volatile long congestionSince;
+  /** Observed concurrency smoothed over windows ({@link #CONCURRENCY_SMOOTHING}), 0 before the first. */
+  private volatile double smoothedConcurrency;
   /** Requests in flight when the lag probe last fired (what a window without samples knows of load). */
   private volatile int inFlightAtLag;
 
@@ -336,18 +354,25 @@ public final class AdaptiveLimit {
       } else if (appLimited) {
         baseline = Math.max(baseline, recordFloor(now, rtt));
       }
-      double gradient = s.tolerance() * baseline / rtt;
+      double aim = aim(s.tolerance());
+      double gradient = aim * baseline / rtt;
+      // one window's Little's-law concurrency swings by half with a burst of completions: the
+      // slower-backend rule compares a smoothed one
+      double smoothed = smoothedConcurrency <= 0 ? concurrency
+          : smoothedConcurrency + CONCURRENCY_SMOOTHING * (concurrency - smoothedConcurrency);
+      smoothedConcurrency = smoothed;
       if (gradient < 1 && concurrency >= MIN_QUEUEING_CONCURRENCY) {
-        if (congestionConcurrency <= 0) {
-          congestionConcurrency = concurrency;
+        if (congestionConcurrency <= 0 || now - congestionSince > CONGESTION_REFERENCE_NANOS) {
+          congestionConcurrency = smoothed;
           congestionRtt = rtt;
-        } else if (!appLimited && slowerNotQueueing(concurrency, rtt, s.tolerance())) {
+          congestionSince = now;
+        } else if (!appLimited && slowerNotQueueing(smoothed, rtt, s.tolerance())) {
           // the limit has halved in flight since the congestion began and the calls are as slow
           // as then: what slowed them is not a queue the limit could shorten, so it is the new
           // baseline. Only while the limit is in use: when a load ends, in flight falls by itself
           // while the last queued calls complete, still slow (this read that as a slower backend)
           baseline = rtt;
-          gradient = s.tolerance();
+          gradient = aim;
           congestionConcurrency = 0;
         }
       } else {
@@ -386,6 +411,18 @@ public final class AdaptiveLimit {
         return;
       }
     }
+  }
+
+  /**
+   * The call-time ratio the limit aims at, {@code 1 + AIM_SHARE × (tolerance − 1)}: a window
+   * whose calls are slower than that times the baseline is congested, and one that is faster, not
+   * application-limited, grows the limit. Aiming at {@code tolerance} itself put the fixed point
+   * on the target's edge: half of the admitted calls then took longer than {@code tolerance ×} the
+   * no-load time, and the baseline's own error (the edge's overhead, a backend's jitter) pushed
+   * more over it.
+   */
+  static double aim(double tolerance) {
+    return 1 + AIM_SHARE * (tolerance - 1);
   }
 
   /**

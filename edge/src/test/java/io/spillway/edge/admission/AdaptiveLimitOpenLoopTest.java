@@ -8,14 +8,46 @@ import org.junit.jupiter.api.Test;
 /**
  * The learned limit against an open-loop load on a FIFO backend of {@code C} = 20 slots × 50 ms
  * (400 req/s), the shape of {@code bench/overload.sh}: the targets of SPEC §8 are about the call
- * time of what is admitted, so these tests check the limit against {@code tolerance × C} and the
- * admitted call time against {@code tolerance ×} the no-load call time.
+ * time of what is admitted, so these tests check the limit against the aim ({@code 1.25 × C} for the
+ * default tolerance 1.5) and the admitted call time against {@code tolerance ×} the no-load call
+ * time.
  */
 class AdaptiveLimitOpenLoopTest {
 
   private static final int SLOTS = 20;
   private static final double SERVICE_MS = 50;
   private static final double C = SLOTS * 1000 / SERVICE_MS;
+  private static final double AIM = AdaptiveLimit.aim(1.5);
+
+  /**
+   * SPEC §8 at every overload level, on a backend whose service time barely varies (±5 %, like
+   * the benchmark's), so the learned baseline is the mean call time and gives the limit no margin
+   * of its own: admitted p50 within tolerance × the no-load call time, p99 within 1.5 × the p99 at
+   * 0.8 C, goodput at least 95 % of C. Aiming at tolerance itself failed the p99 (87 ms against
+   * 79.5 at 2×).
+   */
+  @Test
+  void atEveryOverloadLevelTheAdmittedCallsStayWithinTheTargets() {
+    OpenLoopModel m = new OpenLoopModel(SLOTS, SERVICE_MS, 0.05, Policies.defaults(Mode.ENFORCE), Tier.PROXY);
+    m.rate(0.8 * C);
+    m.run(10_000);
+    m.resetCounts();
+    m.run(10_000);
+    double p99AtLowLoad = m.callMillis.getValueAtPercentile(99);
+    for (double level : new double[] {2, 3, 4, 10}) {
+      m.rate(0);
+      m.run(3_000);
+      m.rate(level * C);
+      m.run(5_000); // convergence
+      m.resetCounts();
+      m.run(10_000);
+      assertThat((double) m.callMillis.getValueAtPercentile(50)).as("p50 at %s×", level)
+          .isLessThanOrEqualTo(1.5 * SERVICE_MS);
+      assertThat((double) m.callMillis.getValueAtPercentile(99)).as("p99 at %s×", level)
+          .isLessThanOrEqualTo(1.5 * p99AtLowLoad);
+      assertThat(m.callMillis.getTotalCount() / (10.0 * C)).as("goodput at %s×", level).isGreaterThan(0.95);
+    }
+  }
 
   @Test
   void aBusyButUnrefusedBackendDoesNotRaiseTheBaselineSoTheLimitHoldsToleranceAtTwiceCapacity() {
@@ -39,9 +71,9 @@ class AdaptiveLimitOpenLoopTest {
     m.run(5_000); // convergence
     m.resetCounts();
     int limit = m.runSamplingLimit(5_000);
-    assertThat((double) limit).isBetween(1.5 * SLOTS * 0.85, 1.5 * SLOTS * 1.15);
+    assertThat((double) limit).isBetween(AIM * SLOTS * 0.85, AIM * SLOTS * 1.15);
     // admitted call time: median within tolerance × the no-load call time (about 50 ms)
-    assertThat((double) m.callMillis.getValueAtPercentile(50)).isLessThanOrEqualTo(1.5 * SERVICE_MS * 1.05);
+    assertThat((double) m.callMillis.getValueAtPercentile(50)).isLessThanOrEqualTo(1.5 * SERVICE_MS);
     assertThat(m.admitted * 1.0 / m.offered).isBetween(0.45, 0.55);
   }
 
@@ -73,7 +105,7 @@ class AdaptiveLimitOpenLoopTest {
     m.run(100_000);
     int late = m.runSamplingLimit(10_000);
     assertThat((double) late).isBetween(early * 0.9, early * 1.1);
-    assertThat((double) late).isBetween(1.5 * SLOTS * 0.85, 1.5 * SLOTS * 1.15);
+    assertThat((double) late).isBetween(AIM * SLOTS * 0.85, AIM * SLOTS * 1.15);
   }
 
   @Test
@@ -90,6 +122,6 @@ class AdaptiveLimitOpenLoopTest {
     assertThat((double) m.admission.adaptiveLimit().baselineNanos()).isLessThan(unloaded * 1.1);
     m.rate(2 * C);
     m.run(5_000);
-    assertThat((double) m.runSamplingLimit(5_000)).isBetween(1.5 * SLOTS * 0.85, 1.5 * SLOTS * 1.15);
+    assertThat((double) m.runSamplingLimit(5_000)).isBetween(AIM * SLOTS * 0.85, AIM * SLOTS * 1.15);
   }
 }

@@ -8,7 +8,7 @@ import java.util.SplittableRandom;
 /**
  * A deterministic open-loop model of an edge in front of a server, stepped in 1 ms ticks, shaped
  * like {@code bench/overload.sh}'s backend: {@code slots} workers take admitted requests in FIFO
- * order, each for {@code serviceMillis} ±20 % (seeded); requests arrive at a set rate whatever
+ * order, each for {@code serviceMillis} ± {@code jitter} (20 % unless given; seeded); requests arrive at a set rate whatever
  * happens to the earlier ones (a refused request is gone). The call time an admitted request
  * reports is its queueing plus service time, as the edge sees it.
  */
@@ -22,6 +22,7 @@ final class OpenLoopModel {
   private final Tier tier;
   private long now = 1_000 * MS;
   private double serviceMillis;
+  private final double jitter;
   private double ratePerSecond;
   private double arrivalCredit;
 
@@ -37,7 +38,13 @@ final class OpenLoopModel {
   private record Request(AdmissionPermit permit, long arrivedNanos, double[] remaining) {}
 
   OpenLoopModel(int slots, double serviceMillis, EffectivePolicy.Inbound inbound, Tier tier) {
+    this(slots, serviceMillis, 0.2, inbound, tier);
+  }
+
+  /** @param jitter each service time is {@code serviceMillis × (1 ± jitter)}, uniformly */
+  OpenLoopModel(int slots, double serviceMillis, double jitter, EffectivePolicy.Inbound inbound, Tier tier) {
     this.slots = slots;
+    this.jitter = jitter;
     this.serviceMillis = serviceMillis;
     this.tier = tier;
     this.busy = new Request[slots];
@@ -98,7 +105,7 @@ final class OpenLoopModel {
         continue;
       }
       admitted++;
-      Request r = new Request(permit, now, new double[] {serviceMillis * (0.8 + 0.4 * random.nextDouble())});
+      Request r = new Request(permit, now, new double[] {serviceMillis * (1 - jitter + 2 * jitter * random.nextDouble())});
       int free = freeSlot();
       if (free >= 0) {
         busy[free] = r;
