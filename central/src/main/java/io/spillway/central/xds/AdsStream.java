@@ -1,5 +1,6 @@
 package io.spillway.central.xds;
 
+import com.google.protobuf.Message;
 import com.google.protobuf.Value;
 import io.envoyproxy.envoy.config.core.v3.Node;
 import io.grpc.Status;
@@ -137,7 +138,7 @@ abstract class AdsStream {
     if (state.type != XdsType.RUNTIME || set.resources().keySet().containsAll(state.names)) {
       return set;
     }
-    Map<String, com.google.protobuf.Message> all = new LinkedHashMap<>(set.resources());
+    Map<String, Message> all = new LinkedHashMap<>(set.resources());
     for (String name : state.names) {
       all.computeIfAbsent(name, n -> io.envoyproxy.envoy.service.runtime.v3.Runtime.newBuilder().setName(n).build());
     }

@@ -16,7 +16,7 @@ public enum XdsType {
   OVERLOAD_POLICY("type.googleapis.com/spillway.policy.v1.OverloadPolicy", "policy", false),
   RUNTIME("type.googleapis.com/envoy.service.runtime.v3.Runtime", "rtds", true);
 
-  /** The four Envoy types, in the order one gates the next. */
+  /** The four Envoy configuration types that gate one another, in the order one gates the next. */
   public static final List<XdsType> ORDERED = List.of(CLUSTER, ENDPOINT, LISTENER, ROUTE);
 
   private final String typeUrl;
