@@ -91,6 +91,7 @@ export function typeName(typeUrl) {
     'type.googleapis.com/envoy.config.listener.v3.Listener': 'listeners',
     'type.googleapis.com/envoy.config.route.v3.RouteConfiguration': 'routes',
     'type.googleapis.com/spillway.policy.v1.OverloadPolicy': 'overload policy',
+    'type.googleapis.com/envoy.service.runtime.v3.Runtime': 'runtimes',
   };
   return names[typeUrl] || typeUrl.slice(typeUrl.lastIndexOf('.') + 1);
 }

@@ -258,14 +258,14 @@ function defaultsCard(panel) {
 
 // ---- Resources ----
 
-const RESOURCE_TYPES = ['clusters', 'endpoints', 'listeners', 'routes'];
+const RESOURCE_TYPES = ['clusters', 'endpoints', 'listeners', 'routes', 'runtimes'];
 
 /** What the edge receives from central (its own resources and those of selectors it matches), read-only. */
 function resourcesCard(resources) {
   const count = RESOURCE_TYPES.reduce((n, type) => n + (resources[type] || []).length, 0);
   return card('Resources', 'resources',
     h('p', { class: 'card-lead', text: count === 0
-      ? 'Central sends this edge no clusters, endpoints, listeners or routes.'
+      ? 'Central sends this edge no clusters, endpoints, listeners, routes or runtime layers.'
       : 'What central sends this edge over xDS: its own resources and those of the selectors its labels match (its own win).' }),
     count === 0 ? null : RESOURCE_TYPES.filter((type) => (resources[type] || []).length > 0).map((type) => h('div', { class: 'resource-type', 'data-type': type },
       h('h3', {}, `${type} `, h('span', { class: 'muted' }, 'version ', version(resources.versions[type]))),

@@ -207,7 +207,8 @@ public final class CentralServer implements AutoCloseable {
         TypeResources.of(e.version(ResourceType.CLUSTERS), e.clusters()),
         TypeResources.of(e.version(ResourceType.ENDPOINTS), e.endpoints()),
         TypeResources.of(e.version(ResourceType.LISTENERS), e.listeners()),
-        TypeResources.of(e.version(ResourceType.ROUTES), e.routes()));
+        TypeResources.of(e.version(ResourceType.ROUTES), e.routes()),
+        TypeResources.of(e.version(ResourceType.RUNTIMES), e.runtimes()));
   }
 
 }

@@ -4,6 +4,7 @@ import io.envoyproxy.envoy.config.cluster.v3.Cluster;
 import io.envoyproxy.envoy.config.endpoint.v3.ClusterLoadAssignment;
 import io.envoyproxy.envoy.config.listener.v3.Listener;
 import io.envoyproxy.envoy.config.route.v3.RouteConfiguration;
+import io.envoyproxy.envoy.service.runtime.v3.Runtime;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
@@ -23,6 +24,7 @@ import java.util.TreeMap;
  * @param endpoints EDS resources by cluster name
  * @param listeners LDS resources by name
  * @param routes RDS resources by name
+ * @param runtimes RTDS resources (runtime layers) by name
  * @param versions per type, an opaque version for xDS {@code version_info}: a digest of that type's
  *     resources, equal exactly when their content is equal (so a restart or another central
  *     replica computes the same version for the same content, and a change of the edge's labels
@@ -35,6 +37,7 @@ public record EffectiveResources(
     Map<String, ClusterLoadAssignment> endpoints,
     Map<String, Listener> listeners,
     Map<String, RouteConfiguration> routes,
+    Map<String, Runtime> runtimes,
     Map<ResourceType, String> versions) {
 
   /** Copies the maps. */
@@ -43,6 +46,7 @@ public record EffectiveResources(
     endpoints = Collections.unmodifiableMap(new TreeMap<>(endpoints));
     listeners = Collections.unmodifiableMap(new TreeMap<>(listeners));
     routes = Collections.unmodifiableMap(new TreeMap<>(routes));
+    runtimes = Collections.unmodifiableMap(new TreeMap<>(runtimes));
     versions = Collections.unmodifiableMap(new EnumMap<>(versions));
   }
 

@@ -12,7 +12,15 @@ final class ResourceCalls {
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,254}");
   private static final Pattern LOGGABLE = Pattern.compile("[A-Za-z0-9._:=!,/ -]{0,256}");
 
+  /** The types' path names for messages: "clusters, endpoints, ... or runtimes". */
+  private static final String TYPE_NAMES = typeNames();
+
   private ResourceCalls() {}
+
+  private static String typeNames() {
+    java.util.List<String> names = java.util.Arrays.stream(ResourceType.values()).map(ResourceType::jsonName).toList();
+    return String.join(", ", names.subList(0, names.size() - 1)) + " or " + names.getLast();
+  }
 
   /**
    * The target: exactly one of {@code edgeId} and {@code selector} (an empty selector is every edge).
@@ -42,7 +50,7 @@ final class ResourceCalls {
   static ResourceType type(Call call) {
     String type = call.pathParam("type");
     return ResourceType.fromJsonName(type).orElseThrow(() ->
-        ApiException.of(404, "no resource type '" + loggable(type) + "': use clusters, endpoints, listeners or routes"));
+        ApiException.of(404, "no resource type '" + loggable(type) + "': use " + TYPE_NAMES));
   }
 
   /** A resource name from a path parameter; 400 unless 1 to 255 letters, digits or . _ : - (starting with a letter or digit). */

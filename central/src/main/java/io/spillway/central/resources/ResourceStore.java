@@ -7,6 +7,7 @@ import io.envoyproxy.envoy.config.cluster.v3.Cluster;
 import io.envoyproxy.envoy.config.endpoint.v3.ClusterLoadAssignment;
 import io.envoyproxy.envoy.config.listener.v3.Listener;
 import io.envoyproxy.envoy.config.route.v3.RouteConfiguration;
+import io.envoyproxy.envoy.service.runtime.v3.Runtime;
 import io.spillway.central.store.Database;
 import io.spillway.central.store.Rows;
 import java.nio.charset.StandardCharsets;
@@ -121,6 +122,7 @@ public final class ResourceStore {
         parsed(winners.get(ResourceType.ENDPOINTS), ResourceType.ENDPOINTS, ClusterLoadAssignment.class),
         parsed(winners.get(ResourceType.LISTENERS), ResourceType.LISTENERS, Listener.class),
         parsed(winners.get(ResourceType.ROUTES), ResourceType.ROUTES, RouteConfiguration.class),
+        parsed(winners.get(ResourceType.RUNTIMES), ResourceType.RUNTIMES, Runtime.class),
         versions(winners));
   }
 
@@ -314,9 +316,12 @@ public final class ResourceStore {
     });
   }
 
-  /** Clusters and endpoints need no other resource: their problems are the same on every edge. */
+  /**
+   * Clusters, endpoints and runtime layers need no other resource: their problems are the same on
+   * every edge.
+   */
   private Optional<String> alone(StoredResource next) {
-    if (!next.live() || (next.type() != ResourceType.CLUSTERS && next.type() != ResourceType.ENDPOINTS)) {
+    if (!next.live() || next.type() == ResourceType.LISTENERS || next.type() == ResourceType.ROUTES) {
       return Optional.empty();
     }
     return validator.check(set(List.of(next), new HashMap<>()), next.type(), next.name());

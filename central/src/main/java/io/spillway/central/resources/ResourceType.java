@@ -5,12 +5,14 @@ import io.envoyproxy.envoy.config.cluster.v3.Cluster;
 import io.envoyproxy.envoy.config.endpoint.v3.ClusterLoadAssignment;
 import io.envoyproxy.envoy.config.listener.v3.Listener;
 import io.envoyproxy.envoy.config.route.v3.RouteConfiguration;
+import io.envoyproxy.envoy.service.runtime.v3.Runtime;
 import java.util.Arrays;
 import java.util.Optional;
 
 /**
- * The four resource kinds central pushes, in xDS delivery order (clusters and endpoints before the
- * listeners and routes that use them), each with its name field.
+ * The resource kinds central pushes, each with its name field: the four Envoy configuration types
+ * in xDS delivery order (clusters and endpoints before the listeners and routes that use them),
+ * then the runtime layers (RTDS), which no other type depends on.
  */
 public enum ResourceType {
   /** CDS: {@link Cluster}, named by {@code name}. */
@@ -20,7 +22,9 @@ public enum ResourceType {
   /** LDS: {@link Listener}, named by {@code name}. */
   LISTENERS("listeners", Listener.getDefaultInstance(), "name"),
   /** RDS: {@link RouteConfiguration}, named by {@code name}. */
-  ROUTES("routes", RouteConfiguration.getDefaultInstance(), "name");
+  ROUTES("routes", RouteConfiguration.getDefaultInstance(), "name"),
+  /** RTDS: {@link Runtime}, one runtime layer's values, named by {@code name}. */
+  RUNTIMES("runtimes", Runtime.getDefaultInstance(), "name");
 
   private final String jsonName;
   private final Message prototype;
@@ -32,7 +36,10 @@ public enum ResourceType {
     this.nameField = nameField;
   }
 
-  /** The name in paths and JSON: {@code clusters}, {@code endpoints}, {@code listeners}, {@code routes}. */
+  /**
+   * The name in paths and JSON: {@code clusters}, {@code endpoints}, {@code listeners},
+   * {@code routes}, {@code runtimes}.
+   */
   public String jsonName() {
     return jsonName;
   }

@@ -9,6 +9,7 @@ import io.envoyproxy.envoy.config.listener.v3.Listener;
 import io.envoyproxy.envoy.config.route.v3.RouteConfiguration;
 import io.envoyproxy.envoy.extensions.filters.http.router.v3.Router;
 import io.envoyproxy.envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager;
+import io.envoyproxy.envoy.service.runtime.v3.Runtime;
 import io.spillway.edge.config.ConfigException;
 import io.spillway.edge.config.ExtensionRegistry;
 import io.spillway.edge.config.ListenerConfig;
@@ -111,6 +112,7 @@ final class ResourceValidator {
           translator.listener((Listener) resource, clusters);
         }
         case ROUTES -> translator.routes((RouteConfiguration) resource, clusters);
+        case RUNTIMES -> translator.runtimeLayer((Runtime) resource);
       }
       return Optional.empty();
     } catch (ConfigException e) {

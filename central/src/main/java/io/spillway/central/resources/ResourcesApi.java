@@ -22,7 +22,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code /configuration/resources}: Envoy v3 clusters, endpoints, listeners and routes for one edge
+ * {@code /configuration/resources}: Envoy v3 clusters, endpoints, listeners, routes and runtime
+ * layers (RTDS) for one edge
  * ({@code ?edgeId=}) or for every edge a label selector matches ({@code ?selector=}).
  *
  * <ul>
@@ -160,6 +161,7 @@ public final class ResourcesApi {
       case ENDPOINTS -> "cluster_load_assignment";
       case LISTENERS -> "listener";
       case ROUTES -> "route_configuration";
+      case RUNTIMES -> "runtime";
     };
   }
 

@@ -1,5 +1,6 @@
 package io.spillway.central.xds;
 
+import com.google.protobuf.Message;
 import com.google.protobuf.Value;
 import io.envoyproxy.envoy.config.core.v3.Node;
 import io.grpc.Status;
@@ -33,7 +34,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Make-before-break.</b> Clusters, endpoints, listeners and routes go out in that order:
  * a type is held back while an earlier subscribed type has a response awaiting its answer or a
- * change still to send. The overload policy is never held back.
+ * change still to send. The overload policy and the runtime layers are never held back, and never
+ * hold those four back.
+ *
+ * <p><b>Runtime layers.</b> An RTDS subscription names its layer, and central serves every name
+ * subscribed: a runtime it holds no resource for goes out as an empty layer of that name. State of
+ * the World cannot tell a client that a named resource is gone (a response leaves out what did not
+ * change), and Envoy expects exactly one resource in an RTDS response, so this is how deleting a
+ * runtime through the API empties the edges' layer, in both variants.
  */
 abstract class AdsStream {
 
@@ -120,6 +128,22 @@ abstract class AdsStream {
 
   /** Writes one response with the current set; returns its nonce. */
   abstract String send(TypeState state, TypeResources current, String nonce);
+
+  /**
+   * The current set of a type as this stream's subscription is served: the snapshot's, and for
+   * RTDS an empty layer under every subscribed name the snapshot has no runtime for.
+   */
+  final TypeResources current(TypeState state) {
+    TypeResources set = snapshot.of(state.type);
+    if (state.type != XdsType.RUNTIME || set.resources().keySet().containsAll(state.names)) {
+      return set;
+    }
+    Map<String, Message> all = new LinkedHashMap<>(set.resources());
+    for (String name : state.names) {
+      all.computeIfAbsent(name, n -> io.envoyproxy.envoy.service.runtime.v3.Runtime.newBuilder().setName(n).build());
+    }
+    return new TypeResources(set.version(), all);
+  }
 
   /** Whether the current set of the type may be sent: it differs, and is not a version the edge refused. */
   final boolean hasChange(TypeState state, TypeResources current) {
@@ -232,7 +256,7 @@ abstract class AdsStream {
     }
     snapshot = next;
     for (TypeState state : types.values()) {
-      if (state.subscribed && state.changedSince == 0 && hasChange(state, next.of(state.type))) {
+      if (state.subscribed && state.changedSince == 0 && hasChange(state, current(state))) {
         state.changedSince = publishedNanos;
       }
     }
@@ -285,7 +309,7 @@ abstract class AdsStream {
       if (!state.subscribed || state.awaitingNonce != null || heldBack(type)) {
         continue;
       }
-      TypeResources current = snapshot.of(type);
+      TypeResources current = current(state);
       if (!hasChange(state, current)) {
         continue;
       }
@@ -309,15 +333,15 @@ abstract class AdsStream {
 
   /** Whether an earlier type (clusters → endpoints → listeners → routes) is still on its way. */
   private boolean heldBack(XdsType type) {
-    if (type == XdsType.OVERLOAD_POLICY) {
-      return false;
+    if (!XdsType.ORDERED.contains(type)) {
+      return false; // the overload policy and runtime layers go out beside the ordered four
     }
     for (XdsType earlier : XdsType.ORDERED) {
       if (earlier == type) {
         return false;
       }
       TypeState state = types.get(earlier);
-      if (state.subscribed && (state.awaitingNonce != null || hasChange(state, snapshot.of(earlier)))) {
+      if (state.subscribed && (state.awaitingNonce != null || hasChange(state, current(state)))) {
         return true;
       }
     }

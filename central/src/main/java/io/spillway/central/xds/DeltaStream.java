@@ -74,12 +74,17 @@ final class DeltaStream extends AdsStream implements StreamObserver<DeltaDiscove
     sendDue();
   }
 
-  /** Name → version of what the client should hold of the current set. */
-  private Map<String, String> desired(TypeState state) {
+  /**
+   * Name → version of what the client should hold of the current set: the snapshot's hashes, and
+   * the hash of what only this stream serves (an empty runtime layer, {@link #current}).
+   */
+  private Map<String, String> desired(TypeState state, TypeResources current) {
+    Map<String, String> hashes = snapshot.hashes(state.type);
     Map<String, String> desired = new LinkedHashMap<>();
-    snapshot.hashes(state.type).forEach((name, version) -> {
+    current.resources().forEach((name, message) -> {
       if (state.wants(name)) {
-        desired.put(name, version);
+        String version = hashes.get(name);
+        desired.put(name, version != null ? version : EdgeSnapshot.hash(message));
       }
     });
     return desired;
@@ -87,12 +92,12 @@ final class DeltaStream extends AdsStream implements StreamObserver<DeltaDiscove
 
   @Override
   boolean differs(TypeState state, TypeResources current) {
-    return state.force || !desired(state).equals(state.known);
+    return state.force || !desired(state, current).equals(state.known);
   }
 
   @Override
   String send(TypeState state, TypeResources current, String nonce) {
-    Map<String, String> desired = desired(state);
+    Map<String, String> desired = desired(state, current);
     DeltaDiscoveryResponse.Builder response = DeltaDiscoveryResponse.newBuilder()
         .setControlPlane(CONTROL_PLANE)
         .setTypeUrl(state.type.typeUrl())

@@ -28,7 +28,7 @@ public interface EdgeResourceSource {
     return all;
   }
 
-  /** Serves no clusters, endpoints, listeners or routes: the edge runs on its bootstrap's. */
+  /** Serves no resources of any type: the edge runs on its bootstrap's. */
   static EdgeResourceSource none() {
     return edgeId -> EdgeResources.EMPTY;
   }

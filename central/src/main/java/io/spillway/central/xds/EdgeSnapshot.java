@@ -13,7 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Everything one edge is served at one moment: the four Envoy types and the overload policy, each
+ * Everything one edge is served at one moment: the Envoy types and the overload policy, each
  * with its version, and (for Delta) each resource's version, a hash of its deterministic
  * serialization.
  */
@@ -34,10 +34,9 @@ final class EdgeSnapshot {
   EdgeSnapshot(EdgeResources resources, TypeResources policy, String credentialHash) {
     this.credentialHash = credentialHash;
     Map<XdsType, TypeResources> all = new EnumMap<>(XdsType.class);
-    for (XdsType type : XdsType.ORDERED) {
-      all.put(type, resources.of(type));
+    for (XdsType type : XdsType.values()) {
+      all.put(type, type == XdsType.OVERLOAD_POLICY ? policy : resources.of(type));
     }
-    all.put(XdsType.OVERLOAD_POLICY, policy);
     this.types = all;
   }
 

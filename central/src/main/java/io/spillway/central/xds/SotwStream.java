@@ -18,7 +18,8 @@ import java.util.Set;
  * names. A request with the nonce of the response awaiting an answer is its ACK, or its NACK when
  * {@code error_detail} is set; a request with an older nonce only updates the names. Clusters,
  * listeners and the policy are wildcard types: every response carries the full set, so what it
- * leaves out is removed. Endpoints and routes carry the requested names that exist.
+ * leaves out is removed. Endpoints and routes carry the requested names that exist; runtime layers
+ * carry every requested name, an empty layer for one central holds nothing for.
  */
 final class SotwStream extends AdsStream implements StreamObserver<DiscoveryRequest> {
 

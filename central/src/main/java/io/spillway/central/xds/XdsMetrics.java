@@ -43,7 +43,7 @@ public final class XdsMetrics {
         .register(registry);
     pushes = Counter.builder()
         .name("central_xds_pushes_total")
-        .help("Discovery responses written to ADS streams, by type (cds, eds, lds, rds, policy)")
+        .help("Discovery responses written to ADS streams, by type (cds, eds, lds, rds, policy, rtds)")
         .labelNames("type")
         .register(registry);
     pushLatency = Histogram.builder()

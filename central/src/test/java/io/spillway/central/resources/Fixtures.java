@@ -83,4 +83,12 @@ public final class Fixtures {
             route: {cluster: %s}
         """.formatted(name, validateClusters, cluster);
   }
+
+  /** A runtime layer (RTDS) whose {@code layer} is the given YAML flow mapping, e.g. {@code {a: 1}}. */
+  public static String runtime(String name, String layer) {
+    return """
+        name: %s
+        layer: %s
+        """.formatted(name, layer);
+  }
 }

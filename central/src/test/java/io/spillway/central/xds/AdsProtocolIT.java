@@ -12,6 +12,7 @@ import io.envoyproxy.envoy.service.discovery.v3.DeltaDiscoveryRequest;
 import io.envoyproxy.envoy.service.discovery.v3.DeltaDiscoveryResponse;
 import io.envoyproxy.envoy.service.discovery.v3.DiscoveryResponse;
 import io.envoyproxy.envoy.service.discovery.v3.Resource;
+import io.envoyproxy.envoy.service.runtime.v3.Runtime;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.spillway.central.api.Json;
 import io.spillway.central.auth.Secrets;
@@ -36,7 +37,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The protocol rules of the xDS server with clusters, endpoints, listeners and routes from a
  * hand-set {@link EdgeResourceSource}: make-before-break ordering, State-of-the-World removal,
- * Delta's per-resource versions, {@code initial_resource_versions} and {@code removed_resources}.
+ * Delta's per-resource versions, {@code initial_resource_versions} and {@code removed_resources};
+ * runtime layers (RTDS) by name, beside the ordered four, an absent one served empty.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AdsProtocolIT {
@@ -128,7 +130,29 @@ class AdsProtocolIT {
         set(version, clusters.stream().map(AdsProtocolIT::cluster).toList(), Cluster::getName),
         set(version, clusters.stream().map(AdsProtocolIT::endpoints).toList(), ClusterLoadAssignment::getClusterName),
         set(version, List.of(listener("l1")), Listener::getName),
-        set(version, List.of(route("r1", routeCluster)), RouteConfiguration::getName));
+        set(version, List.of(route("r1", routeCluster)), RouteConfiguration::getName),
+        TypeResources.EMPTY);
+  }
+
+  /** A runtime layer with one key. */
+  static Runtime runtime(String name, String key, double value) {
+    return Runtime.newBuilder().setName(name).setLayer(com.google.protobuf.Struct.newBuilder()
+        .putFields(key, com.google.protobuf.Value.newBuilder().setNumberValue(value).build())).build();
+  }
+
+  /** {@code base} with these runtime layers at {@code version}. */
+  static EdgeResources withRuntimes(EdgeResources base, String version, Runtime... layers) {
+    return new EdgeResources(base.clusters(), base.endpoints(), base.listeners(), base.routes(),
+        set(version, List.of(layers), Runtime::getName));
+  }
+
+  private static Map<String, Runtime> runtimes(DiscoveryResponse response) throws Exception {
+    Map<String, Runtime> byName = new LinkedHashMap<>();
+    for (com.google.protobuf.Any any : response.getResourcesList()) {
+      Runtime runtime = any.unpack(Runtime.class);
+      byName.put(runtime.getName(), runtime);
+    }
+    return byName;
   }
 
   private static List<String> names(DiscoveryResponse response) throws Exception {
@@ -140,7 +164,7 @@ class AdsProtocolIT {
         case ENDPOINT -> any.unpack(ClusterLoadAssignment.class);
         case LISTENER -> any.unpack(Listener.class);
         case ROUTE -> any.unpack(RouteConfiguration.class);
-        case OVERLOAD_POLICY -> throw new AssertionError("unexpected");
+        case OVERLOAD_POLICY, RUNTIME -> throw new AssertionError("unexpected");
       };
       names.add(switch (m) {
         case Cluster c -> c.getName();
@@ -262,6 +286,69 @@ class AdsProtocolIT {
       DeltaDiscoveryResponse response = client.expectDelta(WAIT);
       assertThat(response.getResourcesList().stream().map(Resource::getName).collect(Collectors.toList()))
           .containsExactlyElementsOf(sotwNames);
+    }
+  }
+
+  @Test
+  void runtimeLayersGoOutByNameBesideTheOrderedTypesAndAnAbsentOneIsEmpty() throws Exception {
+    String id = newId();
+    EdgeResources base = resources("v1", List.of("a"), "a");
+    String credential = edge(id, withRuntimes(base, "rt1", runtime("layer-a", "k", 1), runtime("layer-b", "k", 2)));
+    try (ScriptedAdsClient client = ScriptedAdsClient.sotw(central(), credential)) {
+      client.subscribe(ScriptedAdsClient.node(id), XdsType.RUNTIME, "", "layer-a", "missing");
+      DiscoveryResponse first = client.expect(WAIT);
+      assertThat(first.getTypeUrl()).isEqualTo(XdsType.RUNTIME.typeUrl());
+      assertThat(first.getVersionInfo()).isEqualTo("rt1");
+      Map<String, Runtime> layers = runtimes(first);
+      assertThat(layers).as("only the names subscribed; one central has none of is an empty layer")
+          .containsOnlyKeys("layer-a", "missing");
+      assertThat(layers.get("layer-a")).isEqualTo(runtime("layer-a", "k", 1));
+      assertThat(layers.get("missing").getLayer().getFieldsCount()).isZero();
+      // The runtime's response is not ACKed yet: clusters go out all the same.
+      client.subscribe(null, XdsType.CLUSTER, "");
+      DiscoveryResponse clusters = client.expect(WAIT);
+      assertThat(clusters.getTypeUrl()).isEqualTo(XdsType.CLUSTER.typeUrl());
+      client.ack(first, "layer-a", "missing");
+      // Clusters are not ACKed: a runtime change goes out all the same.
+      change(id, withRuntimes(base, "rt2", runtime("layer-a", "k", 3)));
+      DiscoveryResponse second = client.expect(WAIT);
+      assertThat(second.getTypeUrl()).isEqualTo(XdsType.RUNTIME.typeUrl());
+      assertThat(second.getVersionInfo()).isEqualTo("rt2");
+      assertThat(runtimes(second).get("layer-a")).isEqualTo(runtime("layer-a", "k", 3));
+      client.ack(second, "layer-a", "missing");
+      // Deleted: State of the World cannot leave it out (that would keep it), so it goes out empty.
+      change(id, withRuntimes(base, "rt3"));
+      DiscoveryResponse third = client.expect(WAIT);
+      assertThat(third.getVersionInfo()).isEqualTo("rt3");
+      assertThat(runtimes(third)).containsOnlyKeys("layer-a", "missing");
+      assertThat(runtimes(third).get("layer-a").getLayer().getFieldsCount()).isZero();
+    }
+  }
+
+  @Test
+  void deltaServesRuntimeLayersByNameAndADeletedOneAsAnEmptyLayer() throws Exception {
+    String id = newId();
+    EdgeResources base = resources("v1", List.of("a"), "a");
+    String credential = edge(id, withRuntimes(base, "rt1", runtime("layer-a", "k", 1), runtime("layer-b", "k", 2)));
+    try (ScriptedAdsClient client = ScriptedAdsClient.delta(central(), credential)) {
+      client.send(DeltaDiscoveryRequest.newBuilder().setNode(ScriptedAdsClient.node(id)).setTypeUrl(XdsType.RUNTIME.typeUrl())
+          .addResourceNamesSubscribe("layer-a").build());
+      DeltaDiscoveryResponse first = client.expectDelta(WAIT);
+      assertThat(first.getResourcesList().stream().map(Resource::getName).toList()).containsExactly("layer-a");
+      assertThat(first.getResources(0).getVersion()).isEqualTo(EdgeSnapshot.hash(runtime("layer-a", "k", 1)));
+      assertThat(first.getResources(0).getResource().unpack(Runtime.class)).isEqualTo(runtime("layer-a", "k", 1));
+      client.send(DeltaDiscoveryRequest.newBuilder().setTypeUrl(XdsType.RUNTIME.typeUrl()).setResponseNonce(first.getNonce()).build());
+      assertThat(client.nextDelta(QUIET)).as("layer-b changed, nobody asked for it").isNull();
+      change(id, withRuntimes(base, "rt2", runtime("layer-a", "k", 1), runtime("layer-b", "k", 5)));
+      assertThat(client.nextDelta(QUIET)).isNull();
+
+      change(id, withRuntimes(base, "rt3", runtime("layer-b", "k", 5)));
+      DeltaDiscoveryResponse deleted = client.expectDelta(WAIT);
+      Runtime empty = Runtime.newBuilder().setName("layer-a").build();
+      assertThat(deleted.getRemovedResourcesList()).isEmpty();
+      assertThat(deleted.getResourcesList()).hasSize(1);
+      assertThat(deleted.getResources(0).getVersion()).isEqualTo(EdgeSnapshot.hash(empty));
+      assertThat(deleted.getResources(0).getResource().unpack(Runtime.class)).isEqualTo(empty);
     }
   }
 
