@@ -163,6 +163,8 @@ public final class AdaptiveLimit {
   private volatile long congestionSince;
   /** Observed concurrency smoothed over windows ({@link #CONCURRENCY_SMOOTHING}), 0 before the first. */
   private volatile double smoothedConcurrency;
+  /** See {@link #capacity()}. */
+  private volatile double capacity;
   /** Requests in flight when the lag probe last fired (what a window without samples knows of load). */
   private volatile int inFlightAtLag;
 
@@ -195,6 +197,15 @@ public final class AdaptiveLimit {
   /** The limit with its fraction, as the learner holds it. */
   public double exactLimit() {
     return Double.longBitsToDouble(limitBits.get());
+  }
+
+  /**
+   * The concurrency the backend absorbs without queueing, by Little's law the throughput times the
+   * unloaded call time: smoothed over the congested windows (the backend saturated), raised by any
+   * window that shows more; 0 before the first window. What shadow's model of enforce drains at.
+   */
+  public double capacity() {
+    return capacity;
   }
 
   /** The settings in force. */
@@ -395,6 +406,12 @@ public final class AdaptiveLimit {
         pinnedSince = 0;
       }
       baselineNanos = baseline;
+      // throughput × unloaded call time: the backend's capacity when it is saturated, a lower
+      // bound of it when it is not
+      double absorbed = concurrency * baseline / rtt;
+      double known = capacity;
+      capacity = congested ? (known <= 0 ? absorbed : known + CONCURRENCY_SMOOTHING * (absorbed - known))
+          : Math.max(known, absorbed);
     }
     if (stalled && loaded) {
       double lagGradient = Math.max(0.5, s.lagTargetMillis() * 1_000_000.0 / lag);

@@ -22,7 +22,10 @@ import java.util.function.LongSupplier;
  *       takes no slot of the in-flight count ({@link AdmissionPermit#shadowRefused()}), so the in-flight
  *       count is the one enforce would have had and the would-refuse counts stay faithful under a
  *       sustained overload (counting every request would make shadow "refuse" 100 % once in flight
- *       passes the limit). Its call time is learned: the call really happens. The limit is learned
+ *       passes the limit). Once a baseline is learned, the tier's bound is compared not with that
+ *       count but with {@link ShadowQueue}'s model of the in-flight count enforce would have: with
+ *       nothing refused the backend is slower than under enforce and each request stays in flight
+ *       longer than it would there. Its call time is learned: the call really happens. The limit is learned
  *       as in enforce.
  *   <li>{@code enforce}: a request is admitted while in flight is below its tier's bound —
  *       {@code floor(limit × startShare)} for start, {@code floor(limit × continuationShare)} for
@@ -49,6 +52,8 @@ public final class AdmissionController {
   private volatile Settings settings;
   private final AdaptiveLimit limit;
   private final AtomicInteger inFlight = new AtomicInteger();
+  private final ShadowQueue shadow = new ShadowQueue();
+  private final LongSupplier nanoTime;
   private final AtomicInteger peak = new AtomicInteger();
   private final Counter[] refusedShadow = new Counter[TIERS];
   private final Counter[] refusedEnforce = new Counter[TIERS];
@@ -67,6 +72,7 @@ public final class AdmissionController {
     Objects.requireNonNull(inbound, "inbound");
     Objects.requireNonNull(stats, "stats");
     this.settings = settingsOf(inbound);
+    this.nanoTime = nanoTime;
     this.limit = new AdaptiveLimit(inbound.adaptive(), inbound.startingLimit(), nanoTime);
     CustomScope scope = stats.customScope();
     for (Tier tier : Tier.values()) {
@@ -81,6 +87,7 @@ public final class AdmissionController {
     scope.gauge("http_admission_in_flight", Map.of(), inFlight::get);
     scope.gauge("http_admission_in_flight_peak", Map.of(), this::inFlightPeakSinceLastRead);
     scope.gauge("http_admission_limit", Map.of(), limit::limit);
+    scope.fractionalGauge("http_admission_capacity", Map.of(), limit::capacity);
     scope.fractionalGauge("http_admission_adaptive_limit_ratio", Map.of(), this::limitRatio);
     scope.fractionalGauge("http_executor_lag_seconds", Map.of(), () -> limit.executorLagNanos() / 1e9);
   }
@@ -113,9 +120,16 @@ public final class AdmissionController {
         }
       }
     }
+    // shadow: the model of enforce decides once a baseline is known, the count before that
+    double baseline = limit.baselineNanos();
+    boolean modelled = baseline > 0;
+    if (modelled && !shadow.tryAdmit(bound, nanoTime.getAsLong(), baseline, limit.capacity())) {
+      refusedShadow[tier.ordinal()].inc();
+      return new AdmissionPermit(this, tier, true, true);
+    }
     for (;;) {
       int current = inFlight.get();
-      if (current >= bound) {
+      if (!modelled && current >= bound) {
         refusedShadow[tier.ordinal()].inc();
         return new AdmissionPermit(this, tier, true, true);
       }

@@ -125,15 +125,22 @@ class AdaptiveLimitSimulationTest {
     assertThat(model.admission.adaptiveLimit().executorLagNanos()).isZero();
   }
 
+  /**
+   * Closed loop, shadow learns enforce's limit. Its would-refuse rate is not enforce's here, and
+   * cannot be: the load itself differs between the modes (under enforce a refused client asks again
+   * at once, so most attempts are refusals; under shadow every client waits for its slower answer,
+   * so requests arrive at the backend's throughput and the model of enforce sees no excess). The
+   * open-loop test compares the rates, on the same arrivals.
+   */
   @Test
-  void shadowLearnsTheSameLimitAndCountsWhatEnforceRefuses() {
+  void shadowLearnsTheSameLimit() {
     double[] enforce = steadyState(Mode.ENFORCE);
     double[] shadow = steadyState(Mode.SHADOW);
     System.out.printf("[admission-sim] 3x proxy load: enforce limit %.1f refused %.1f%%; shadow limit %.1f"
         + " would-refuse %.1f%%, refused 0%n", enforce[0], enforce[1], shadow[0], shadow[1]);
     assertThat(shadow[0]).isBetween(C * 1.0, 1.2 * 1.5 * C);
     assertThat(Math.abs(shadow[0] - enforce[0]) / enforce[0]).isLessThan(0.15);
-    assertThat(shadow[1]).isGreaterThan(0).isLessThan(100);
+    assertThat(shadow[1]).isLessThan(enforce[1]);
   }
 
   /** {limit mean, refused or would-refuse % of attempts} over 30 s of steady 3× load. */

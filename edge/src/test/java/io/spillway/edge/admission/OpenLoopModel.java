@@ -19,7 +19,8 @@ final class OpenLoopModel {
   final int slots;
   final AdmissionController admission;
   private final SplittableRandom random = new SplittableRandom(7);
-  private final Tier tier;
+  private Tier[] tiers;
+  private long arrivals;
   private long now = 1_000 * MS;
   private double serviceMillis;
   private final double jitter;
@@ -30,6 +31,8 @@ final class OpenLoopModel {
   private final Request[] busy;
 
   long offered;
+  /** Offered requests per tier (by ordinal), since the last reset. */
+  final long[] offeredByTier = new long[Tier.values().length];
   long admitted;
   long refused;
   /** Call times of the admitted requests that completed since the last reset, in ms. */
@@ -46,9 +49,14 @@ final class OpenLoopModel {
     this.slots = slots;
     this.jitter = jitter;
     this.serviceMillis = serviceMillis;
-    this.tier = tier;
+    this.tiers = new Tier[] {tier};
     this.busy = new Request[slots];
     this.admission = new AdmissionController(inbound, new StatsStore(), () -> now);
+  }
+
+  /** The tiers of the arriving requests from now on, in turn (one tier unless set). */
+  void tiers(Tier... cycle) {
+    tiers = cycle.clone();
   }
 
   /** Requests per second from now on. */
@@ -68,6 +76,7 @@ final class OpenLoopModel {
 
   void resetCounts() {
     offered = 0;
+    java.util.Arrays.fill(offeredByTier, 0);
     admitted = 0;
     refused = 0;
     callMillis.reset();
@@ -99,6 +108,8 @@ final class OpenLoopModel {
     while (arrivalCredit >= 1) {
       arrivalCredit -= 1;
       offered++;
+      Tier tier = tiers[(int) (arrivals++ % tiers.length)];
+      offeredByTier[tier.ordinal()]++;
       AdmissionPermit permit = admission.tryAcquire(tier);
       if (permit.refused()) {
         refused++;
