@@ -44,6 +44,11 @@ public final class Cluster {
       return levels.load.degradedLoad().clone();
     }
 
+    /** Every host set a balancer of this routing picks from (a weighted schedule is built for each). */
+    List<HostSet> leafSets() {
+      return levels == null ? List.of(hosts) : List.of(levels.leaves);
+    }
+
     /** Whether priority level {@code priority} is in panic. */
     public boolean panic(int priority) {
       if (levels == null) {
@@ -226,7 +231,7 @@ public final class Cluster {
    */
   void updateWeights() {
     if (weights != null) {
-      weights.update(hosts, nanoClock.getAsLong());
+      weights.update(hosts, routing.leafSets(), nanoClock.getAsLong());
     }
     if (pressure != null) {
       pressure.update(routing.hosts(), nanoClock.getAsLong());
@@ -253,19 +258,15 @@ public final class Cluster {
   }
 
   /**
-   * Client-side weighted round robin: the host's weight in the published stride schedule (scaled to
-   * at most 65535), 0 when there is no schedule for the current hosts (round robin); -1 under other policies.
+   * Client-side weighted round robin: the host's weight in the published stride schedule of its host
+   * set (scaled to at most 65535), 0 when it is in no schedule (out of rotation, or its set
+   * round-robins); -1 under other policies.
    */
   public int clientSideWeight(Host h) {
     if (weights == null) {
       return -1;
     }
-    ClientSideWeights.Schedule s = weights.schedule();
-    if (s == null) {
-      return 0;
-    }
-    int i = s.hosts().hosts().indexOf(h);
-    return i < 0 ? 0 : s.scheduler().scaledWeight(i);
+    return weights.scaledWeight(h);
   }
 
   /** A read-only view of the pressure policy's last update, for the admin pages. */
@@ -352,6 +353,8 @@ public final class Cluster {
   /**
    * Recomputes and publishes the routing snapshot from the hosts' flags (control side; the lock
    * only orders the control thread's and the start-up thread's publications, never a worker).
+   * Under client-side weighted round robin the weights are scheduled again over the new routing's
+   * host sets at once, so a health change never leaves the workers without a schedule.
    */
   synchronized void publishRouting() {
     HostSet all = hosts;
@@ -370,6 +373,9 @@ public final class Cluster {
       ejected += (flags & Host.FAILED_OUTLIER_CHECK) != 0 ? 1 : 0;
     }
     routing = routingBuilder.build(all, assignmentPolicy);
+    if (weights != null) {
+      weights.reschedule(routing.leafSets(), nanoClock.getAsLong());
+    }
     stats.membershipHealthy.set(healthyCount);
     stats.membershipDegraded.set(degradedCount);
     if (healthChecker != null) {
