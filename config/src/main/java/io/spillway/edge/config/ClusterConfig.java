@@ -346,12 +346,20 @@ public record ClusterConfig(
    * @param locality its {@code LocalityLbEndpoints.locality} ({@link Locality#NONE} when unset)
    * @param localityWeight its {@code LocalityLbEndpoints.load_balancing_weight}, 0 when unset (a
    *     locality without a weight takes no traffic under locality weighted balancing, as in Envoy)
+   * @param health its {@code LbEndpoint.health_status} as the load balancer reads it
    */
   public record Endpoint(SocketAddress address, int weight, String hashKey, int priority, Locality locality,
-      int localityWeight) {
+      int localityWeight, EndpointHealth health) {
     public Endpoint {
       java.util.Objects.requireNonNull(hashKey, "hashKey");
       java.util.Objects.requireNonNull(locality, "locality");
+      java.util.Objects.requireNonNull(health, "health");
+    }
+
+    /** A healthy endpoint at its priority and locality. */
+    public Endpoint(SocketAddress address, int weight, String hashKey, int priority, Locality locality,
+        int localityWeight) {
+      this(address, weight, hashKey, priority, locality, localityWeight, EndpointHealth.HEALTHY);
     }
 
     /** An endpoint of priority 0 without a locality. */
@@ -364,6 +372,15 @@ public record ClusterConfig(
       this(address, weight, "");
     }
   }
+
+  /**
+   * An endpoint's {@code health_status} (EDS, or a static {@code load_assignment}) as Envoy's hosts
+   * carry it: {@code UNKNOWN} and {@code HEALTHY} are healthy; {@code DEGRADED} sets
+   * {@code degraded_eds_health}; {@code UNHEALTHY} and {@code TIMEOUT} set {@code failed_eds_health};
+   * {@code DRAINING} sets {@code eds_status_draining}. The last two take the host out of rotation
+   * outside panic.
+   */
+  public enum EndpointHealth { HEALTHY, DEGRADED, UNHEALTHY, DRAINING }
 
   /** Envoy's {@code core.v3.Locality}: where an endpoint runs. */
   public record Locality(String region, String zone, String subZone) {

@@ -67,7 +67,7 @@ final class ClusterTranslator {
   /** Envoy's default {@code ClusterLoadAssignment.Policy.overprovisioning_factor}, in percent. */
   static final int DEFAULT_OVERPROVISIONING_FACTOR = 140;
   private static final SupportedFields LB_ENDPOINT = SupportedFields.of(
-      LbEndpoint.getDescriptor(), "endpoint", "metadata", "load_balancing_weight");
+      LbEndpoint.getDescriptor(), "endpoint", "metadata", "load_balancing_weight", "health_status");
   private static final SupportedFields ENDPOINT = SupportedFields.of(Endpoint.getDescriptor(), "address");
   private static final SupportedFields CIRCUIT_BREAKERS = SupportedFields.of(
       CircuitBreakers.getDescriptor(), "thresholds");
@@ -300,6 +300,22 @@ final class ClusterTranslator {
   }
 
   /**
+   * The endpoint's {@code health_status} as Envoy's hosts read it: {@code UNKNOWN} and
+   * {@code HEALTHY} are healthy, {@code TIMEOUT} is unhealthy; a value the proto does not define is
+   * refused.
+   */
+  private static ClusterConfig.EndpointHealth health(LbEndpoint e, FieldPath path) throws ConfigException {
+    return switch (e.getHealthStatus()) {
+      case UNKNOWN, HEALTHY -> ClusterConfig.EndpointHealth.HEALTHY;
+      case DEGRADED -> ClusterConfig.EndpointHealth.DEGRADED;
+      case UNHEALTHY, TIMEOUT -> ClusterConfig.EndpointHealth.UNHEALTHY;
+      case DRAINING -> ClusterConfig.EndpointHealth.DRAINING;
+      case UNRECOGNIZED -> throw new ConfigException(path.field("health_status"),
+          e.getHealthStatusValue() + " is not a HealthStatus");
+    };
+  }
+
+  /**
    * A load assignment: its endpoints with their priority and locality, and its {@code policy}.
    * Priorities are at most 128 (Envoy's bound); a locality appears once per priority (Spillway
    * refuses a second entry rather than merge the two); a locality's {@code load_balancing_weight}
@@ -355,7 +371,7 @@ final class ClusterTranslator {
         int weight = ProtoValues.uint32(lbEndpoint.hasLoadBalancingWeight(), lbEndpoint.getLoadBalancingWeight(),
             endpointPath.field("load_balancing_weight"), 1, 1);
         endpoints.add(new ClusterConfig.Endpoint(address, weight, hashKey(lbEndpoint), priority, where,
-            localityWeight));
+            localityWeight, health(lbEndpoint, endpointPath)));
       }
     }
     return new ClusterConfig.LoadAssignment(endpoints, policy);

@@ -189,4 +189,24 @@ class LocalityTranslationTest {
     assertThat(la.endpoints()).containsExactly(new Endpoint(new SocketAddress("10.0.0.9", 81), 1, "", 2,
         new Locality("", "z", ""), 5));
   }
+
+  @Test
+  void healthStatusIsReadAsEnvoysHostsReadIt() throws ConfigException {
+    StringBuilder endpoints = new StringBuilder();
+    String[] statuses = {"UNKNOWN", "HEALTHY", "DEGRADED", "UNHEALTHY", "TIMEOUT", "DRAINING"};
+    for (int i = 0; i < statuses.length; i++) {
+      endpoints.append("    - endpoint: {address: {socket_address: {address: 10.0.0.").append(i + 1)
+          .append(", port_value: 80}}}\n      health_status: ").append(statuses[i]).append('\n');
+    }
+    ClusterConfig c = cluster(staticCluster("", """
+        load_assignment:
+          cluster_name: backend
+          endpoints:
+          - lb_endpoints:
+        """ + endpoints));
+    assertThat(c.endpoints()).extracting(ClusterConfig.Endpoint::health).containsExactly(
+        ClusterConfig.EndpointHealth.HEALTHY, ClusterConfig.EndpointHealth.HEALTHY,
+        ClusterConfig.EndpointHealth.DEGRADED, ClusterConfig.EndpointHealth.UNHEALTHY,
+        ClusterConfig.EndpointHealth.UNHEALTHY, ClusterConfig.EndpointHealth.DRAINING);
+  }
 }

@@ -127,23 +127,24 @@ final class ClustersEndpoint implements AdminEndpoint {
     return out.toString();
   }
 
+  /** Each health flag with its name in {@code /clusters}, in the order Envoy prints them. */
+  private static final int[] FLAGS = {Host.FAILED_ACTIVE_HC, Host.FAILED_OUTLIER_CHECK, Host.FAILED_EDS_HEALTH,
+      Host.DEGRADED_ACTIVE_HC, Host.DEGRADED_EDS_HEALTH, Host.PENDING_ACTIVE_HC, Host.EXCLUDED_VIA_IMMEDIATE_HC_FAIL,
+      Host.EDS_STATUS_DRAINING};
+  private static final String[] FLAG_NAMES = {"/failed_active_hc", "/failed_outlier_check", "/failed_eds_health",
+      "/degraded_active_hc", "/degraded_eds_health", "/pending_active_hc", "/excluded_via_immediate_hc_fail",
+      "/eds_status_draining"};
+
   /** Envoy's rendering of a host's health flags. */
   static String healthFlags(int flags) {
     if (flags == 0) {
       return "healthy";
     }
     StringBuilder b = new StringBuilder();
-    if ((flags & Host.FAILED_ACTIVE_HC) != 0) {
-      b.append("/failed_active_hc");
-    }
-    if ((flags & Host.FAILED_OUTLIER_CHECK) != 0) {
-      b.append("/failed_outlier_check");
-    }
-    if ((flags & Host.PENDING_ACTIVE_HC) != 0) {
-      b.append("/pending_active_hc");
-    }
-    if ((flags & Host.EXCLUDED_VIA_IMMEDIATE_HC_FAIL) != 0) {
-      b.append("/excluded_via_immediate_hc_fail");
+    for (int i = 0; i < FLAGS.length; i++) {
+      if ((flags & FLAGS[i]) != 0) {
+        b.append(FLAG_NAMES[i]);
+      }
     }
     return b.toString();
   }
@@ -217,14 +218,27 @@ final class ClustersEndpoint implements AdminEndpoint {
         .setRegion(l.region()).setZone(l.zone()).setSubZone(l.subZone()).build();
   }
 
-  private static HostHealthStatus healthStatus(int flags) {
+  /** Envoy's {@code HostHealthStatus} for a host's flags. */
+  static HostHealthStatus healthStatus(int flags) {
     return HostHealthStatus.newBuilder()
-        .setEdsHealthStatus(HealthStatus.HEALTHY)
+        .setEdsHealthStatus(edsHealthStatus(flags))
         .setFailedActiveHealthCheck((flags & Host.FAILED_ACTIVE_HC) != 0)
+        .setFailedActiveDegradedCheck((flags & Host.DEGRADED_ACTIVE_HC) != 0)
         .setFailedOutlierCheck((flags & Host.FAILED_OUTLIER_CHECK) != 0)
         .setPendingActiveHc((flags & Host.PENDING_ACTIVE_HC) != 0)
         .setExcludedViaImmediateHcFail((flags & Host.EXCLUDED_VIA_IMMEDIATE_HC_FAIL) != 0)
         .build();
+  }
+
+  /** Envoy's {@code eds_health_status}: UNHEALTHY, else DEGRADED, else DRAINING, else HEALTHY, from the EDS flags. */
+  private static HealthStatus edsHealthStatus(int flags) {
+    if ((flags & Host.FAILED_EDS_HEALTH) != 0) {
+      return HealthStatus.UNHEALTHY;
+    }
+    if ((flags & Host.DEGRADED_EDS_HEALTH) != 0) {
+      return HealthStatus.DEGRADED;
+    }
+    return (flags & Host.EDS_STATUS_DRAINING) != 0 ? HealthStatus.DRAINING : HealthStatus.HEALTHY;
   }
 
   private static SimpleMetric counter(String name, long value) {

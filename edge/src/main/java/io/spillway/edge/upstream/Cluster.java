@@ -3,9 +3,6 @@ package io.spillway.edge.upstream;
 import io.spillway.edge.config.ClusterConfig;
 import io.spillway.edge.http2.Http2CodecFactory;
 import io.spillway.edge.upstream.lb.HashTable;
-import io.spillway.edge.upstream.lb.MaglevTable;
-import io.spillway.edge.upstream.lb.PriorityLoad;
-import io.spillway.edge.upstream.lb.RingHashTable;
 import java.util.List;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
@@ -39,6 +36,19 @@ public final class Cluster {
       return levels == null ? new int[] {100} : levels.load.load().clone();
     }
 
+    /** Each priority level's share of the traffic for its degraded hosts, in percent. */
+    public int[] degradedPriorityLoad() {
+      if (levels == null) {
+        return new int[] {0};
+      }
+      return levels.load.degradedLoad().clone();
+    }
+
+    /** Every host set a balancer of this routing picks from (a weighted schedule is built for each). */
+    List<HostSet> leafSets() {
+      return levels == null ? List.of(hosts) : List.of(levels.leaves);
+    }
+
     /** Whether priority level {@code priority} is in panic. */
     public boolean panic(int priority) {
       if (levels == null) {
@@ -67,20 +77,14 @@ public final class Cluster {
   private final RandomGenerator.SplittableGenerator seeds;
   /** The load assignment's policy in force (control side, under publishRouting's lock). */
   private ClusterConfig.AssignmentPolicy assignmentPolicy;
-  /** Leaf balancers by priority and locality, kept across routings (control side, under publishRouting's lock). */
-  private java.util.Map<String, LoadBalancer[]> leafBalancers = java.util.Map.of();
-  /** RING_HASH / MAGLEV with priorities: the last table of each priority and the hosts it was built over. */
-  private java.util.Map<Integer, HashTable> levelTables = java.util.Map.of();
-  private java.util.Map<Integer, List<Host>> levelTableHosts = java.util.Map.of();
+  /** Builds each routing snapshot (control side, under publishRouting's lock). */
+  private final RoutingBuilder routingBuilder;
   private final OutlierDetector outlierDetector;
   private final HealthChecker healthChecker;
   /** The pressure policy's poller of the hosts' metrics endpoints; null without one. */
   private final HostMetricsPoller metricsPoller;
   private volatile HostSet hosts = HostSet.EMPTY;
   private volatile Routing routing = Routing.EMPTY;
-  /** The last hash table built and the host set it was built for (control side, under publishRouting's lock). */
-  private HashTable lastTable;
-  private HostSet lastTableHosts;
 
   static Cluster create(ClusterConfig config, ClusterStats stats, int workers, long seed, ConnectionGate gate) {
     return create(config, stats, workers, seed, gate, HostHealthServices.NONE, null);
@@ -125,6 +129,7 @@ public final class Cluster {
     for (int i = 0; i < workers; i++) {
       balancers[i] = LoadBalancer.create(config, seeds.split(), weights, pressure, nanoClock);
     }
+    this.routingBuilder = new RoutingBuilder(config, workers, seeds, weights, pressure, nanoClock);
     var health = config.hostHealth();
     this.outlierDetector = health.outlier().isEmpty() ? null
         : new OutlierDetector(health.outlier().get(), scope.scope("outlier_detection"), services.control(),
@@ -226,7 +231,7 @@ public final class Cluster {
    */
   void updateWeights() {
     if (weights != null) {
-      weights.update(hosts, nanoClock.getAsLong());
+      weights.update(hosts, routing.leafSets(), nanoClock.getAsLong());
     }
     if (pressure != null) {
       pressure.update(routing.hosts(), nanoClock.getAsLong());
@@ -253,19 +258,15 @@ public final class Cluster {
   }
 
   /**
-   * Client-side weighted round robin: the host's weight in the published stride schedule (scaled to
-   * at most 65535), 0 when there is no schedule for the current hosts (round robin); -1 under other policies.
+   * Client-side weighted round robin: the host's weight in the published stride schedule of its host
+   * set (scaled to at most 65535), 0 when it is in no schedule (out of rotation, or its set
+   * round-robins); -1 under other policies.
    */
   public int clientSideWeight(Host h) {
     if (weights == null) {
       return -1;
     }
-    ClientSideWeights.Schedule s = weights.schedule();
-    if (s == null) {
-      return 0;
-    }
-    int i = s.hosts().hosts().indexOf(h);
-    return i < 0 ? 0 : s.scheduler().scaledWeight(i);
+    return weights.scaledWeight(h);
   }
 
   /** A read-only view of the pressure policy's last update, for the admin pages. */
@@ -340,8 +341,8 @@ public final class Cluster {
   Host newHost(java.net.InetSocketAddress address, ClusterConfig.Endpoint e, long joinedNanos) {
     return new Host(config.name(), address, e.address().host(), e.weight(), workers,
         new Host.Signals(config.lb().wantsLoadReports(), pressure != null), joinedNanos,
-        healthChecker == null ? 0 : Host.FAILED_ACTIVE_HC | Host.PENDING_ACTIVE_HC, outlierDetector, e.hashKey(),
-        Host.Placement.of(e));
+        (healthChecker == null ? 0 : Host.FAILED_ACTIVE_HC | Host.PENDING_ACTIVE_HC) | Host.edsFlags(e.health()),
+        outlierDetector, e.hashKey(), Host.Placement.of(e));
   }
 
   /** The hosts the balancers choose from now. */
@@ -352,229 +353,38 @@ public final class Cluster {
   /**
    * Recomputes and publishes the routing snapshot from the hosts' flags (control side; the lock
    * only orders the control thread's and the start-up thread's publications, never a worker).
+   * Under client-side weighted round robin the weights are scheduled again over the new routing's
+   * host sets at once, so a health change never leaves the workers without a schedule.
    */
   synchronized void publishRouting() {
     HostSet all = hosts;
-    List<Host> list = all.hosts();
-    boolean tracks = config.hostHealth().tracksHealth();
     int passingActive = 0;
+    int degradedActive = 0;
     int ejected = 0;
     int healthyCount = 0;
-    int maxPriority = 0;
-    for (Host h : list) {
+    int degradedCount = 0;
+    for (Host h : all.hosts()) {
       int flags = h.healthFlags();
-      if (!tracks || (flags & Host.UNHEALTHY) == 0) {
-        healthyCount++;
-      }
-      if ((flags & Host.FAILED_ACTIVE_HC) == 0) {
-        passingActive++;
-      }
-      if ((flags & Host.FAILED_OUTLIER_CHECK) != 0) {
-        ejected++;
-      }
-      maxPriority = Math.max(maxPriority, h.priority());
+      Host.Health health = Host.health(flags);
+      healthyCount += health == Host.Health.HEALTHY ? 1 : 0;
+      degradedCount += health == Host.Health.DEGRADED ? 1 : 0;
+      passingActive += (flags & Host.FAILED_ACTIVE_HC) == 0 ? 1 : 0;
+      degradedActive += (flags & Host.DEGRADED_ACTIVE_HC) != 0 ? 1 : 0;
+      ejected += (flags & Host.FAILED_OUTLIER_CHECK) != 0 ? 1 : 0;
     }
-    if (maxPriority > 0 || config.lb().localityWeighted()) {
-      routing = leveledRouting(list, maxPriority, tracks);
-    } else {
-      List<Host> healthy = healthy(list, tracks);
-      PriorityLoad load = PriorityLoad.compute(new PriorityLoad.Level[] {counts(list, healthy)},
-          assignmentPolicy.overprovisioningFactor(), assignmentPolicy.weightedPriorityHealth(),
-          config.hostHealth().healthyPanicThreshold());
-      boolean panic = !list.isEmpty() && load.panic()[0];
-      HostSet chosen = panic || healthy.size() == list.size() ? all : HostSet.of(healthy);
-      routing = new Routing(chosen, panic, table(chosen));
-      leafBalancers = java.util.Map.of();
+    routing = routingBuilder.build(all, assignmentPolicy);
+    if (weights != null) {
+      weights.reschedule(routing.leafSets(), nanoClock.getAsLong());
     }
     stats.membershipHealthy.set(healthyCount);
+    stats.membershipDegraded.set(degradedCount);
     if (healthChecker != null) {
       healthChecker.healthy.set(passingActive);
+      healthChecker.degraded.set(degradedActive);
     }
     if (outlierDetector != null) {
       outlierDetector.ejectionsActive.set(ejected);
     }
-  }
-
-  private static List<Host> healthy(List<Host> hosts, boolean tracks) {
-    if (!tracks) {
-      return hosts;
-    }
-    List<Host> healthy = new java.util.ArrayList<>(hosts.size());
-    for (Host h : hosts) {
-      if ((h.healthFlags() & Host.UNHEALTHY) == 0) {
-        healthy.add(h);
-      }
-    }
-    return healthy;
-  }
-
-  private static PriorityLoad.Level counts(List<Host> hosts, List<Host> healthy) {
-    long total = 0;
-    for (Host h : hosts) {
-      total += h.weight();
-    }
-    long healthyWeight = 0;
-    for (Host h : healthy) {
-      healthyWeight += h.weight();
-    }
-    return new PriorityLoad.Level(healthy.size(), hosts.size(), healthyWeight, total);
-  }
-
-  /**
-   * The routing of a cluster with priority levels or locality weighted balancing: Envoy's priority
-   * load over the levels 0 to {@code maxPriority} (a level without hosts takes no load), each
-   * level's leaves, and their balancers (kept from the last routing for the same priority and
-   * locality, so a round robin carries on where it was).
-   */
-  private Routing leveledRouting(List<Host> list, int maxPriority, boolean tracks) {
-    int levelCount = maxPriority + 1;
-    List<List<Host>> byPriority = new java.util.ArrayList<>(levelCount);
-    for (int p = 0; p < levelCount; p++) {
-      byPriority.add(new java.util.ArrayList<>());
-    }
-    for (Host h : list) {
-      byPriority.get(h.priority()).add(h);
-    }
-    PriorityLoad.Level[] counts = new PriorityLoad.Level[levelCount];
-    List<List<Host>> healthyByPriority = new java.util.ArrayList<>(levelCount);
-    for (int p = 0; p < levelCount; p++) {
-      List<Host> healthy = healthy(byPriority.get(p), tracks);
-      healthyByPriority.add(healthy);
-      counts[p] = counts(byPriority.get(p), healthy);
-    }
-    ClusterConfig.AssignmentPolicy policy = assignmentPolicy;
-    PriorityLoad load = PriorityLoad.compute(counts, policy.overprovisioningFactor(), policy.weightedPriorityHealth(),
-        config.hostHealth().healthyPanicThreshold());
-    boolean hashed = config.lbPolicy().hashed();
-    PriorityRouting.Level[] levels = new PriorityRouting.Level[levelCount];
-    List<HostSet> leaves = new java.util.ArrayList<>();
-    List<String> leafKeys = new java.util.ArrayList<>();
-    java.util.Map<Integer, HashTable> tables = new java.util.HashMap<>();
-    java.util.Map<Integer, List<Host>> tableHosts = new java.util.HashMap<>();
-    boolean anyLocalities = false;
-    boolean totalPanic = true;
-    for (int p = 0; p < levelCount; p++) {
-      List<Host> levelHosts = byPriority.get(p);
-      List<Host> healthy = healthyByPriority.get(p);
-      boolean panic = load.panic()[p];
-      totalPanic &= panic;
-      HostSet levelSet = HostSet.of(levelHosts);
-      HostSet chosen = panic || healthy.size() == levelHosts.size() ? levelSet : HostSet.of(healthy);
-      int firstLeaf = leaves.size();
-      double[] localityWeights = null;
-      HashTable table = null;
-      if (hashed) {
-        table = levelTable(p, chosen);
-        tables.put(p, table);
-        tableHosts.put(p, chosen.hosts());
-      } else if (config.lb().localityWeighted() && !panic) {
-        localityWeights = localityLeaves(p, levelHosts, tracks, policy.overprovisioningFactor(), leaves, leafKeys);
-      }
-      if (localityWeights == null) {
-        leaves.add(chosen);
-        leafKeys.add(p + "/*");
-      } else {
-        anyLocalities = true;
-      }
-      levels[p] = new PriorityRouting.Level(p, levelSet, chosen, panic, firstLeaf, localityWeights, table);
-    }
-    java.util.Map<String, LoadBalancer[]> kept = new java.util.HashMap<>();
-    LoadBalancer[][] balancers = new LoadBalancer[leaves.size()][];
-    for (int i = 0; i < leaves.size() && !hashed; i++) {
-      LoadBalancer[] forLeaf = leafBalancers.get(leafKeys.get(i));
-      if (forLeaf == null) {
-        forLeaf = new LoadBalancer[workers];
-        for (int w = 0; w < workers; w++) {
-          forLeaf[w] = LoadBalancer.create(config, seeds.split(), weights, pressure, nanoClock);
-        }
-      }
-      kept.put(leafKeys.get(i), forLeaf);
-      balancers[i] = forLeaf;
-    }
-    leafBalancers = kept;
-    levelTables = tables;
-    levelTableHosts = tableHosts;
-    double[][] deadlines = new double[workers][];
-    for (int w = 0; w < workers; w++) {
-      deadlines[w] = anyLocalities ? PriorityRouting.initialDeadlines(levels, leaves.size(), seeds.split())
-          : new double[0];
-    }
-    PriorityRouting routed = new PriorityRouting(load, levels, leaves.toArray(HostSet[]::new), balancers, deadlines);
-    return new Routing(routed.servingHosts(), !list.isEmpty() && totalPanic, null, routed);
-  }
-
-  /**
-   * Locality weighted balancing in one level outside panic: one leaf per locality whose effective
-   * weight is above 0 (its healthy hosts), added to {@code leaves}; their weights, or null when no
-   * locality has any (the level then balances over all of its healthy hosts, as Envoy does).
-   */
-  private static double[] localityLeaves(int priority, List<Host> levelHosts, boolean tracks, int factor,
-      List<HostSet> leaves, List<String> leafKeys) {
-    java.util.Map<ClusterConfig.Locality, List<Host>> byLocality = new java.util.LinkedHashMap<>();
-    for (Host h : levelHosts) {
-      byLocality.computeIfAbsent(h.locality(), l -> new java.util.ArrayList<>()).add(h);
-    }
-    List<Double> weights = new java.util.ArrayList<>();
-    List<HostSet> sets = new java.util.ArrayList<>();
-    List<String> keys = new java.util.ArrayList<>();
-    for (var e : byLocality.entrySet()) {
-      List<Host> hostsThere = e.getValue();
-      List<Host> healthy = healthy(hostsThere, tracks);
-      double w = PriorityRouting.effectiveLocalityWeight(hostsThere.get(0).localityWeight(), healthy.size(),
-          hostsThere.size(), factor);
-      if (w > 0) {
-        weights.add(w);
-        sets.add(HostSet.of(healthy));
-        keys.add(priority + "/" + e.getKey());
-      }
-    }
-    if (weights.isEmpty()) {
-      return null;
-    }
-    leaves.addAll(sets);
-    leafKeys.addAll(keys);
-    double[] out = new double[weights.size()];
-    for (int i = 0; i < out.length; i++) {
-      out[i] = weights.get(i);
-    }
-    return out;
-  }
-
-  /** RING_HASH / MAGLEV: a level's table, the last one of that priority when its hosts are the same. */
-  private HashTable levelTable(int priority, HostSet set) {
-    HashTable last = levelTables.get(priority);
-    if (last != null && levelTableHosts.get(priority).equals(set.hosts())) {
-      return last;
-    }
-    return buildTable(set);
-  }
-
-  /**
-   * RING_HASH and MAGLEV: the table over {@code set}, built again only when the hosts differ from
-   * the last table's (a health change that leaves the same hosts keeps it); null under the other
-   * policies.
-   */
-  private HashTable table(HostSet set) {
-    if (!config.lbPolicy().hashed()) {
-      return null;
-    }
-    if (lastTable != null && lastTableHosts.hosts().equals(set.hosts())) {
-      return lastTable;
-    }
-    lastTable = buildTable(set);
-    lastTableHosts = set;
-    return lastTable;
-  }
-
-  private HashTable buildTable(HostSet set) {
-    java.util.List<HashTable.Member> members = new java.util.ArrayList<>(set.hosts().size());
-    for (Host h : set.hosts()) {
-      members.add(new HashTable.Member(h.hashKey(), Math.max(1, h.weight())));
-    }
-    ClusterConfig.ConsistentHash sizes = config.lb().consistentHash();
-    return config.lbPolicy() == ClusterConfig.LbPolicy.RING_HASH
-        ? RingHashTable.build(members, sizes.minimumRingSize(), sizes.maximumRingSize())
-        : MaglevTable.build(members, sizes.tableSize());
   }
 
   /** The outlier detector, or null without {@code outlier_detection}. */

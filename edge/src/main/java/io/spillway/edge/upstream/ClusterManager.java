@@ -201,8 +201,9 @@ public final class ClusterManager {
 
   /**
    * Publishes hosts for endpoints that are IP literals (STATIC and EDS clusters): hosts whose
-   * address, weight, priority and locality stay keep their pools, hosts that went away drain. A new
-   * assignment policy alone publishes a new routing.
+   * address, weight, priority and locality stay keep their pools (and take the endpoint's
+   * {@code health_status}), hosts that went away drain. A new assignment policy, or a new
+   * {@code health_status}, alone publishes a new routing.
    */
   void publishHosts(Cluster cluster, ClusterConfig.LoadAssignment assignment) {
     List<ClusterConfig.Endpoint> endpoints = assignment.endpoints();
@@ -212,11 +213,13 @@ public final class ClusterManager {
     }
     List<Host> hosts = new ArrayList<>(endpoints.size());
     boolean changed = endpoints.size() != cluster.hosts().hosts().size() || cluster.hosts() == HostSet.EMPTY;
+    boolean healthChanged = false;
     for (ClusterConfig.Endpoint e : endpoints) {
       InetSocketAddress sa = new InetSocketAddress(literal(e.address().host()), e.address().port());
       Host h = existing.get(sa);
       if (h != null && h.sameEndpoint(e)) {
         existing.remove(sa);
+        healthChanged |= h.setEdsHealth(e.health());
       } else {
         h = cluster.newHost(sa, e, joined(cluster));
         changed = true;
@@ -228,6 +231,8 @@ public final class ClusterManager {
       existing.values().forEach(Host::drainPools);
     } else if (!assignment.policy().equals(cluster.assignmentPolicy())) {
       cluster.setAssignmentPolicy(assignment.policy());
+    } else if (healthChanged) {
+      cluster.publishRouting();
     }
   }
 

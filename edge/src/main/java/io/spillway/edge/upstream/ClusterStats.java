@@ -44,7 +44,10 @@ public final class ClusterStats {
   public final Histogram upstreamRqTime;
   public final Histogram upstreamCxConnectMs;
   public final Gauge membershipTotal;
+  /** Hosts neither unhealthy nor degraded (Envoy's count of its healthy hosts). */
   public final Gauge membershipHealthy;
+  /** Degraded hosts (EDS {@code health_status: DEGRADED}, or {@code x-envoy-degraded} on their health check). */
+  public final Gauge membershipDegraded;
   /** ORCA load reports on responses that could not be read (client-side weighted round robin). */
   public final Counter lbOrcaReportParseError;
   /** Picks made over every host because too few were healthy (Envoy's panic mode). */
@@ -103,6 +106,7 @@ public final class ClusterStats {
     upstreamCxConnectMs = scope.histogram("upstream_cx_connect_ms", Histogram.Unit.MILLISECONDS);
     membershipTotal = scope.gauge("membership_total");
     membershipHealthy = scope.gauge("membership_healthy");
+    membershipDegraded = scope.gauge("membership_degraded");
     lbHealthyPanic = scope.counter("lb_healthy_panic");
     updateAttempt = scope.counter("update_attempt");
     updateSuccess = scope.counter("update_success");

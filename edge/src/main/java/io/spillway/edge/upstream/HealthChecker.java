@@ -29,7 +29,11 @@ import org.slf4j.LoggerFactory;
  * {@code failure} (every failed check, network ones included), {@code network_failure} (connect
  * failures, resets, timeouts), {@code passive_failure} ({@code x-envoy-immediate-health-check-fail}
  * on routed responses), {@code verify_cluster} (Envoy's service-name check; not supported, stays 0)
- * and the {@code healthy} gauge.
+ * and the {@code healthy} and {@code degraded} gauges.
+ *
+ * <p>As in Envoy, only HTTP checks mark a host degraded: a passed check whose response carries
+ * {@code x-envoy-degraded} sets {@link Host#DEGRADED_ACTIVE_HC}, a passed check without it clears
+ * the flag; a failed check leaves it (the host is unhealthy, which wins).
  */
 final class HealthChecker {
   private static final Logger log = LoggerFactory.getLogger(HealthChecker.class);
@@ -47,6 +51,8 @@ final class HealthChecker {
   final Counter passiveFailure;
   final Counter verifyCluster;
   final Gauge healthy;
+  /** Hosts whose last passed check carried {@code x-envoy-degraded} ({@code degraded_active_hc}). */
+  final Gauge degraded;
   /** Sessions by host; touched on the health-check loop only. */
   private final Map<Host, Session> sessions = new HashMap<>();
   private boolean stopped;
@@ -66,6 +72,7 @@ final class HealthChecker {
     passiveFailure = scope.counter("passive_failure");
     verifyCluster = scope.counter("verify_cluster");
     healthy = scope.gauge("healthy");
+    degraded = scope.gauge("degraded");
   }
 
   /** The cluster's hosts changed (any thread): sessions start for new hosts and stop for gone ones. */
@@ -88,7 +95,7 @@ final class HealthChecker {
       Session s = sessions.get(host);
       if (s != null) {
         passiveFailure.inc();
-        s.apply(s.state.onFailure(true), true);
+        s.apply(s.state.onFailure(true), true, false);
       }
     });
   }
@@ -118,6 +125,8 @@ final class HealthChecker {
     private boolean stopped;
     /** Set by the HTTP probe when the response carried x-envoy-immediate-health-check-fail. */
     boolean immediateFail;
+    /** Set by the HTTP probe when the response carried x-envoy-degraded. */
+    boolean degraded;
 
     Session(Host host) {
       this.host = host;
@@ -139,6 +148,7 @@ final class HealthChecker {
       attempt.inc();
       inFlight = true;
       immediateFail = false;
+      degraded = false;
       timeout = loop.loop().schedule(this::onTimeout, config.timeout().toNanos(), TimeUnit.NANOSECONDS);
       if (channel != null && channel.isActive()) {
         probe.send(channel, this);
@@ -229,7 +239,12 @@ final class HealthChecker {
       if (result != Result.PASS || !config.reuseConnection() || probe.closesAfterCheck()) {
         closeChannel();
       }
-      apply(t, immediateFail);
+      boolean degradedChanged = result == Result.PASS
+          && degraded != ((host.healthFlags() & Host.DEGRADED_ACTIVE_HC) != 0);
+      if (degradedChanged) {
+        host.setHealthFlags(degraded ? Host.DEGRADED_ACTIVE_HC : 0, degraded ? 0 : Host.DEGRADED_ACTIVE_HC);
+      }
+      apply(t, immediateFail, degradedChanged);
       if (result == Result.PASS && host.outlier() != OutlierMonitor.NONE) {
         OutlierDetector d = cluster.outlierDetector();
         if (d != null && d.config().unejectOnHealthCheckPass()) {
@@ -239,7 +254,8 @@ final class HealthChecker {
       schedule(state.nextIntervalNanos(!cluster.stats().upstreamRqTotal.used(), random));
     }
 
-    void apply(HealthCheckState.Transition t, boolean immediate) {
+    /** @param degradedChanged whether the check just set or cleared the host's {@code degraded_active_hc} */
+    void apply(HealthCheckState.Transition t, boolean immediate, boolean degradedChanged) {
       boolean changed;
       switch (t) {
         case BECAME_HEALTHY -> changed = host.setHealthFlags(0,
@@ -254,7 +270,7 @@ final class HealthChecker {
           changed = false;
         }
       }
-      if (changed) {
+      if (changed || degradedChanged) {
         control.execute(cluster::publishRouting);
       }
     }

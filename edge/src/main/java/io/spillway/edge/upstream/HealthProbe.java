@@ -50,6 +50,8 @@ sealed interface HealthProbe {
   /** Envoy's HTTP health checker over HTTP/1.1. */
   final class Http1 implements HealthProbe {
     static final String IMMEDIATE_FAIL = "x-envoy-immediate-health-check-fail";
+    /** On a passed check's response: the host is degraded (Envoy's {@code degraded_active_hc}). */
+    static final String DEGRADED = "x-envoy-degraded";
     private final HostHealthConfig.HttpProbe config;
     private final HttpMethod method;
     private final HttpHeaders headers;
@@ -83,6 +85,7 @@ sealed interface HealthProbe {
               if (response.headers().contains(IMMEDIATE_FAIL)) {
                 session.immediateFail = true;
               }
+              session.degraded = response.headers().contains(DEGRADED);
             }
             if (msg instanceof LastHttpContent && status >= 200) {
               int s = status;
@@ -197,6 +200,7 @@ sealed interface HealthProbe {
                       if (frame.headers().contains(Http1.IMMEDIATE_FAIL)) {
                         session.immediateFail = true;
                       }
+                      session.degraded = frame.headers().contains(Http1.DEGRADED);
                     }
                   }
                   end = frame.isEndStream();

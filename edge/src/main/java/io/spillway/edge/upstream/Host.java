@@ -24,8 +24,23 @@ public final class Host {
   public static final int PENDING_ACTIVE_HC = 4;
   /** Envoy's {@code excluded_via_immediate_hc_fail}: the host answered x-envoy-immediate-health-check-fail. */
   public static final int EXCLUDED_VIA_IMMEDIATE_HC_FAIL = 8;
-  /** The flags that take a host out of rotation. */
-  static final int UNHEALTHY = FAILED_ACTIVE_HC | FAILED_OUTLIER_CHECK;
+  /** Envoy's {@code failed_eds_health}: the endpoint's {@code health_status} is UNHEALTHY or TIMEOUT. */
+  public static final int FAILED_EDS_HEALTH = 16;
+  /** Envoy's {@code degraded_active_hc}: its HTTP health check passed with {@code x-envoy-degraded}. */
+  public static final int DEGRADED_ACTIVE_HC = 32;
+  /** Envoy's {@code degraded_eds_health}: the endpoint's {@code health_status} is DEGRADED. */
+  public static final int DEGRADED_EDS_HEALTH = 64;
+  /** Envoy's {@code eds_status_draining}: the endpoint's {@code health_status} is DRAINING. */
+  public static final int EDS_STATUS_DRAINING = 128;
+  /** The flags that take a host out of rotation (Envoy's coarse health {@code Unhealthy}). */
+  static final int UNHEALTHY = FAILED_ACTIVE_HC | FAILED_OUTLIER_CHECK | FAILED_EDS_HEALTH | EDS_STATUS_DRAINING;
+  /** The flags that make a host that is not unhealthy degraded (Envoy's coarse health {@code Degraded}). */
+  static final int DEGRADED = DEGRADED_ACTIVE_HC | DEGRADED_EDS_HEALTH;
+  /** The flags an endpoint's {@code health_status} sets. */
+  static final int EDS_FLAGS = FAILED_EDS_HEALTH | DEGRADED_EDS_HEALTH | EDS_STATUS_DRAINING;
+
+  /** Envoy's coarse health of a host, from its flags: unhealthy wins over degraded. */
+  public enum Health { HEALTHY, DEGRADED, UNHEALTHY }
 
   private final String clusterName;
   /** Final but for a LOGICAL_DNS cluster's one host, which follows the latest resolution. */
@@ -143,12 +158,35 @@ public final class Host {
     return healthFlags.get();
   }
 
-  /** Whether the host may take traffic outside panic: no check failed, not ejected. */
+  /** Whether the host is healthy: not unhealthy (no check failed, not ejected, not so by EDS) and not degraded. */
   public boolean healthy() {
-    return (healthFlags.get() & UNHEALTHY) == 0;
+    return health(healthFlags.get()) == Health.HEALTHY;
   }
 
-  /** Sets or clears flags; true when that changed whether the host is healthy. */
+  /** Its coarse health now. */
+  public Health health() {
+    return health(healthFlags.get());
+  }
+
+  /** The coarse health these flags give. */
+  static Health health(int flags) {
+    if ((flags & UNHEALTHY) != 0) {
+      return Health.UNHEALTHY;
+    }
+    return (flags & DEGRADED) != 0 ? Health.DEGRADED : Health.HEALTHY;
+  }
+
+  /** The flags an endpoint's {@code health_status} gives its host. */
+  static int edsFlags(ClusterConfig.EndpointHealth health) {
+    return switch (health) {
+      case HEALTHY -> 0;
+      case DEGRADED -> DEGRADED_EDS_HEALTH;
+      case UNHEALTHY -> FAILED_EDS_HEALTH;
+      case DRAINING -> EDS_STATUS_DRAINING;
+    };
+  }
+
+  /** Sets or clears flags; true when that changed the host's coarse health (healthy, degraded, unhealthy). */
   boolean setHealthFlags(int set, int clear) {
     int before;
     int after;
@@ -156,7 +194,12 @@ public final class Host {
       before = healthFlags.get();
       after = (before | set) & ~clear;
     } while (before != after && !healthFlags.compareAndSet(before, after));
-    return (before & UNHEALTHY) != (after & UNHEALTHY);
+    return health(before) != health(after);
+  }
+
+  /** Takes the EDS flags of {@code health} (an update of its endpoint); true when the coarse health changed. */
+  boolean setEdsHealth(ClusterConfig.EndpointHealth health) {
+    return setHealthFlags(edsFlags(health), EDS_FLAGS & ~edsFlags(health));
   }
 
   /** What the outlier detector knows of this host (a no-op without outlier detection). */

@@ -73,8 +73,8 @@ public abstract sealed class LoadBalancer {
 
     @Override
     public Host pick(HostSet set) {
-      ClientSideWeights.Schedule s = weights.schedule();
-      if (s == null || s.hosts() != set) {
+      ClientSideWeights.Schedule s = weights.schedule(set);
+      if (s == null) {
         return fallback.pick(set);
       }
       long accepted = s.scheduler().next(sequence);

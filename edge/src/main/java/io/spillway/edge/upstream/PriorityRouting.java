@@ -12,9 +12,11 @@ import java.util.List;
  * locality by this worker's earliest-deadline-first schedule, then a host with the leaf's own
  * balancer. Nothing is allocated or locked per pick.
  *
- * <p>Every level has one or more <em>leaves</em> — the host sets a balancer picks from: the level's
- * healthy hosts (every host in panic), or, with locality weighted balancing outside panic, each
- * locality's healthy hosts, for the localities whose effective weight is above 0.
+ * <p>Every level has a target for its healthy hosts and, when Envoy's degraded priority load gives
+ * it any, one for its degraded hosts; a slot names one of them. Each target has one or more
+ * <em>leaves</em> — the host sets a balancer picks from: the level's healthy (or degraded) hosts,
+ * every host in panic, or, with locality weighted balancing outside panic, each locality's healthy
+ * (or degraded) hosts, for the localities whose effective weight for them is above 0.
  */
 final class PriorityRouting {
 
@@ -33,9 +35,12 @@ final class PriorityRouting {
       HashTable table) {}
 
   final PriorityLoad load;
-  /** {@code hash mod 100} → index in {@link #levels}. */
+  /** {@code hash mod 100} → index in {@link #levels}, or {@code levels.length +} index in {@link #degraded}. */
   final int[] slots;
+  /** Per priority, the target of its healthy load. */
   final Level[] levels;
+  /** Per priority, the target of its degraded load; null where that load is 0, the healthy target in panic. */
+  final Level[] degraded;
   /** The host set of every leaf, over all levels. */
   final HostSet[] leaves;
   /** Per leaf, one balancer per worker. */
@@ -43,19 +48,21 @@ final class PriorityRouting {
   /** Per worker, the EDF deadline of every locality leaf (indexed as {@link #leaves}); only that worker writes its row. */
   private final double[][] deadlines;
 
-  PriorityRouting(PriorityLoad load, Level[] levels, HostSet[] leaves, LoadBalancer[][] balancers,
+  PriorityRouting(PriorityLoad load, Level[] levels, Level[] degraded, HostSet[] leaves, LoadBalancer[][] balancers,
       double[][] deadlines) {
     this.load = load;
     this.slots = load.slots();
     this.levels = levels;
+    this.degraded = degraded;
     this.leaves = leaves;
     this.balancers = balancers;
     this.deadlines = deadlines;
   }
 
-  /** The level a pick with this {@code hash} (unsigned) goes to. */
+  /** The target (a level's healthy or degraded hosts) a pick with this {@code hash} (unsigned) goes to. */
   Level level(long hash) {
-    return levels[slots[(int) Long.remainderUnsigned(hash, 100)]];
+    int slot = slots[(int) Long.remainderUnsigned(hash, 100)];
+    return slot < levels.length ? levels[slot] : degraded[slot - levels.length];
   }
 
   /**
@@ -81,10 +88,13 @@ final class PriorityRouting {
   }
 
   /** Fresh EDF deadlines for one worker: 1 / weight each, then a random number of picks below the locality count. */
-  static double[] initialDeadlines(Level[] levels, int leafCount, java.util.random.RandomGenerator random) {
+  static double[] initialDeadlines(Level[] levels, Level[] degraded, int leafCount,
+      java.util.random.RandomGenerator random) {
     double[] d = new double[leafCount];
-    for (Level level : levels) {
-      double[] w = level.localityWeights();
+    for (int t = 0; t < levels.length + degraded.length; t++) {
+      Level level = t < levels.length ? levels[t] : degraded[t - levels.length];
+      double[] w = level == null || (t >= levels.length && level == levels[t - levels.length]) ? null
+          : level.localityWeights();
       if (w == null) {
         continue;
       }
@@ -119,12 +129,15 @@ final class PriorityRouting {
 
   /** The hosts of the levels that take any load, in priority order (what a gRPC channel resolves). */
   HostSet servingHosts() {
-    List<Host> all = new java.util.ArrayList<>();
+    java.util.Set<Host> all = new java.util.LinkedHashSet<>();
     for (int i = 0; i < levels.length; i++) {
       if (load.load()[i] > 0) {
         all.addAll(levels[i].chosen().hosts());
       }
+      if (load.degradedLoad()[i] > 0) {
+        all.addAll(degraded[i].chosen().hosts());
+      }
     }
-    return HostSet.of(all);
+    return HostSet.of(List.copyOf(all));
   }
 }

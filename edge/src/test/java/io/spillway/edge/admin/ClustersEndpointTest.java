@@ -119,4 +119,26 @@ class ClustersEndpointTest {
     assertThat(ClustersEndpoint.healthFlags(Host.FAILED_ACTIVE_HC | Host.FAILED_OUTLIER_CHECK | Host.PENDING_ACTIVE_HC))
         .isEqualTo("/failed_active_hc/failed_outlier_check/pending_active_hc");
   }
+
+  @Test
+  void degradedAndEdsFlagsReadAsEnvoyPrintsThem() {
+    assertThat(ClustersEndpoint.healthFlags(Host.DEGRADED_ACTIVE_HC)).isEqualTo("/degraded_active_hc");
+    assertThat(ClustersEndpoint.healthFlags(Host.DEGRADED_EDS_HEALTH)).isEqualTo("/degraded_eds_health");
+    // Envoy's order: failed_active_hc, failed_outlier_check, failed_eds_health, degraded_active_hc,
+    // degraded_eds_health, pending_active_hc, excluded_via_immediate_hc_fail, eds_status_draining.
+    assertThat(ClustersEndpoint.healthFlags(Host.EDS_STATUS_DRAINING | Host.DEGRADED_EDS_HEALTH
+        | Host.DEGRADED_ACTIVE_HC | Host.FAILED_EDS_HEALTH | Host.FAILED_ACTIVE_HC))
+        .isEqualTo("/failed_active_hc/failed_eds_health/degraded_active_hc/degraded_eds_health/eds_status_draining");
+  }
+
+  @Test
+  void jsonHealthStatusCarriesTheDegradedCheckAndTheEdsStatus() {
+    assertThat(ClustersEndpoint.healthStatus(Host.DEGRADED_ACTIVE_HC).getFailedActiveDegradedCheck()).isTrue();
+    assertThat(ClustersEndpoint.healthStatus(Host.DEGRADED_EDS_HEALTH).getEdsHealthStatus())
+        .isEqualTo(io.envoyproxy.envoy.config.core.v3.HealthStatus.DEGRADED);
+    assertThat(ClustersEndpoint.healthStatus(Host.FAILED_EDS_HEALTH).getEdsHealthStatus())
+        .isEqualTo(io.envoyproxy.envoy.config.core.v3.HealthStatus.UNHEALTHY);
+    assertThat(ClustersEndpoint.healthStatus(Host.EDS_STATUS_DRAINING).getEdsHealthStatus())
+        .isEqualTo(io.envoyproxy.envoy.config.core.v3.HealthStatus.DRAINING);
+  }
 }

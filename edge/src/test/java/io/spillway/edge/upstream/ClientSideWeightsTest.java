@@ -29,13 +29,17 @@ class ClientSideWeightsTest {
   private HostSet set;
 
   private void start(Duration blackout, Duration expiration) {
+    start(blackout, expiration, 3);
+  }
+
+  private void start(Duration blackout, Duration expiration, int hostCount) {
     ClusterConfig config = LoadBalancerTest.config(LbPolicy.CLIENT_SIDE_WEIGHTED_ROUND_ROBIN,
         new LbSettings(1.0, null, new WeightedRoundRobin(blackout, expiration, Duration.ofSeconds(1), 1.0,
             List.of("named_metrics.queue"))));
     cluster = Cluster.create(config, new ClusterStats(new StatsStore().rootScope().scope("c"), false), 1, 7L,
         ConnectionGate.OPEN, now::get);
     List<Host> hosts = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < hostCount; i++) {
       hosts.add(new Host("c", new InetSocketAddress("127.0.0.1", 20_000 + i), "127.0.0.1", 1, 1,
           cluster.collectsLoadReports(), Host.NOT_JOINING, 0, null));
     }
@@ -51,7 +55,7 @@ class ClientSideWeightsTest {
 
   private int[] shares(int picks) {
     Worker worker = new Worker(0, null, null, null, null, null);
-    int[] counts = new int[3];
+    int[] counts = new int[set.hosts().size()];
     for (int i = 0; i < picks; i++) {
       counts[set.hosts().indexOf(cluster.pickHost(worker))]++;
     }
@@ -117,5 +121,48 @@ class ClientSideWeightsTest {
     HttpHeaders headers = new DefaultHttpHeaders().set("endpoint-load-metrics", "TEXT cpu_utilization=1");
     h.loadReport(headers);
     assertThat(h.pendingTextReport.get()).isNull();
+  }
+
+  /** Reports giving weights 500 : 250 : 125 (4 : 2 : 1), taken by one update. */
+  private void reportFourTwoOne() {
+    report(0, "endpoint-load-metrics", "TEXT rps_fractional=100,application_utilization=0.2");
+    report(1, "endpoint-load-metrics", "TEXT rps_fractional=100,application_utilization=0.4");
+    report(2, "endpoint-load-metrics", "TEXT rps_fractional=100,application_utilization=0.8");
+    cluster.updateWeights();
+  }
+
+  private void eject(int host) {
+    set.hosts().get(host).setHealthFlags(Host.FAILED_OUTLIER_CHECK, 0);
+    cluster.publishRouting();
+  }
+
+  @Test
+  void anUnhealthyHostLeavesTheScheduleAndTheOthersKeepTheirWeights() {
+    start(Duration.ZERO, Duration.ofMinutes(3));
+    reportFourTwoOne();
+    eject(2); // 2 of 3 healthy: no panic; no weight update in between
+    int[] counts = shares(6000);
+    assertThat(counts[2]).isZero();
+    // 500 : 250 over the healthy hosts, within 1 % of the picks
+    assertThat(counts[0]).isBetween(3940, 4060);
+    assertThat(counts[1]).isBetween(1940, 2060);
+    assertThat(cluster.clientSideWeight(set.hosts().get(2))).isZero();
+    cluster.updateWeights(); // the periodic update keeps scheduling the healthy set
+    assertThat(shares(6000)[0]).isBetween(3940, 4060);
+  }
+
+  @Test
+  void aHostWithoutAWeightGetsTheMeanOfTheHealthyOthers() {
+    start(Duration.ZERO, Duration.ofMinutes(3), 4);
+    report(0, "endpoint-load-metrics", "TEXT rps_fractional=100,application_utilization=0.2");
+    report(1, "endpoint-load-metrics", "TEXT rps_fractional=100,application_utilization=0.4");
+    report(3, "endpoint-load-metrics", "TEXT rps_fractional=100,application_utilization=0.8");
+    cluster.updateWeights();
+    eject(3); // 3 of 4 healthy, no panic: 500 : 250 and host 2 (no report) the mean of those two, 375
+    int[] counts = shares(9000);
+    assertThat(counts[0]).isBetween(3910, 4090);
+    assertThat(counts[1]).isBetween(1910, 2090);
+    assertThat(counts[2]).isBetween(2910, 3090);
+    assertThat(counts[3]).isZero();
   }
 }

@@ -61,6 +61,16 @@ class PriorityRoutingTest {
     return out;
   }
 
+  /** {@code count} endpoints of priority {@code priority} whose {@code health_status} is {@code health}. */
+  private static List<Endpoint> endpoints(int priority, ClusterConfig.EndpointHealth health, int count,
+      int firstPort) {
+    List<Endpoint> out = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      out.add(new Endpoint(new SocketAddress("127.0.0.1", firstPort + i), 1, "", priority, Locality.NONE, 0, health));
+    }
+    return out;
+  }
+
   @SafeVarargs
   private static List<Endpoint> concat(List<Endpoint>... parts) {
     List<Endpoint> all = new ArrayList<>();
@@ -241,5 +251,121 @@ class PriorityRoutingTest {
     assertThat(c.routing().panic()).isFalse();
     assertThat(c.routing().levels()).as("one level, no locality weighting: the flat routing").isNull();
     assertThat(picks(c, 100, Host::healthy)).containsOnlyKeys(true);
+  }
+
+  private static final ClusterConfig.EndpointHealth DEGRADED = ClusterConfig.EndpointHealth.DEGRADED;
+  private static final ClusterConfig.EndpointHealth HEALTHY = ClusterConfig.EndpointHealth.HEALTHY;
+
+  @Test
+  void degradedHostsOfOneLevelTakeWhatItsHealthyHostsCannot() {
+    // 1 healthy and 3 degraded of 4: health 35, degraded availability 100 (105 capped) → 35 / 65.
+    Cluster c = cluster(LbPolicy.ROUND_ROBIN, false, 50, concat(endpoints(0, HEALTHY, 1, 20_000),
+        endpoints(0, DEGRADED, 3, 20_100)), 1);
+    assertThat(c.routing().priorityLoad()).containsExactly(35);
+    assertThat(c.routing().degradedPriorityLoad()).containsExactly(65);
+    Map<Host.Health, Integer> split = picks(c, 10_000, Host::health);
+    assertThat(split.get(Host.Health.HEALTHY)).isBetween(3_300, 3_700);
+    assertThat(split.get(Host.Health.DEGRADED)).isBetween(6_300, 6_700);
+    assertThat(c.stats().membershipHealthy.value()).isEqualTo(1);
+    assertThat(c.stats().membershipDegraded.value()).isEqualTo(3);
+    assertThat(panicCount()).isZero();
+  }
+
+  @Test
+  void aFullyHealthyLevelKeepsItsDegradedHostsIdle() {
+    // 3 healthy of 4 (105 → 100): the degraded host takes nothing.
+    Cluster c = cluster(LbPolicy.LEAST_REQUEST, false, 50, concat(endpoints(0, HEALTHY, 3, 20_000),
+        endpoints(0, DEGRADED, 1, 20_100)), 1);
+    assertThat(picks(c, 1000, Host::health)).containsExactly(Map.entry(Host.Health.HEALTHY, 1000));
+  }
+
+  @Test
+  void aDegradedP0YieldsToAHealthyP1() {
+    Cluster c = cluster(LbPolicy.ROUND_ROBIN, false, 50, concat(endpoints(0, DEGRADED, 2, 20_000),
+        endpoints(1, HEALTHY, 2, 21_000)), 1);
+    assertThat(c.routing().priorityLoad()).containsExactly(0, 100);
+    assertThat(c.routing().degradedPriorityLoad()).containsExactly(0, 0);
+    assertThat(picks(c, 1000, Host::priority)).containsExactly(Map.entry(1, 1000));
+  }
+
+  @Test
+  void withoutAnotherLevelTrafficStaysOnTheDegradedHosts() {
+    Cluster c = cluster(LbPolicy.RANDOM, false, 50, endpoints(0, DEGRADED, 2, 20_000), 1);
+    assertThat(c.routing().degradedPriorityLoad()).containsExactly(100);
+    assertThat(picks(c, 1000, Host::health)).containsExactly(Map.entry(Host.Health.DEGRADED, 1000));
+    assertThat(c.routing().panic(0)).isFalse();
+    assertThat(panicCount()).isZero();
+  }
+
+  @Test
+  void ringHashHasATableForTheDegradedHostsToo() {
+    Cluster c = cluster(LbPolicy.RING_HASH, false, 50, concat(endpoints(0, HEALTHY, 1, 20_000),
+        endpoints(0, DEGRADED, 3, 20_100)), 1);
+    Worker worker = new Worker(0, null, new SplittableRandom(1), null, null, null);
+    Map<Host.Health, Integer> split = new HashMap<>();
+    for (long k = 0; k < 1000; k++) {
+      Host h = c.pickHost(worker, true, k * 0x9E3779B97F4A7C15L, 0);
+      assertThat(c.pickHost(worker, true, k * 0x9E3779B97F4A7C15L, 0)).as("the same hash, the same host").isSameAs(h);
+      split.merge(h.health(), 1, Integer::sum);
+    }
+    assertThat(split.get(Host.Health.HEALTHY)).isBetween(250, 450); // 35 % of the hashes
+    assertThat(split.get(Host.Health.DEGRADED)).isBetween(550, 750);
+  }
+
+  @Test
+  void localityWeightingPicksAmongTheDegradedHostsByTheirOwnAvailability() {
+    // X (weight 1): 2 degraded; Y (weight 1): 1 degraded, 1 unhealthy. No healthy host: all load is degraded,
+    // split by min(1, 1.4 × degraded share): X 1, Y 0.7.
+    Cluster c = cluster(LbPolicy.ROUND_ROBIN, true, 0, concat(endpoints(0, X, 1, 2, 20_000),
+        endpoints(0, Y, 1, 2, 20_100)), 1);
+    for (Host h : c.hosts().hosts()) {
+      h.setHealthFlags(Host.DEGRADED_EDS_HEALTH, 0);
+    }
+    c.hosts().hosts().get(3).setHealthFlags(Host.FAILED_OUTLIER_CHECK, 0);
+    c.publishRouting();
+    assertThat(c.routing().degradedPriorityLoad()).containsExactly(100);
+    Map<Locality, Integer> split = picks(c, 1700, Host::locality);
+    assertThat(split.get(X)).isBetween(999, 1001);
+    assertThat(split.get(Y)).isBetween(699, 701);
+    assertThat(picks(c, 100, Host::health)).containsOnlyKeys(Host.Health.DEGRADED);
+  }
+
+  @Test
+  void anEdsHealthStatusUpdateMovesTheSameHostInAndOutOfRotation() {
+    Cluster c = cluster(LbPolicy.ROUND_ROBIN, false, 50, endpoints(0, HEALTHY, 4, 20_000), 1);
+    Host first = c.hosts().hosts().get(0);
+    ClusterManager manager = new ClusterManager(store.rootScope(), 1, null, ClusterManager.Resolver.SYSTEM, 1);
+    List<Endpoint> draining = new ArrayList<>(endpoints(0, HEALTHY, 4, 20_000));
+    draining.set(0, endpoints(0, ClusterConfig.EndpointHealth.DRAINING, 1, 20_000).get(0));
+    manager.publishHosts(c, new ClusterConfig.LoadAssignment(draining, c.assignmentPolicy()));
+    assertThat(c.hosts().hosts().get(0)).as("the same host, its pools kept").isSameAs(first);
+    assertThat(first.healthFlags()).isEqualTo(Host.EDS_STATUS_DRAINING);
+    assertThat(picks(c, 300, h -> h)).doesNotContainKey(first);
+    manager.publishHosts(c, new ClusterConfig.LoadAssignment(endpoints(0, HEALTHY, 4, 20_000), c.assignmentPolicy()));
+    assertThat(first.healthFlags()).isZero();
+    assertThat(picks(c, 400, h -> h)).containsEntry(first, 100);
+  }
+
+  @Test
+  void unhealthyAndTimeoutEndpointsAreOutOfRotation() {
+    Cluster c = cluster(LbPolicy.ROUND_ROBIN, false, 50, concat(endpoints(0, HEALTHY, 3, 20_000),
+        endpoints(0, ClusterConfig.EndpointHealth.UNHEALTHY, 1, 20_100)), 1);
+    assertThat(picks(c, 300, Host::healthy)).containsExactly(Map.entry(true, 300));
+    assertThat(c.stats().membershipHealthy.value()).isEqualTo(3);
+  }
+
+  @Test
+  void anEmptyClusterIsInPanicAsInEnvoy() {
+    Cluster c = cluster(LbPolicy.ROUND_ROBIN, false, 50, List.of(), 1);
+    assertThat(c.routing().panic()).isTrue();
+    assertThat(picks(c, 5, h -> h)).hasSize(1).containsEntry(null, 5);
+    assertThat(panicCount()).isEqualTo(5);
+  }
+
+  @Test
+  void anEmptyClusterWithPanicOffCountsNoPanic() {
+    Cluster c = cluster(LbPolicy.ROUND_ROBIN, false, 0, List.of(), 1);
+    assertThat(picks(c, 5, h -> h)).hasSize(1).containsEntry(null, 5);
+    assertThat(panicCount()).isZero();
   }
 }

@@ -138,4 +138,94 @@ class PriorityLoadTest {
         .slots();
     assertThat(allToP1).containsOnly(1);
   }
+
+  /** One level of 100 hosts of weight 1 with {@code healthy} healthy and {@code degraded} degraded hosts. */
+  private static PriorityLoad.Level percent(int healthy, int degraded) {
+    return new PriorityLoad.Level(healthy, degraded, 100, healthy, degraded, 100);
+  }
+
+  /**
+   * The table of Envoy's architecture overview "Degraded endpoints" (one level; P=0
+   * healthy/degraded/unhealthy → traffic to its healthy / its degraded hosts), panic left out as
+   * the table does: 71 % healthy is 99 (71 × 1.4) and 29 % degraded 40, so the healthy hosts take 99
+   * and the degraded ones the 1 left; 25/65/10 is 35 and 91 (capped with the 35 at 100): 35 / 65.
+   */
+  @Test
+  void envoysDegradedEndpointsTable() {
+    int[][] rows = {{100, 0, 100, 0}, {71, 0, 100, 0}, {71, 29, 99, 1}, {25, 65, 35, 65}, {5, 0, 100, 0}};
+    for (int[] row : rows) {
+      PriorityLoad p = PriorityLoad.compute(new PriorityLoad.Level[] {percent(row[0], row[1])}, FACTOR, false, 0);
+      assertThat(p.load()).as("%d/%d healthy/degraded", row[0], row[1]).containsExactly(row[2]);
+      assertThat(p.degradedLoad()).as("%d/%d healthy/degraded", row[0], row[1]).containsExactly(row[3]);
+    }
+  }
+
+  /**
+   * The example in the comment of Envoy's {@code recalculatePerPriorityState}: three levels with
+   * health 10 / 20 / 10 and degraded availability 20 / 10 / 0 (a factor of 100 makes them the host
+   * percents) get 16 / 28 / 14 healthy and 28 / 14 / 0 degraded load: 70 in all, so 14, 28, 14 and
+   * then 28, 14, 0 of the 44 left, and the 2 integer division leaves go to P0's healthy hosts.
+   */
+  @Test
+  void healthyLoadFirstThenDegradedAsInEnvoysExample() {
+    PriorityLoad p = PriorityLoad.compute(new PriorityLoad.Level[] {percent(10, 20), percent(20, 10),
+        percent(10, 0)}, 100, false, 0);
+    assertThat(p.load()).containsExactly(16, 28, 14);
+    assertThat(p.degradedLoad()).containsExactly(28, 14, 0);
+  }
+
+  @Test
+  void degradedHostsTakeLoadOnlyAfterTheHealthyHostsOfEveryLevel() {
+    // P0 all degraded, P1 healthy: P1's healthy hosts take everything, P0's degraded none.
+    PriorityLoad allToP1 = PriorityLoad.compute(new PriorityLoad.Level[] {percent(0, 100), percent(100, 0)}, FACTOR,
+        false, 50);
+    assertThat(allToP1.load()).containsExactly(0, 100);
+    assertThat(allToP1.degradedLoad()).containsExactly(0, 0);
+    // P0 half degraded (70), P1 half healthy (70): P1's healthy hosts take 70 before P0's degraded ones take 30.
+    PriorityLoad spill = PriorityLoad.compute(new PriorityLoad.Level[] {percent(0, 50), percent(50, 0)}, FACTOR,
+        false, 50);
+    assertThat(spill.load()).containsExactly(0, 70);
+    assertThat(spill.degradedLoad()).containsExactly(30, 0);
+    assertThat(spill.panic()).containsExactly(false, false);
+    // Slots walk every healthy load first, then every degraded load: 0-69 to P1 healthy (1), 70-99 to
+    // P0 degraded (levels + 0 = 2).
+    int[] slots = spill.slots();
+    for (int s = 0; s < 100; s++) {
+      assertThat(slots[s]).as("slot %d", s).isEqualTo(s < 70 ? 1 : 2);
+    }
+  }
+
+  @Test
+  void aLevelWithOnlyDegradedHostsTakesTheLoadOnItsDegradedHosts() {
+    PriorityLoad p = PriorityLoad.compute(new PriorityLoad.Level[] {new PriorityLoad.Level(0, 1, 1, 0, 1, 1)}, FACTOR,
+        false, 50);
+    assertThat(p.load()).containsExactly(0);
+    assertThat(p.degradedLoad()).containsExactly(100);
+    assertThat(p.panic()).containsExactly(false);
+    assertThat(p.slots()).containsOnly(1);
+  }
+
+  @Test
+  void panicCountsHealthyAndDegradedHostsAsEnvoysIsHostSetInPanic() {
+    // 10 healthy + 40 degraded of 100: 50 % is not below a threshold of 50 (healthy alone would be), and
+    // the normalized total is 14 + 56 = 70, below 100, so the rule decides.
+    PriorityLoad notInPanic = PriorityLoad.compute(new PriorityLoad.Level[] {percent(10, 40)}, FACTOR, false, 50);
+    assertThat(notInPanic.panic()).containsExactly(false);
+    assertThat(notInPanic.load()).containsExactly(20);
+    assertThat(notInPanic.degradedLoad()).containsExactly(80);
+    // 10 + 39 = 49 %: panic, every level in panic: the load by host counts, none of it degraded.
+    PriorityLoad inPanic = PriorityLoad.compute(new PriorityLoad.Level[] {percent(10, 39)}, FACTOR, false, 50);
+    assertThat(inPanic.panic()).containsExactly(true);
+    assertThat(inPanic.load()).containsExactly(100);
+    assertThat(inPanic.degradedLoad()).containsExactly(0);
+  }
+
+  @Test
+  void weightedPriorityHealthWeighsDegradedHostsToo() {
+    // Weights: healthy 1, degraded 3, total 4: health 35, degraded availability 105 → 100; normalized 100.
+    PriorityLoad p = PriorityLoad.compute(new PriorityLoad.Level[] {new PriorityLoad.Level(1, 1, 2, 1, 3, 4)},
+        FACTOR, true, 0);
+    assertThat(p.load()).containsExactly(35);
+    assertThat(p.degradedLoad()).containsExactly(65);
+  }
 }
