@@ -386,6 +386,7 @@ public final class OpenLoopLoad {
   // ------------------------------------------------------------------ sampler
 
   private static final Pattern BASELINE = Pattern.compile("\"baseline_ms\"\\s*:\\s*([0-9.Ee+-]+)");
+  private static final Pattern CAPACITY = Pattern.compile("\"capacity\"\\s*:\\s*([0-9.Ee+-]+)");
   private static final Pattern NUM = Pattern.compile("\"(limit|in_flight|refused_shadow|refused_enforce)\"\\s*:\\s*(\\d+)");
   private static final Pattern LAG = Pattern.compile("(?m)^http_executor_lag_seconds(?:\\{[^}]*\\})?\\s+([0-9.eE+-]+)");
 
@@ -394,7 +395,7 @@ public final class OpenLoopLoad {
     Thread t = new Thread(() -> {
       HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
       try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out))) {
-        w.println("t_ms\tlimit\tin_flight\trefused_start\trefused_continuation\trefused_proxy\texecutor_lag_ms\tbaseline_ms");
+        w.println("t_ms\tlimit\tin_flight\trefused_start\trefused_continuation\trefused_proxy\texecutor_lag_ms\tbaseline_ms\tcapacity");
         long next = System.nanoTime();
         int i = 0;
         double lagMs = -1;
@@ -411,6 +412,8 @@ public final class OpenLoopLoad {
             }
             Matcher b = BASELINE.matcher(r.body());
             double baselineMs = b.find() ? Double.parseDouble(b.group(1)) : -1;
+            Matcher c = CAPACITY.matcher(r.body());
+            double capacity = c.find() ? Double.parseDouble(c.group(1)) : -1;
             Matcher m = NUM.matcher(r.body());
             long limit = -1;
             long inFlight = -1;
@@ -427,10 +430,10 @@ public final class OpenLoopLoad {
               }
             }
             // Tier order in /overload follows Tier.values(): start, continuation, proxy.
-            w.printf(Locale.ROOT, "%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.1f%n", (now - t0) / 1_000_000, limit, inFlight,
-                refused[0], refused[1], refused[2], lagMs, baselineMs);
+            w.printf(Locale.ROOT, "%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f%n", (now - t0) / 1_000_000, limit,
+                inFlight, refused[0], refused[1], refused[2], lagMs, baselineMs, capacity);
           } catch (IOException e) {
-            w.printf(Locale.ROOT, "%d\t-1\t-1\t-1\t-1\t-1\t-1\t-1%n", (now - t0) / 1_000_000);
+            w.printf(Locale.ROOT, "%d\t-1\t-1\t-1\t-1\t-1\t-1\t-1\t-1%n", (now - t0) / 1_000_000);
           } catch (InterruptedException e) {
             break;
           }

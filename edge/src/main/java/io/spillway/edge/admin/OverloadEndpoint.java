@@ -33,6 +33,7 @@ final class OverloadEndpoint implements AdminEndpoint {
     n.put("limit", a.limit());
     n.put("in_flight", a.inFlight());
     n.put("baseline_ms", a.adaptiveLimit().baselineNanos() / 1e6);
+    n.put("capacity", a.adaptiveLimit().capacity());
     n.put("retry_after_seconds", a.retryAfterSeconds());
     ObjectNode tiers = n.putObject("tiers");
     for (Tier t : Tier.values()) {

@@ -143,6 +143,9 @@ public final class AdaptiveLimit {
   private final AtomicLongArray sums = new AtomicLongArray(TIERS);
   private final AtomicLongArray counts = new AtomicLongArray(TIERS);
   private final AtomicLongArray meanRttNanos = new AtomicLongArray(TIERS);
+  private final AtomicLong failures = new AtomicLong();
+  /** Whether the limit is enforced: in shadow it does not bound what is in flight. */
+  private volatile boolean enforcing = true;
 
   private static final long FLOOR_BUCKET_NANOS = 1_000_000_000L;
   private static final int FLOOR_BUCKETS = (int) (BASELINE_HORIZON_MILLIS / 1000);
@@ -208,6 +211,17 @@ public final class AdaptiveLimit {
     return capacity;
   }
 
+  /**
+   * Tells the learner whether its limit is enforced. In shadow nothing is refused, so in flight
+   * does not follow the limit and the two ways of re-learning a slower backend (in flight halved
+   * by the limit with calls as slow; the limit pinned at minLimit) would read any overload as a
+   * slower backend: they apply in enforce only. In shadow the baseline still falls at once and
+   * rises with lightly loaded windows.
+   */
+  public void enforcing(boolean enforced) {
+    enforcing = enforced;
+  }
+
   /** The settings in force. */
   public EffectivePolicy.Adaptive settings() {
     return settings;
@@ -245,6 +259,15 @@ public final class AdaptiveLimit {
    * this thread recompute the limit if it wins the window.
    */
   public void onSample(Tier tier, long callNanos) {
+    onSample(tier, callNanos, true);
+  }
+
+  /**
+   * Feeds one call time, saying whether the call succeeded: a failed call (a 5xx, a reset, a
+   * client that gave up) tells how slow calls are, but it is not throughput the backend delivered,
+   * so it does not count towards the concurrency the backend absorbs.
+   */
+  public void onSample(Tier tier, long callNanos, boolean success) {
     int index = tier.ordinal();
     if (index >= TIERS) {
       return;
@@ -252,6 +275,9 @@ public final class AdaptiveLimit {
     long sample = Math.max(0, callNanos);
     sums.getAndAdd(index, sample);
     counts.getAndIncrement(index);
+    if (!success) {
+      failures.getAndIncrement();
+    }
     maybeUpdate();
   }
 
@@ -350,6 +376,7 @@ public final class AdaptiveLimit {
       sum += t;
       count += c;
     }
+    long failed = Math.min(count, failures.getAndSet(0));
     double limit = exactLimit();
     double estimate = limit;
     boolean congested = false;
@@ -377,7 +404,7 @@ public final class AdaptiveLimit {
           congestionConcurrency = smoothed;
           congestionRtt = rtt;
           congestionSince = now;
-        } else if (!appLimited && slowerNotQueueing(smoothed, rtt, s.tolerance())) {
+        } else if (enforcing && !appLimited && slowerNotQueueing(smoothed, rtt, s.tolerance())) {
           // the limit has halved in flight since the congestion began and the calls are as slow
           // as then: what slowed them is not a queue the limit could shorten, so it is the new
           // baseline. Only while the limit is in use: when a load ends, in flight falls by itself
@@ -389,13 +416,14 @@ public final class AdaptiveLimit {
       } else {
         congestionConcurrency = 0;
       }
+      double served = count == 0 ? 1 : (double) (count - failed) / count;
       if (gradient < 1 && concurrency >= MIN_QUEUEING_CONCURRENCY) {
         congested = true;
-        estimate = Math.max(limit / 2, concurrency * gradient);
+        estimate = Math.max(limit / 2, concurrency * gradient * served);
       } else if (!appLimited && gradient > 1) {
         estimate = Math.max(limit + 1, limit * Math.min(2, gradient));
       }
-      if (congested && limit <= s.minLimit()) {
+      if (congested && enforcing && limit <= s.minLimit()) {
         if (pinnedSince == 0) {
           pinnedSince = now;
         } else if (now - pinnedSince >= REBASELINE_MILLIS * 1_000_000L) {
@@ -408,7 +436,7 @@ public final class AdaptiveLimit {
       baselineNanos = baseline;
       // throughput × unloaded call time: the backend's capacity when it is saturated, a lower
       // bound of it when it is not
-      double absorbed = concurrency * baseline / rtt;
+      double absorbed = concurrency * baseline / rtt * served;
       double known = capacity;
       capacity = congested ? (known <= 0 ? absorbed : known + CONCURRENCY_SMOOTHING * (absorbed - known))
           : Math.max(known, absorbed);

@@ -74,6 +74,7 @@ public final class AdmissionController {
     this.settings = settingsOf(inbound);
     this.nanoTime = nanoTime;
     this.limit = new AdaptiveLimit(inbound.adaptive(), inbound.startingLimit(), nanoTime);
+    limit.enforcing(inbound.mode() == Mode.ENFORCE);
     CustomScope scope = stats.customScope();
     for (Tier tier : Tier.values()) {
       if (tier == Tier.EXEMPT) {
@@ -169,7 +170,7 @@ public final class AdmissionController {
       return;
     }
     if (success || durationNanos > limit.baselineNanos() * limit.settings().tolerance()) {
-      limit.onSample(tier, durationNanos);
+      limit.onSample(tier, durationNanos, success);
     }
   }
 
@@ -201,6 +202,7 @@ public final class AdmissionController {
   public void applyPolicy(EffectivePolicy.Inbound inbound) {
     Objects.requireNonNull(inbound, "inbound");
     limit.applySettings(inbound.adaptive());
+    limit.enforcing(inbound.mode() == Mode.ENFORCE);
     settings = settingsOf(inbound);
   }
 

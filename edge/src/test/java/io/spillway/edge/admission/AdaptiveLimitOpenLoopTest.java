@@ -129,10 +129,13 @@ class AdaptiveLimitOpenLoopTest {
    * SPEC §8's shadow fidelity: on the same open-loop load, shadow's would-refuse rate per tier is
    * close to enforce's refusals, at 1.5×, 2×, 3× and 10× C, with a mix of proxy, continuation and
    * start requests. Before shadow modelled enforce's in-flight count ({@link ShadowQueue}), shadow
-   * "refused" 99–100 % where enforce refused 34–90 %. The model is a fluid one: where a tier's
+   * "refused" 99–100 % where enforce refused 34–90 %; and before the learner counted only served
+   * calls as throughput and left the slower-backend rules to enforce, the clients giving up on the
+   * queue of a shadow edge's backend raised its limit (74 against 25 at 3×) and shadow refused
+   * almost nothing. The model is a fluid one: where a tier's
    * offered load sits exactly at what is left for it, enforce's refusals come from the arrivals'
-   * randomness, which the model does not have (continuation at 1.5×: 32.6 % against 36.0 %; proxy
-   * at 2×: 0 % against 2.6 %), so the check allows 4 points where SPEC asks for 2.
+   * randomness, which the model does not have (continuation at 2×: 99.5 % against 96.8 %), so the
+   * check allows 3 points where SPEC asks for 2.
    */
   @Test
   void shadowsWouldRefuseRatePerTierIsWithinTwoPointsOfEnforcesRefusals() {
@@ -143,6 +146,7 @@ class AdaptiveLimitOpenLoopTest {
       for (int i = 0; i < 2; i++) {
         OpenLoopModel m = new OpenLoopModel(SLOTS, SERVICE_MS, 0.05, Policies.defaults(modes[i]), Tier.PROXY);
         m.tiers(mix);
+        m.clientTimeout(2_000); // as the benchmark's generator: in shadow the backend's queue grows
         m.rate(0.5 * C);
         m.run(10_000);
         m.rate(level * C);
@@ -162,7 +166,7 @@ class AdaptiveLimitOpenLoopTest {
       for (Tier t : new Tier[] {Tier.START, Tier.CONTINUATION, Tier.PROXY}) {
         assertThat(rates[1][t.ordinal()]).as("%s at %s×: shadow %.1f %%, enforce %.1f %%", t, level,
             rates[1][t.ordinal()], rates[0][t.ordinal()]).isCloseTo(rates[0][t.ordinal()],
-            org.assertj.core.data.Offset.offset(4.0));
+            org.assertj.core.data.Offset.offset(3.0));
       }
     }
   }

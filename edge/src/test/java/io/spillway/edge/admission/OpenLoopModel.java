@@ -21,6 +21,7 @@ final class OpenLoopModel {
   private final SplittableRandom random = new SplittableRandom(7);
   private Tier[] tiers;
   private long arrivals;
+  private long clientTimeoutNanos;
   private long now = 1_000 * MS;
   private double serviceMillis;
   private final double jitter;
@@ -35,6 +36,8 @@ final class OpenLoopModel {
   final long[] offeredByTier = new long[Tier.values().length];
   long admitted;
   long refused;
+  /** Admitted requests their client gave up on while they waited ({@link #clientTimeout}). */
+  long timedOut;
   /** Call times of the admitted requests that completed since the last reset, in ms. */
   final org.HdrHistogram.Histogram callMillis = new org.HdrHistogram.Histogram(60_000, 3);
 
@@ -59,6 +62,14 @@ final class OpenLoopModel {
     tiers = cycle.clone();
   }
 
+  /**
+   * From now on a request still waiting for a slot after {@code millis} is given up by its client:
+   * it leaves the queue and its permit is released as failed (0: clients wait for ever).
+   */
+  void clientTimeout(long millis) {
+    clientTimeoutNanos = millis * MS;
+  }
+
   /** Requests per second from now on. */
   void rate(double perSecond) {
     ratePerSecond = perSecond;
@@ -79,6 +90,7 @@ final class OpenLoopModel {
     java.util.Arrays.fill(offeredByTier, 0);
     admitted = 0;
     refused = 0;
+    timedOut = 0;
     callMillis.reset();
   }
 
@@ -103,6 +115,11 @@ final class OpenLoopModel {
       if (busy[i] == null && !waiting.isEmpty()) {
         busy[i] = waiting.poll();
       }
+    }
+    while (clientTimeoutNanos > 0 && !waiting.isEmpty() && now - waiting.peek().arrivedNanos >= clientTimeoutNanos) {
+      Request gaveUp = waiting.poll();
+      gaveUp.permit.release(now - gaveUp.arrivedNanos, false);
+      timedOut++;
     }
     arrivalCredit += ratePerSecond / 1000.0;
     while (arrivalCredit >= 1) {
