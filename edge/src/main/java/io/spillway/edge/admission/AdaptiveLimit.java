@@ -144,6 +144,7 @@ public final class AdaptiveLimit {
   private final AtomicLongArray counts = new AtomicLongArray(TIERS);
   private final AtomicLongArray meanRttNanos = new AtomicLongArray(TIERS);
   private final AtomicLong failures = new AtomicLong();
+  private final ServedRate served = new ServedRate();
   /** Whether the limit is enforced: in shadow it does not bound what is in flight. */
   private volatile boolean enforcing = true;
 
@@ -203,9 +204,11 @@ public final class AdaptiveLimit {
   }
 
   /**
-   * The concurrency the backend absorbs without queueing, by Little's law the throughput times the
-   * unloaded call time: smoothed over the congested windows (the backend saturated), raised by any
-   * window that shows more; 0 before the first window. What shadow's model of enforce drains at.
+   * The concurrency the backend absorbs without queueing, by Little's law its throughput times the
+   * unloaded call time: the most calls it served in one second of the last
+   * {@value ServedRate#HORIZON_SECONDS} s ({@link ServedRate}) × the baseline; 0 before the first
+   * window. What shadow's model of enforce drains at, and in shadow what a congested window's
+   * estimate is taken from ({@code aim × capacity}).
    */
   public double capacity() {
     return capacity;
@@ -275,7 +278,9 @@ public final class AdaptiveLimit {
     long sample = Math.max(0, callNanos);
     sums.getAndAdd(index, sample);
     counts.getAndIncrement(index);
-    if (!success) {
+    if (success) {
+      served.record(nanoTime.getAsLong());
+    } else {
       failures.getAndIncrement();
     }
     maybeUpdate();
@@ -416,10 +421,19 @@ public final class AdaptiveLimit {
       } else {
         congestionConcurrency = 0;
       }
-      double served = count == 0 ? 1 : (double) (count - failed) / count;
+      double servedShare = count == 0 ? 1 : (double) (count - failed) / count;
+      // the backend's capacity: the best served second of the horizon × the unloaded call time
+      double shown = served.bestSecond(now) * baseline / 1e9;
+      capacity = shown;
       if (gradient < 1 && concurrency >= MIN_QUEUEING_CONCURRENCY) {
         congested = true;
-        estimate = Math.max(limit / 2, concurrency * gradient * served);
+        // in shadow the backend also serves what enforce would refuse, and its clients give up on
+        // its queue: what it delivers now can understate what it can, which its best second says
+        double absorbed = concurrency * gradient * servedShare;
+        if (!enforcing) {
+          absorbed = Math.max(absorbed, aim * shown);
+        }
+        estimate = Math.max(limit / 2, absorbed);
       } else if (!appLimited && gradient > 1) {
         estimate = Math.max(limit + 1, limit * Math.min(2, gradient));
       }
@@ -434,12 +448,6 @@ public final class AdaptiveLimit {
         pinnedSince = 0;
       }
       baselineNanos = baseline;
-      // throughput × unloaded call time: the backend's capacity when it is saturated, a lower
-      // bound of it when it is not
-      double absorbed = concurrency * baseline / rtt * served;
-      double known = capacity;
-      capacity = congested ? (known <= 0 ? absorbed : known + CONCURRENCY_SMOOTHING * (absorbed - known))
-          : Math.max(known, absorbed);
     }
     if (stalled && loaded) {
       double lagGradient = Math.max(0.5, s.lagTargetMillis() * 1_000_000.0 / lag);

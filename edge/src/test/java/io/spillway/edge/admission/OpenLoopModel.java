@@ -22,6 +22,7 @@ final class OpenLoopModel {
   private Tier[] tiers;
   private long arrivals;
   private long clientTimeoutNanos;
+  private boolean servesAbandoned;
   private long now = 1_000 * MS;
   private double serviceMillis;
   private final double jitter;
@@ -41,7 +42,22 @@ final class OpenLoopModel {
   /** Call times of the admitted requests that completed since the last reset, in ms. */
   final org.HdrHistogram.Histogram callMillis = new org.HdrHistogram.Histogram(60_000, 3);
 
-  private record Request(AdmissionPermit permit, long arrivedNanos, double[] remaining) {}
+  private static final class Request {
+    final AdmissionPermit permit;
+    final long arrivedNanos;
+    double remaining;
+    boolean abandoned;
+    boolean started;
+
+    Request(AdmissionPermit permit, long arrivedNanos, double remaining) {
+      this.permit = permit;
+      this.arrivedNanos = arrivedNanos;
+      this.remaining = remaining;
+    }
+  }
+
+  /** Admitted requests in arrival order, for the client timeout. */
+  private final ArrayDeque<Request> byArrival = new ArrayDeque<>();
 
   OpenLoopModel(int slots, double serviceMillis, EffectivePolicy.Inbound inbound, Tier tier) {
     this(slots, serviceMillis, 0.2, inbound, tier);
@@ -68,6 +84,14 @@ final class OpenLoopModel {
    */
   void clientTimeout(long millis) {
     clientTimeoutNanos = millis * MS;
+  }
+
+  /**
+   * Whether the backend still serves a request its client gave up on (a queue that does not
+   * notice a closed connection): the request keeps its place and takes its service time.
+   */
+  void servesAbandoned(boolean serves) {
+    servesAbandoned = serves;
   }
 
   /** Requests per second from now on. */
@@ -106,20 +130,21 @@ final class OpenLoopModel {
     now += MS;
     for (int i = 0; i < slots; i++) {
       Request r = busy[i];
-      if (r != null && (r.remaining[0] -= 1) <= 0) {
-        long took = now - r.arrivedNanos;
-        r.permit.release(took, true);
-        callMillis.recordValue(Math.max(1, took / MS));
+      if (r != null && (r.remaining -= 1) <= 0) {
+        if (!r.abandoned) {
+          long took = now - r.arrivedNanos;
+          r.permit.release(took, true);
+          callMillis.recordValue(Math.max(1, took / MS));
+        }
         busy[i] = null;
       }
       if (busy[i] == null && !waiting.isEmpty()) {
         busy[i] = waiting.poll();
+        busy[i].started = true;
       }
     }
-    while (clientTimeoutNanos > 0 && !waiting.isEmpty() && now - waiting.peek().arrivedNanos >= clientTimeoutNanos) {
-      Request gaveUp = waiting.poll();
-      gaveUp.permit.release(now - gaveUp.arrivedNanos, false);
-      timedOut++;
+    if (clientTimeoutNanos > 0) {
+      giveUp();
     }
     arrivalCredit += ratePerSecond / 1000.0;
     while (arrivalCredit >= 1) {
@@ -133,12 +158,32 @@ final class OpenLoopModel {
         continue;
       }
       admitted++;
-      Request r = new Request(permit, now, new double[] {serviceMillis * (1 - jitter + 2 * jitter * random.nextDouble())});
+      Request r = new Request(permit, now, serviceMillis * (1 - jitter + 2 * jitter * random.nextDouble()));
+      if (clientTimeoutNanos > 0) {
+        byArrival.add(r);
+      }
       int free = freeSlot();
       if (free >= 0) {
         busy[free] = r;
+        r.started = true;
       } else {
         waiting.add(r);
+      }
+    }
+  }
+
+  /** Clients give up on the requests that waited too long; the backend may still serve them. */
+  private void giveUp() {
+    while (!byArrival.isEmpty() && now - byArrival.peek().arrivedNanos >= clientTimeoutNanos) {
+      Request r = byArrival.poll();
+      if (r.started) {
+        continue; // done, or being served: the answer comes in time
+      }
+      r.abandoned = true;
+      r.permit.release(now - r.arrivedNanos, false);
+      timedOut++;
+      if (!servesAbandoned) {
+        waiting.remove(r);
       }
     }
   }
