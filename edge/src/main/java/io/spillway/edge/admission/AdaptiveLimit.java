@@ -50,7 +50,9 @@ import java.util.function.LongSupplier;
  *       i.e. the concurrency the server absorbs without queueing; the aim lets in flight exceed
  *       that until calls are {@code a} times slower than usual, half-way to {@code tolerance}, so
  *       that the admitted calls' median and tail stay within {@code tolerance ×} the no-load time
- *       (see {@link #aim(double)}). Because it is computed from what was observed
+ *       (see {@link #aim(double)}). Only served calls are throughput: the estimate is scaled by the
+ *       share of the window's calls that succeeded (a client that gave up, a slow 5xx, is a slow call
+ *       but nothing delivered). In shadow it is at least {@code a × } {@link #capacity()}. Because it is computed from what was observed
  *       and not from the limit itself, it gives the same answer in {@code shadow} (where nothing is
  *       refused, so the server sees more concurrency and slower calls) as in {@code enforce}: the
  *       product throughput × unloaded call time does not depend on how far in flight overshoots.
