@@ -35,7 +35,8 @@ import java.util.concurrent.TimeUnit;
  * back-pressure, and hands the response to the encoder filters. An upgrade request (allowed by
  * the connection manager) keeps its Upgrade and Connection fields; a 101 answer keeps them too and
  * turns the exchange into a tunnel whose bytes are the request and response bodies, without the
- * route timeout or retries.
+ * route timeout or retries. A CONNECT on a route with {@code connect_config} is terminated here:
+ * the try's stream is a TCP connection to the host, whose 200 opens the same kind of tunnel.
  */
 final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private static final AsciiString X_UPSTREAM_SERVICE_TIME = AsciiString.cached("x-envoy-upstream-service-time");
@@ -58,6 +59,8 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private boolean routeTimerStarted;
   /** The request's Upgrade value when it asks to switch protocols (the connection manager allowed it), else null. */
   private String upgrade;
+  /** A CONNECT the route terminates ({@code connect_config}): each try is a TCP connection. */
+  private boolean terminateConnect;
   /** The upstream answered the upgrade with 101: the stream is a tunnel, the route timeout no longer applies. */
   private boolean upgraded;
   private RequestHash requestHash = RequestHash.NONE;
@@ -122,7 +125,8 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       callbacks.sendLocalReply(503, "", ResponseFlag.NC);
       return;
     }
-    if (upgrade != null && cluster.config().protocol() == ClusterConfig.UpstreamProtocol.HTTP2) {
+    terminateConnect = UpgradeHeaders.CONNECT.equals(upgrade) && action.terminatesConnect();
+    if (upgrade != null && !terminateConnect && cluster.config().protocol() == ClusterConfig.UpstreamProtocol.HTTP2) {
       // Envoy would send an extended CONNECT (RFC 8441); the edge's HTTP/2 upstreams cannot.
       callbacks.sendLocalReply(503, "upgrade to an HTTP/2 upstream is not supported", null);
       return;
@@ -172,6 +176,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       request.setAuthority(action.hostRewriteLiteral().get());
     }
     HeaderMutator.apply(entry.requestHeaders(), request.headers(), () -> stream(request, null));
+    if (terminateConnect) {
+      return; // the head goes nowhere: the tunnel starts at the host's TCP connection
+    }
     if (upgrade != null) {
       UpgradeHeaders.restore(request.headers(), upgrade);
     } else if (UpgradeHeaders.requested(request.headers()) != null) {
@@ -247,6 +254,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     UpstreamCall call = new UpstreamCall(cluster, guard, worker(), this, callbacks.connectionShare());
     if (requestHash.present()) {
       call.hash(requestHash.value());
+    }
+    if (terminateConnect) {
+      call.terminateConnect();
     }
     attempt = call;
     trySpan = callbacks.activeSpan().spawnUpstream(cluster.name());
@@ -350,8 +360,11 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     String switchedTo = upgrade != null && code == 101 ? UpgradeHeaders.requested(headers) : null;
     HopByHop.strip(headers);
     if (switchedTo != null && !endStream) {
-      // The switch goes through to the client (RFC 9110 §15.2.2); the route timeout stops here (Envoy).
+      // The switch goes through to the client (RFC 9110 §15.2.2).
       UpgradeHeaders.restore(headers, switchedTo);
+    }
+    if (!endStream && (switchedTo != null || terminateConnect && UpgradeHeaders.opensTunnel(upgrade, code))) {
+      // The tunnel is open; the route timeout stops here (Envoy).
       upgraded = true;
       a.switchedProtocols();
       if (routeTimerStarted) {
