@@ -41,13 +41,16 @@ class ConnectIT {
   Path dir;
 
   private TcpEcho echo;
+  /** Resets each connection (RST, SO_LINGER 0) once it has read a byte. */
+  private TcpEcho resetter;
   private int closedPort;
   private Path accessLog;
   private final List<AutoCloseable> closeables = new ArrayList<>();
 
   @BeforeEach
   void start() throws Exception {
-    echo = new TcpEcho();
+    echo = new TcpEcho(false);
+    resetter = new TcpEcho(true);
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       closedPort = s.getLocalPort();
     }
@@ -60,6 +63,7 @@ class ConnectIT {
       c.close();
     }
     echo.close();
+    resetter.close();
   }
 
   private EdgeHarness edge(String hcmExtra) throws Exception {
@@ -69,6 +73,19 @@ class ConnectIT {
             headers: [{name: ":authority", string_match: {exact: "closed.example:1"}}]
           route:
             cluster: closed
+            upgrade_configs: [{upgrade_type: CONNECT, connect_config: {}}]
+        - match:
+            connect_matcher: {}
+            headers: [{name: ":authority", string_match: {exact: "reset.example:1"}}]
+          route:
+            cluster: reset
+            upgrade_configs: [{upgrade_type: CONNECT, connect_config: {}}]
+        - match:
+            connect_matcher: {}
+            headers: [{name: ":authority", string_match: {exact: "idle.example:1"}}]
+          route:
+            cluster: echo
+            idle_timeout: 0.5s
             upgrade_configs: [{upgrade_type: CONNECT, connect_config: {}}]
         - match: {connect_matcher: {}}
           route:
@@ -92,7 +109,8 @@ class ConnectIT {
               text_format_source: {inline_string: "%%REQ(:METHOD)%% %%PROTOCOL%% %%RESPONSE_CODE%% %%RESPONSE_FLAGS%% %%BYTES_RECEIVED%% %%BYTES_SENT%%\\n"}
         """.formatted(accessLog);
     EdgeHarness h = EdgeHarness.start(bootstrap(hcm, routes,
-        cluster("echo", "", echo.port()) + "\n" + cluster("closed", "", closedPort)));
+        cluster("echo", "", echo.port()) + "\n" + cluster("closed", "", closedPort) + "\n"
+        + cluster("reset", "", resetter.port())));
     closeables.add(h);
     return h;
   }
@@ -259,6 +277,31 @@ class ConnectIT {
     assertThat(edge.stat("cluster.echo.upstream_cx_total")).isZero();
   }
 
+  @Test
+  void theHostResettingTheConnectionResetsTheHttp2Stream() throws Exception {
+    EdgeHarness edge = edge("upgrade_configs: [{upgrade_type: CONNECT}]");
+    RawHttp2 h2 = h2(edge);
+    h2.headers(1, new DefaultHttp2Headers(false).method("CONNECT").authority("reset.example:1"), false);
+    Frame response = h2.awaitFrame(f -> f.type() == Http2FrameTypes.HEADERS && f.streamId() == 1, WAIT).orElseThrow();
+    assertThat(response.headers().status().toString()).isEqualTo("200");
+    h2.data(1, "x".getBytes(StandardCharsets.US_ASCII), false);
+    h2.awaitReset(1, WAIT);
+    assertThat(awaitLogLine("CONNECT")).startsWith("CONNECT HTTP/2 200 UR ");
+    assertThat(edge.awaitStat("cluster.reset.upstream_cx_active", 0)).isEqualTo(0);
+  }
+
+  @Test
+  void anIdleTunnelIsClosedByTheStreamIdleTimeout() throws Exception {
+    EdgeHarness edge = edge("upgrade_configs: [{upgrade_type: CONNECT}]");
+    Socket s = socket(edge);
+    s.getOutputStream().write("CONNECT idle.example:1 HTTP/1.1\r\nHost: idle.example:1\r\n\r\n"
+        .getBytes(StandardCharsets.US_ASCII));
+    assertThat(readHead(s.getInputStream())).startsWith("HTTP/1.1 200 ");
+    assertThat(s.getInputStream().read()).isEqualTo(-1); // closed after 0.5 s without a byte either way
+    assertThat(edge.stat("http.ingress.downstream_rq_idle_timeout")).isEqualTo(1);
+    assertThat(edge.awaitStat("cluster.echo.upstream_cx_active", 0)).isEqualTo(0);
+  }
+
   private RawHttp2 h2(EdgeHarness edge) {
     RawHttp2 h2 = RawHttp2.connect(edge.port());
     closeables.add(h2);
@@ -312,8 +355,10 @@ class ConnectIT {
   /** Echoes what each connection sends; at the client's end of input it closes the connection. */
   private static final class TcpEcho implements AutoCloseable {
     private final ServerSocket server;
+    private final boolean reset;
 
-    TcpEcho() throws IOException {
+    TcpEcho(boolean reset) throws IOException {
+      this.reset = reset;
       server = new ServerSocket(0, 16, java.net.InetAddress.getLoopbackAddress());
       Thread.ofVirtual().start(this::acceptLoop);
     }
@@ -326,20 +371,24 @@ class ConnectIT {
       while (!server.isClosed()) {
         try {
           Socket s = server.accept();
-          Thread.ofVirtual().start(() -> echo(s));
+          Thread.ofVirtual().start(() -> echo(s, reset));
         } catch (IOException closed) {
           return;
         }
       }
     }
 
-    private static void echo(Socket s) {
+    private static void echo(Socket s, boolean reset) {
       try (s) {
         InputStream in = s.getInputStream();
         OutputStream out = s.getOutputStream();
         byte[] buf = new byte[16 * 1024];
         int n;
         while ((n = in.read(buf)) >= 0) {
+          if (reset) {
+            s.setSoLinger(true, 0);
+            return;
+          }
           out.write(buf, 0, n);
           out.flush();
         }
