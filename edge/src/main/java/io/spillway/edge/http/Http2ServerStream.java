@@ -258,10 +258,19 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
 
   @Override
   public void resetStream() {
+    reset(Http2Error.INTERNAL_ERROR);
+  }
+
+  @Override
+  public void resetConnectTunnel() {
+    reset(Http2Error.CONNECT_ERROR);
+  }
+
+  private void reset(Http2Error error) {
     if (!reset) {
       reset = true;
       connection.hcm().stats().downstreamRqTxReset.inc();
-      connection.streams().reset(stream, Http2Error.INTERNAL_ERROR);
+      connection.streams().reset(stream, error);
     }
   }
 

@@ -530,7 +530,11 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     if (flag != null) {
       info.setResponseFlag(flag);
     }
-    downstream.resetStream();
+    if (flag == ResponseFlag.UR && upgraded && UpgradeHeaders.CONNECT.equals(upgrade)) {
+      downstream.resetConnectTunnel(); // the host's TCP connection was reset (RFC 9113 §8.5)
+    } else {
+      downstream.resetStream();
+    }
     finish();
   }
 

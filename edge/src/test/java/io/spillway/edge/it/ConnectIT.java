@@ -285,7 +285,7 @@ class ConnectIT {
     Frame response = h2.awaitFrame(f -> f.type() == Http2FrameTypes.HEADERS && f.streamId() == 1, WAIT).orElseThrow();
     assertThat(response.headers().status().toString()).isEqualTo("200");
     h2.data(1, "x".getBytes(StandardCharsets.US_ASCII), false);
-    h2.awaitReset(1, WAIT);
+    assertThat(h2.awaitReset(1, WAIT).errorCode()).isEqualTo(Http2Error.CONNECT_ERROR.code());
     assertThat(awaitLogLine("CONNECT")).startsWith("CONNECT HTTP/2 200 UR ");
     assertThat(edge.awaitStat("cluster.reset.upstream_cx_active", 0)).isEqualTo(0);
   }
