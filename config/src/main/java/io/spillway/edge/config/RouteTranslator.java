@@ -277,12 +277,6 @@ final class RouteTranslator {
       case DIRECT_RESPONSE -> directResponse(r.getDirectResponse(), path.field("direct_response"));
       default -> throw new ConfigException(path, "one of route, redirect or direct_response is required");
     };
-    if (match.path() instanceof Route.PathMatch.Connect && action instanceof Route.RouteAction ra
-        && !ra.terminatesConnect()) {
-      throw new ConfigException(path.field("route").field("upgrade_configs"), "forwarding CONNECT to the upstream"
-          + " is not supported: a connect_matcher route needs upgrade_configs [{upgrade_type: CONNECT,"
-          + " connect_config: {}}] (the edge terminates CONNECT)");
-    }
     Map<String, Object> filters = merged(hostFilters,
         perFilter(r.getTypedPerFilterConfigMap(), path.field("typed_per_filter_config")));
     Route.RateLimits rateLimits = Route.RateLimits.NONE;

@@ -52,13 +52,16 @@ class ConnectTranslationTest {
   }
 
   @Test
-  void forwardingConnectUpstreamIsRejectedNamingTheField() {
-    BootstrapYaml.minimal().hcm("upgrade_configs: [{upgrade_type: CONNECT}]").routes("""
-        - match: {connect_matcher: {}}
-          route: {cluster: backend}
-        """).rejects(ROUTE_ACTION + ".upgrade_configs: forwarding CONNECT to the upstream is not supported: a"
-            + " connect_matcher route needs upgrade_configs [{upgrade_type: CONNECT, connect_config: {}}] (the edge"
-            + " terminates CONNECT)");
+  void withoutConnectConfigTheConnectIsForwarded() throws ConfigException {
+    HttpConnectionManagerConfig hcm = BootstrapYaml.minimal().hcm("upgrade_configs: [{upgrade_type: CONNECT}]")
+        .routes("""
+            - match: {connect_matcher: {}}
+              route: {cluster: backend}
+            """).translate().listeners().get(0).hcm();
+
+    Route.RouteAction action = (Route.RouteAction) hcm.routeConfig().virtualHosts().get(0).routes().get(0).action();
+    assertThat(action.terminatesConnect()).isFalse();
+    assertThat(hcm.upgradeAllowed("connect", action.upgradeConfigs())).isTrue();
   }
 
   @Test

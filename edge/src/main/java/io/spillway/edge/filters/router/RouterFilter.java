@@ -61,6 +61,8 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private String upgrade;
   /** A CONNECT the route terminates ({@code connect_config}): each try is a TCP connection. */
   private boolean terminateConnect;
+  /** A CONNECT sent on to the upstream as it is: its bytes wait until the upstream's 2xx opens the tunnel. */
+  private boolean forwardConnect;
   /** The upstream answered the upgrade with 101: the stream is a tunnel, the route timeout no longer applies. */
   private boolean upgraded;
   private RequestHash requestHash = RequestHash.NONE;
@@ -126,7 +128,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       return;
     }
     terminateConnect = UpgradeHeaders.CONNECT.equals(upgrade) && action.terminatesConnect();
-    if (upgrade != null && !terminateConnect && cluster.config().protocol() == ClusterConfig.UpstreamProtocol.HTTP2) {
+    forwardConnect = UpgradeHeaders.CONNECT.equals(upgrade) && !terminateConnect;
+    if (upgrade != null && !forwardConnect && !terminateConnect
+        && cluster.config().protocol() == ClusterConfig.UpstreamProtocol.HTTP2) {
       // Envoy would send an extended CONNECT (RFC 8441); the edge's HTTP/2 upstreams cannot.
       callbacks.sendLocalReply(503, "upgrade to an HTTP/2 upstream is not supported", null);
       return;
@@ -176,10 +180,10 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       request.setAuthority(action.hostRewriteLiteral().get());
     }
     HeaderMutator.apply(entry.requestHeaders(), request.headers(), () -> stream(request, null));
-    if (terminateConnect) {
-      return; // the head goes nowhere: the tunnel starts at the host's TCP connection
+    if (forwardConnect) {
+      return; // a CONNECT is its own request: no Upgrade field
     }
-    if (upgrade != null) {
+    if (upgrade != null && !terminateConnect) {
       UpgradeHeaders.restore(request.headers(), upgrade);
     } else if (UpgradeHeaders.requested(request.headers()) != null) {
       // Only an upgrade the connection manager let through goes upstream as one.
@@ -225,7 +229,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   }
 
   private void sendBodyOrHold() {
-    if (attempt != null && attempt.stream() != null) {
+    if (attempt != null && attempt.stream() != null && !(forwardConnect && !upgraded)) {
       body.writeTo(attempt.stream());
       if (readingPaused && attempt.stream().isWritable()) {
         pauseDownstream(false);
@@ -307,7 +311,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       // Envoy rewrites to the host's DNS name; STATIC and EDS hosts have none, so their Host stays.
       request.setAuthority(a.host().hostname());
     }
-    if (body.empty()) {
+    if (forwardConnect) {
+      stream.writeHeaders(request, true, false); // the bytes follow the upstream's 2xx
+    } else if (body.empty()) {
       stream.writeHeaders(request, false, true);
     } else {
       stream.writeHeaders(request, !body.complete() || body.hasContent(), false);
@@ -363,7 +369,8 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       // The switch goes through to the client (RFC 9110 §15.2.2).
       UpgradeHeaders.restore(headers, switchedTo);
     }
-    if (!endStream && (switchedTo != null || terminateConnect && UpgradeHeaders.opensTunnel(upgrade, code))) {
+    boolean connectOpened = (terminateConnect || forwardConnect) && UpgradeHeaders.opensTunnel(upgrade, code);
+    if (!endStream && (switchedTo != null || connectOpened)) {
       // The tunnel is open; the route timeout stops here (Envoy).
       upgraded = true;
       a.switchedProtocols();
@@ -383,6 +390,14 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       completed(a);
     }
     callbacks.encodeHeaders(response, endStream);
+    if (forwardConnect && upgraded && !destroyed && attempt != null) {
+      // What the client sent ahead of the tunnel goes now (a CONNECT that ended with its head: the end).
+      if (body.empty()) {
+        attempt.stream().writeData(io.netty.buffer.Unpooled.EMPTY_BUFFER, true);
+      } else {
+        sendBodyOrHold();
+      }
+    }
   }
 
   @Override
