@@ -166,6 +166,19 @@ class ConnectIT {
   }
 
   @Test
+  void bytesSentRightBehindTheConnectHeadGoThroughTheTunnel() throws Exception {
+    EdgeHarness edge = edge("upgrade_configs: [{upgrade_type: CONNECT}]");
+    Socket s = socket(edge);
+    s.getOutputStream().write("CONNECT echo.example:443 HTTP/1.1\r\nHost: echo.example:443\r\n\r\nGET / HTTP/1.1\r\n\r\n"
+        .getBytes(StandardCharsets.US_ASCII));
+    assertThat(readHead(s.getInputStream())).startsWith("HTTP/1.1 200 ");
+    // Not parsed as a pipelined request: tunnelled as they are.
+    assertThat(new String(s.getInputStream().readNBytes(18), StandardCharsets.US_ASCII))
+        .isEqualTo("GET / HTTP/1.1\r\n\r\n");
+    assertThat(edge.stat("http.ingress.downstream_rq_total")).isEqualTo(1);
+  }
+
+  @Test
   void connectIsRefusedWithoutUpgradeConfigs() throws Exception {
     EdgeHarness edge = edge("", """
         - match: {prefix: "/"}
