@@ -36,7 +36,8 @@ final class Http2OptionsTranslator {
       Optional<Boolean> hcmStreamError) throws ConfigException {
     if (o.getAllowConnect()) {
       throw new ConfigException(path.field("allow_connect"), "allow_connect is not supported: extended CONNECT"
-          + " (RFC 8441, WebSocket over HTTP/2) is not implemented; WebSocket works over HTTP/1.1 upgrade_configs");
+          + " (RFC 8441, WebSocket over HTTP/2) is not implemented; WebSocket works over HTTP/1.1 upgrade_configs,"
+          + " and plain CONNECT needs only upgrade_configs CONNECT");
     }
     HTTP2_OPTIONS.check(o, path);
     long hpack = o.hasHpackTableSize()

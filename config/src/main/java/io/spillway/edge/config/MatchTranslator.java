@@ -21,7 +21,8 @@ import java.util.regex.PatternSyntaxException;
 final class MatchTranslator {
 
   private static final SupportedFields ROUTE_MATCH = SupportedFields.of(RouteMatch.getDescriptor(),
-      "prefix", "path", "safe_regex", "case_sensitive", "headers", "query_parameters", "runtime_fraction", "grpc");
+      "prefix", "path", "safe_regex", "case_sensitive", "headers", "query_parameters", "runtime_fraction", "grpc",
+      "connect_matcher");
   /**
    * What {@code grpc: {}} matches, as Envoy's gRPC request check reads the content type:
    * {@code application/grpc}, or it followed by {@code +} (a codec) or {@code ;} (parameters).
@@ -45,7 +46,8 @@ final class MatchTranslator {
       case PREFIX -> new PathMatch.Prefix(m.getPrefix());
       case PATH -> new PathMatch.Exact(m.getPath());
       case SAFE_REGEX -> new PathMatch.Regex(regex(m.getSafeRegex(), path.field("safe_regex")));
-      default -> throw new ConfigException(path, "one of prefix, path or safe_regex is required");
+      case CONNECT_MATCHER -> new PathMatch.Connect(); // ConnectMatcher has no fields
+      default -> throw new ConfigException(path, "one of prefix, path, safe_regex or connect_matcher is required");
     };
     boolean caseSensitive = !m.hasCaseSensitive() || m.getCaseSensitive().getValue();
     List<HeaderMatch> headers = new ArrayList<>();

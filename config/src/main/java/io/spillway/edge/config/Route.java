@@ -131,6 +131,12 @@ public record Route(
 
     /** RE2 syntax in Envoy; Java's regex engine accepts the subset Envoy users write. Whole-path match. */
     record Regex(Pattern pattern) implements PathMatch {}
+
+    /**
+     * {@code connect_matcher}: only CONNECT requests (which have no path); the other path matches
+     * never match them, as in Envoy.
+     */
+    record Connect() implements PathMatch {}
   }
 
   /**
@@ -174,6 +180,8 @@ public record Route(
    * @param upgradeConfigs {@code upgrade_configs}: upgrade type (lower case) → enabled, overriding
    *     the connection manager's (see {@link HttpConnectionManagerConfig#upgradeAllowed})
    * @param hashPolicies {@code hash_policy}: what of the request RING_HASH and MAGLEV clusters hash, in order
+   * @param terminatesConnect the CONNECT entry of {@code upgrade_configs} has a {@code connect_config}:
+   *     the edge answers a CONNECT itself and relays its bytes over a TCP connection to the host
    */
   public record RouteAction(
       List<WeightedCluster> clusters,
@@ -185,11 +193,21 @@ public record Route(
       Optional<Duration> idleTimeout,
       RetryPolicy retryPolicy,
       Map<String, Boolean> upgradeConfigs,
-      List<HashPolicy> hashPolicies) implements Action {
+      List<HashPolicy> hashPolicies,
+      boolean terminatesConnect) implements Action {
     public RouteAction {
       clusters = List.copyOf(clusters);
       upgradeConfigs = Map.copyOf(upgradeConfigs);
       hashPolicies = List.copyOf(hashPolicies);
+    }
+
+    /** A route action that does not terminate CONNECT. */
+    public RouteAction(List<WeightedCluster> clusters, Optional<String> clusterHeader, Optional<String> prefixRewrite,
+        Optional<String> hostRewriteLiteral, boolean autoHostRewrite, Duration timeout,
+        Optional<Duration> idleTimeout, RetryPolicy retryPolicy, Map<String, Boolean> upgradeConfigs,
+        List<HashPolicy> hashPolicies) {
+      this(clusters, clusterHeader, prefixRewrite, hostRewriteLiteral, autoHostRewrite, timeout, idleTimeout,
+          retryPolicy, upgradeConfigs, hashPolicies, false);
     }
 
     /** A route action without {@code upgrade_configs} or a hash policy. */

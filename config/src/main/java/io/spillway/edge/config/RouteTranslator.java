@@ -402,7 +402,7 @@ final class RouteTranslator {
     }
     return new Route.RouteAction(clusters, clusterHeader, prefixRewrite, hostRewrite, autoHostRewrite, timeout,
         idleTimeout, retry, UpgradeConfigTranslator.route(a.getUpgradeConfigsList(), path.field("upgrade_configs")),
-        hashPolicies);
+        hashPolicies, UpgradeConfigTranslator.terminatesConnect(a.getUpgradeConfigsList()));
   }
 
   /** One {@code hash_policy} entry; null for {@code connection_properties} without {@code source_ip} (as Envoy). */

@@ -9,15 +9,21 @@ import java.util.Map;
 
 /**
  * {@code upgrade_configs} of the connection manager and of a route action → upgrade type (lower
- * case; Envoy compares types case-insensitively) → enabled. Only HTTP/1.1 upgrades are tunnelled:
- * a {@code CONNECT} type, custom upgrade {@code filters} and {@code connect_config} are refused.
+ * case; Envoy compares types case-insensitively) → enabled. HTTP/1.1 upgrades and {@code CONNECT}
+ * (RFC 9110 §9.3.6, RFC 9113 §8.5) are tunnelled; a route's {@code connect_config} makes the edge
+ * terminate CONNECT itself (Envoy's TCP upstream), and only an empty one is supported. Custom
+ * upgrade {@code filters} are refused.
  */
 final class UpgradeConfigTranslator {
 
   private static final SupportedFields HCM_UPGRADE = SupportedFields.of(
       HttpConnectionManager.UpgradeConfig.getDescriptor(), "upgrade_type", "enabled");
   private static final SupportedFields ROUTE_UPGRADE = SupportedFields.of(
-      RouteAction.UpgradeConfig.getDescriptor(), "upgrade_type", "enabled");
+      RouteAction.UpgradeConfig.getDescriptor(), "upgrade_type", "enabled", "connect_config");
+  private static final SupportedFields CONNECT_CONFIG = SupportedFields.of(
+      RouteAction.UpgradeConfig.ConnectConfig.getDescriptor());
+  /** The upgrade type of CONNECT requests, as {@link #connectionManager} and {@link #route} key it. */
+  static final String CONNECT = "connect";
 
   private UpgradeConfigTranslator() {}
 
@@ -43,15 +49,43 @@ final class UpgradeConfigTranslator {
     for (int i = 0; i < configs.size(); i++) {
       FieldPath entryPath = path.index(i);
       RouteAction.UpgradeConfig c = configs.get(i);
-      if (c.hasConnectConfig()) {
-        throw new ConfigException(entryPath.field("connect_config"),
-            "connect_config is not supported: CONNECT is not proxied");
-      }
       ROUTE_UPGRADE.check(c, entryPath);
+      if (c.hasConnectConfig()) {
+        connectConfig(c, entryPath.field("connect_config"));
+      }
       put(upgrades, c.getUpgradeType(), !c.hasEnabled() || c.getEnabled().getValue(), entryPath,
           "duplicate upgrade");
     }
     return upgrades;
+  }
+
+  /**
+   * Whether the route's {@code upgrade_configs} terminate CONNECT: its CONNECT entry has a
+   * {@code connect_config} (validated by {@link #route}).
+   */
+  static boolean terminatesConnect(List<RouteAction.UpgradeConfig> configs) {
+    for (RouteAction.UpgradeConfig c : configs) {
+      if (c.getUpgradeType().equalsIgnoreCase(CONNECT) && c.hasConnectConfig()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void connectConfig(RouteAction.UpgradeConfig c, FieldPath path) throws ConfigException {
+    if (!c.getUpgradeType().equalsIgnoreCase(CONNECT)) {
+      throw new ConfigException(path, "connect_config is only for upgrade_type CONNECT, not '" + c.getUpgradeType() + "'");
+    }
+    RouteAction.UpgradeConfig.ConnectConfig connect = c.getConnectConfig();
+    if (connect.hasProxyProtocolConfig()) {
+      throw new ConfigException(path.field("proxy_protocol_config"),
+          "proxy_protocol_config is not supported: a terminated CONNECT sends no PROXY protocol header");
+    }
+    if (connect.getAllowPost()) {
+      throw new ConfigException(path.field("allow_post"),
+          "allow_post is not supported: only CONNECT requests are terminated");
+    }
+    CONNECT_CONFIG.check(connect, path);
   }
 
   private static void put(Map<String, Boolean> upgrades, String type, boolean enabled, FieldPath path,
@@ -67,9 +101,6 @@ final class UpgradeConfigTranslator {
       }
     }
     String key = type.toLowerCase(Locale.ROOT);
-    if (key.equals("connect")) {
-      throw new ConfigException(typePath, "CONNECT is not supported (only HTTP/1.1 Upgrade, such as websocket)");
-    }
     if (upgrades.putIfAbsent(key, enabled) != null) {
       throw new ConfigException(typePath, duplicate + ": '" + type + "'");
     }

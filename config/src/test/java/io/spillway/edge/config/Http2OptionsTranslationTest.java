@@ -129,7 +129,8 @@ class Http2OptionsTranslationTest {
     String h2 = HCM + ".http2_protocol_options.";
     BootstrapYaml.minimal().hcm("http2_protocol_options: {allow_connect: true}")
         .rejects(h2 + "allow_connect: allow_connect is not supported: extended CONNECT (RFC 8441, WebSocket over HTTP/2)"
-            + " is not implemented; WebSocket works over HTTP/1.1 upgrade_configs");
+            + " is not implemented; WebSocket works over HTTP/1.1 upgrade_configs, and plain CONNECT needs only"
+            + " upgrade_configs CONNECT");
     BootstrapYaml.minimal().hcm("http2_protocol_options: {allow_metadata: true}")
         .rejects(h2 + "allow_metadata: allow_metadata is not supported");
     BootstrapYaml.minimal().hcm("http2_protocol_options: {connection_keepalive: {interval: 10s, timeout: 1s}}")
@@ -143,7 +144,7 @@ class Http2OptionsTranslationTest {
     BootstrapYaml.minimal().clusters("- {name: backend, http2_protocol_options: {allow_connect: true}}\n")
         .rejects("static_resources.clusters[0].http2_protocol_options.allow_connect: allow_connect is not supported:"
             + " extended CONNECT (RFC 8441, WebSocket over HTTP/2) is not implemented; WebSocket works over HTTP/1.1"
-            + " upgrade_configs");
+            + " upgrade_configs, and plain CONNECT needs only upgrade_configs CONNECT");
     // false is the proto default: not set, so not rejected.
     BootstrapYaml.minimal().hcm("http2_protocol_options: {allow_connect: false, allow_metadata: false}").translate();
   }

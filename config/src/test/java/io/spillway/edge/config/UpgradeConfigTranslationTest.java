@@ -81,21 +81,6 @@ class UpgradeConfigTranslationTest {
         .rejects(HCM + ".upgrade_configs[0].filters: filters is not supported: an upgrade runs through the"
             + " connection manager's http_filters");
     BootstrapYaml.minimal().hcm("upgrade_configs: [{upgrade_type: websocket, filters: []}]").translateOk();
-    BootstrapYaml.minimal().hcm("upgrade_configs: [{upgrade_type: CONNECT}]")
-        .rejects(HCM + ".upgrade_configs[0].upgrade_type: CONNECT is not supported (only HTTP/1.1 Upgrade,"
-            + " such as websocket)");
-    BootstrapYaml.minimal().routes("""
-        - match: {prefix: "/"}
-          route:
-            cluster: backend
-            upgrade_configs: [{upgrade_type: CONNECT, connect_config: {}}]
-        """).rejects(ROUTE_ACTION + ".upgrade_configs[0].connect_config: connect_config is not supported:"
-            + " CONNECT is not proxied");
-    BootstrapYaml.minimal().routes("""
-        - match: {prefix: "/"}
-          route: {cluster: backend, upgrade_configs: [{upgrade_type: connect}]}
-        """).rejects(ROUTE_ACTION + ".upgrade_configs[0].upgrade_type: CONNECT is not supported (only HTTP/1.1"
-            + " Upgrade, such as websocket)");
   }
 
   @Test

@@ -74,6 +74,14 @@ interface Downstream {
   void resetStream();
 
   /**
+   * The TCP connection of a terminated CONNECT was reset or closed abnormally: HTTP/2 resets the
+   * stream with CONNECT_ERROR (RFC 9113 §8.5); HTTP/1 closes the connection.
+   */
+  default void resetConnectTunnel() {
+    resetStream();
+  }
+
+  /**
    * Calls {@link HttpStream#onTimer()} at or after {@code deadlineNanos} (System.nanoTime).
    * An already armed earlier callback satisfies the stream: it re-arms when it fires.
    */

@@ -144,8 +144,13 @@ final class Http1RequestDecoder extends HttpRequestDecoder {
       }
       contentLengthLines = 0;
       atLineStart = true;
-      state = !complete ? BODY : asksToUpgrade(request) ? UPGRADE : HEAD;
+      state = !complete ? BODY : startsTunnel(request) ? UPGRADE : HEAD;
     }
+  }
+
+  /** CONNECT, or a request that asks to upgrade: the bytes after its head are not HTTP/1.1. */
+  static boolean startsTunnel(HttpRequest request) {
+    return request.method().equals(io.netty.handler.codec.http.HttpMethod.CONNECT) || asksToUpgrade(request);
   }
 
   /** An HTTP/1.1 request with Upgrade (other than h2c, which is never performed) and Connection: upgrade. */

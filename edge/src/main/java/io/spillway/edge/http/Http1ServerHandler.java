@@ -41,8 +41,9 @@ import java.util.function.Supplier;
  * order; while one is in flight the next waits and reading pauses), and owns the connection's
  * persistence — {@code Connection: close} when the client, a drain or the connection's age asks
  * for it (RFC 9112 §9.6) — and its idle and request-header timeouts. A request that asks to
- * upgrade (RFC 9110 §7.8) and is answered 101 turns the connection into a tunnel: the codec goes
- * and the bytes both ways are that stream's body until it ends, which ends the connection.
+ * upgrade (RFC 9110 §7.8) and is answered 101, or a CONNECT (RFC 9110 §9.3.6) answered 2xx, turns
+ * the connection into a tunnel: the codec goes and the bytes both ways are that stream's body until
+ * it ends, which ends the connection.
  */
 final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements Downstream, Http1ConnectionTimer.Owner {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http1ServerHandler.class);
@@ -74,8 +75,11 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   private ScheduledFuture<?> maxDurationTimer;
   private boolean skipEmptyLast;
   private boolean currentHead;
-  /** The current request asks to switch protocols (and its route allows it, or it is refused). */
-  private boolean currentUpgrade;
+  /**
+   * What the current request asks to switch to (its Upgrade value, or {@link UpgradeHeaders#CONNECT}),
+   * whether or not its route allows it; null for other requests.
+   */
+  private String currentUpgrade;
   /**
    * A 101 went out: the HTTP/1.1 codec is gone and the connection's bytes, both ways, are the
    * current stream's body (Envoy's upgraded stream); the connection ends with the stream.
@@ -151,7 +155,9 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       currentBodyDone = noBody;
       skipEmptyLast = noBody;
       currentHead = req.method().equals(HttpMethod.HEAD);
-      String upgrade = Http1RequestDecoder.asksToUpgrade(req) ? UpgradeHeaders.requested(req.headers()) : null;
+      boolean connect = req.method().equals(HttpMethod.CONNECT);
+      String upgrade = connect ? UpgradeHeaders.CONNECT
+          : Http1RequestDecoder.asksToUpgrade(req) ? UpgradeHeaders.requested(req.headers()) : null;
       RequestHeaders headers = requestHeaders(req);
       if (headers == null) {
         hcm.stats().downstreamRqNonRelativePath.inc();
@@ -164,8 +170,10 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       } else if (upgrade != null) {
         // RFC 9110 §7.8: the request's end is the new protocol's start. The stream's body is the
         // tunnel (Envoy's upgrade), so the request does not end with its head.
-        UpgradeHeaders.restore(headers.headers(), upgrade);
-        currentUpgrade = true;
+        if (!connect) {
+          UpgradeHeaders.restore(headers.headers(), upgrade);
+        }
+        currentUpgrade = upgrade;
         pause(PAUSE_UPGRADE, true);
         current.onRequestHeaders(headers, false);
       } else {
@@ -207,18 +215,20 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   /**
    * The request as the filter chain sees it: Host as the authority, connection-specific fields
    * removed (RFC 9110 §7.6.1). {@link Http1RequestConformance} has already made an absolute-form
-   * target origin-form; anything else not in origin form (asterisk-form) gives null.
+   * target origin-form and checked a CONNECT's authority-form target, which becomes the authority
+   * (a CONNECT has no path); anything else not in origin form (asterisk-form) gives null.
    */
   private RequestHeaders requestHeaders(HttpRequest req) {
     String uri = req.uri();
-    if (!uri.startsWith("/")) {
+    boolean connect = req.method().equals(HttpMethod.CONNECT);
+    if (!connect && !uri.startsWith("/")) {
       return null;
     }
     HttpHeaders headers = req.headers();
-    String authority = headers.get(HttpHeaderNames.HOST);
+    String authority = connect ? uri : headers.get(HttpHeaderNames.HOST);
     headers.remove(HttpHeaderNames.HOST);
     HopByHop.strip(headers);
-    return new RequestHeaders(req.method().name(), scheme(), authority, uri, headers);
+    return new RequestHeaders(req.method().name(), scheme(), authority, connect ? "" : uri, headers);
   }
 
   private String scheme() {
@@ -362,14 +372,18 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
   public void sendHeaders(ResponseHeaders response, boolean endStream) {
     HttpHeaders headers = response.headers();
     validator.responding(true);
-    if (response.status() == HttpResponseStatus.SWITCHING_PROTOCOLS.code() && currentUpgrade && !endStream) {
-      // Connection: upgrade stays as the upstream sent it, draining or not (Envoy's rule).
-      ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.SWITCHING_PROTOCOLS,
-          Unpooled.EMPTY_BUFFER, headers, EmptyHttpHeaders.INSTANCE), ctx.voidPromise());
+    if (!endStream && UpgradeHeaders.opensTunnel(currentUpgrade, response.status())) {
+      // Connection: upgrade stays as the upstream sent it, draining or not (Envoy's rule). A 2xx
+      // to CONNECT has no framing fields (RFC 9110 §9.3.6): the tunnel starts after its head.
+      headers.remove(HttpHeaderNames.CONTENT_LENGTH);
+      headers.remove(HttpHeaderNames.TRANSFER_ENCODING);
+      ctx.writeAndFlush(new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+          HttpResponseStatus.valueOf(response.status()), Unpooled.EMPTY_BUFFER, headers, EmptyHttpHeaders.INSTANCE),
+          ctx.voidPromise());
       openTunnel();
       return;
     }
-    if (currentUpgrade) {
+    if (currentUpgrade != null) {
       keepAlive = false; // any other answer to an upgrade request ends the connection: say so
     }
     // A local reply that ends the connection (protocol violations) says so itself.
@@ -465,7 +479,7 @@ final class Http1ServerHandler extends ChannelInboundHandlerAdapter implements D
       current = null;
       return;
     }
-    if (!requestBodyComplete || !keepAlive || currentUpgrade || hcm.drain().isDraining()) {
+    if (!requestBodyComplete || !keepAlive || currentUpgrade != null || hcm.drain().isDraining()) {
       // The rest of the request body, if any, is never read: the connection ends here. After an
       // upgrade request it ends whatever the answer (the bytes that follow are not HTTP/1.1).
       closing = true;

@@ -27,7 +27,8 @@ import java.util.function.Supplier;
  * them over, go straight into one {@link HttpStream}, and its response is written with the
  * connection's encoder — no HTTP/1 message and no channel in between. Requests follow RFC 9113
  * §8.3.1 (the pseudo-header fields; {@code :authority}, else {@code host}) and §8.2.3 (cookie
- * crumbs joined for the filter chain); responses lose connection-specific fields (§8.2.2).
+ * crumbs joined for the filter chain) and §8.5 (a CONNECT: its DATA frames are the tunnel's bytes);
+ * responses lose connection-specific fields (§8.2.2).
  *
  * <p>Flow control (§5.2): request body bytes are returned to the peer's window as they are
  * handed on, except while the stream's reading is paused by back-pressure; those are returned
@@ -77,6 +78,11 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
     String scheme = h.scheme() == null ? (hcm.tls() ? "https" : "http") : h.scheme().toString();
     HttpHeaders fields = Http2Fields.fromFrame(h);
     fields.remove(HttpHeaderNames.HOST);
+    if (method.equals("CONNECT")) {
+      // RFC 9113 §8.5 (checked by Http2ServerStreams): :authority and no path; DATA frames are the tunnel.
+      request.onRequestHeaders(new RequestHeaders(method, scheme, authority.toString(), "", fields), endStream);
+      return;
+    }
     if (path == null || path.isEmpty() || path.charAt(0) != '/') {
       hcm.stats().downstreamRqNonRelativePath.inc();
       request.onInvalidRequest(new RequestHeaders(method, scheme, "", "/", fields), endStream,
@@ -252,10 +258,19 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
 
   @Override
   public void resetStream() {
+    reset(Http2Error.INTERNAL_ERROR);
+  }
+
+  @Override
+  public void resetConnectTunnel() {
+    reset(Http2Error.CONNECT_ERROR);
+  }
+
+  private void reset(Http2Error error) {
     if (!reset) {
       reset = true;
       connection.hcm().stats().downstreamRqTxReset.inc();
-      connection.streams().reset(stream, Http2Error.INTERNAL_ERROR);
+      connection.streams().reset(stream, error);
     }
   }
 

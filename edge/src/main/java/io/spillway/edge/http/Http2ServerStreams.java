@@ -2,9 +2,12 @@ package io.spillway.edge.http;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameAdapter;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.util.AsciiString;
 import io.spillway.edge.http.filter.DownstreamTls;
 import io.spillway.edge.http2.EdgeHttp2ConnectionHandler;
 import io.spillway.edge.http2.Http2Streams;
@@ -67,9 +70,10 @@ final class Http2ServerStreams extends Http2FrameAdapter {
 
   @Override
   public void onHeadersRead(ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding,
-      boolean endStream) {
+      boolean endStream) throws Http2Exception {
     Http2ServerStream s = streams.get(streamId);
     if (s == null) {
+      checkConnect(streamId, headers);
       Http2Stream stream = streams.connection().stream(streamId);
       if (stream == null) {
         return;
@@ -80,9 +84,28 @@ final class Http2ServerStreams extends Http2FrameAdapter {
     s.onHeaders(headers, endStream);
   }
 
+  /**
+   * RFC 9113 §8.5: a CONNECT has {@code :authority} and neither {@code :scheme} nor {@code :path};
+   * {@code :protocol} (extended CONNECT, RFC 8441) is malformed here since the edge never sends
+   * SETTINGS_ENABLE_CONNECT_PROTOCOL. A malformed request is a stream error PROTOCOL_ERROR, which
+   * the codec handles as every malformed message ({@code stream_error_on_invalid_http_message}).
+   */
+  private static void checkConnect(int streamId, Http2Headers headers) throws Http2Exception {
+    if (headers.method() == null || !AsciiString.contentEquals(headers.method(), "CONNECT")) {
+      return;
+    }
+    String problem = headers.contains(Http2Headers.PseudoHeaderName.PROTOCOL.value())
+        ? "extended CONNECT (:protocol) is not enabled"
+        : headers.scheme() != null || headers.path() != null ? "CONNECT with :scheme or :path"
+        : headers.authority() == null || headers.authority().length() == 0 ? "CONNECT without :authority" : null;
+    if (problem != null) {
+      throw Http2Exception.streamError(streamId, Http2Error.PROTOCOL_ERROR, "malformed request: %s", problem);
+    }
+  }
+
   @Override
   public void onHeadersRead(ChannelHandlerContext ctx, int streamId, Http2Headers headers, int streamDependency,
-      short weight, boolean exclusive, int padding, boolean endStream) {
+      short weight, boolean exclusive, int padding, boolean endStream) throws Http2Exception {
     onHeadersRead(ctx, streamId, headers, padding, endStream);
   }
 

@@ -58,9 +58,9 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   /** The request's downstream span, or null when the connection manager does not trace it. */
   private io.spillway.edge.tracing.RequestSpan span;
 
-  /** The request's Upgrade value when it asks to switch protocols (HTTP/1.1 only), else null. */
+  /** The request's Upgrade value when it asks to switch protocols (HTTP/1.1 only), CONNECT's, else null. */
   private String upgrade;
-  /** A 101 went out: the stream is a tunnel (counted in downstream_cx_upgrades_active). */
+  /** A 101 (a 2xx to CONNECT) went out: the stream is a tunnel (counted in downstream_cx_upgrades_active). */
   private boolean upgraded;
   /** The request, as it arrived, is a gRPC call: its local replies are trailers-only gRPC answers. */
   private boolean grpc;
@@ -123,7 +123,8 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
           ? h -> h.set(X_LOCAL_OVERLOADED, "true") : null);
       return;
     }
-    if (!pathNormalized(headers)) {
+    boolean connect = headers.method().equals("CONNECT");
+    if (!connect && !pathNormalized(headers)) { // a CONNECT has no path
       return;
     }
     if (!endStream) {
@@ -145,8 +146,8 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     route = routeTable.match(headers);
     info.setRoute(route);
     timers.setRoute(route);
-    upgrade = downstream.isHttp2() ? null : UpgradeHeaders.requested(h);
-    if (upgrade != null && !upgradeAllowed()) {
+    upgrade = connect ? UpgradeHeaders.CONNECT : downstream.isHttp2() ? null : UpgradeHeaders.requested(h);
+    if (upgrade != null && (!upgradeAllowed() || !connect && upgrade.equalsIgnoreCase(UpgradeHeaders.CONNECT))) {
       // Envoy: 403 without a body, details upgrade_failed; the connection then closes.
       stats.downstreamRqWsOnNonWsRoute.inc();
       localReply(403, "", "upgrade_failed", null, null);
@@ -529,7 +530,11 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     if (flag != null) {
       info.setResponseFlag(flag);
     }
-    downstream.resetStream();
+    if (flag == ResponseFlag.UR && upgraded && UpgradeHeaders.CONNECT.equals(upgrade)) {
+      downstream.resetConnectTunnel(); // the host's TCP connection was reset (RFC 9113 §8.5)
+    } else {
+      downstream.resetStream();
+    }
     finish();
   }
 
@@ -570,7 +575,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     info.setResponseCode(code);
     responseHeaders = headers;
     stats.responseCode(code); // charged when the headers go out, as Envoy does
-    if (code == 101 && upgrade != null && !endStream) {
+    if (!endStream && UpgradeHeaders.opensTunnel(upgrade, code)) {
       upgraded = true;
       stats.downstreamCxUpgradesTotal.inc();
       stats.downstreamCxUpgradesActive.inc();

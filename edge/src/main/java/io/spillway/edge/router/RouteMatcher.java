@@ -38,7 +38,7 @@ public final class RouteMatcher {
   }
 
   public boolean matches(RequestView request) {
-    if (!matchesPath(request.path())) {
+    if (!matchesPath(request.path(), request)) {
       return false;
     }
     for (int i = 0; i < headers.size(); i++) {
@@ -60,7 +60,15 @@ public final class RouteMatcher {
     return fraction == null || runtime.get().featureEnabled(fraction, ThreadLocalRandom.current());
   }
 
-  private boolean matchesPath(String requestPath) {
+  /**
+   * Only a CONNECT request has an empty path (the codecs refuse every other target that does not
+   * start with {@code /}): {@code connect_matcher} matches it, and nothing else does, as in Envoy.
+   */
+  private boolean matchesPath(String requestPath, RequestView request) {
+    if (requestPath.isEmpty() || path instanceof Route.PathMatch.Connect) {
+      return requestPath.isEmpty() && path instanceof Route.PathMatch.Connect
+          && "CONNECT".equals(request.header(":method"));
+    }
     return switch (path) {
       case Route.PathMatch.Prefix p -> caseSensitive
           ? requestPath.startsWith(p.prefix())
@@ -69,6 +77,7 @@ public final class RouteMatcher {
           ? requestPath.equals(e.path())
           : requestPath.equalsIgnoreCase(e.path());
       case Route.PathMatch.Regex r -> r.pattern().matcher(requestPath).matches();
+      case Route.PathMatch.Connect c -> false;
     };
   }
 

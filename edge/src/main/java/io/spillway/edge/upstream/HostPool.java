@@ -148,6 +148,11 @@ public abstract sealed class HostPool permits Http1Pool, Http2Pool {
 
   /** A client bootstrap on this worker's loop with the cluster's connect timeout and buffer limit. */
   protected Bootstrap bootstrap() {
+    return bootstrap(cluster, host, worker);
+  }
+
+  /** A client bootstrap to {@code host} on {@code worker}'s loop with the cluster's connect timeout and buffer limit. */
+  static Bootstrap bootstrap(Cluster cluster, Host host, Worker worker) {
     int limit = Math.max(cluster.config().perConnectionBufferLimitBytes(), 1024);
     return new Bootstrap()
         .group(worker.loop())
@@ -206,6 +211,10 @@ public abstract sealed class HostPool permits Http1Pool, Http2Pool {
   }
 
   protected void countConnectFailure(Throwable cause) {
+    countConnectFailure(cluster, host, cause);
+  }
+
+  static void countConnectFailure(Cluster cluster, Host host, Throwable cause) {
     cluster.stats().upstreamCxConnectFail.inc();
     host.cxConnectFail.add(1);
     if (cause instanceof io.netty.channel.ConnectTimeoutException) {

@@ -34,7 +34,9 @@ import io.spillway.edge.http.message.UpgradeHeaders;
  * <p>An exchange whose request asks to upgrade (RFC 9110 §7.8) is this connection's last: a 101
  * answer removes the codec and the bytes both ways become the request and response bodies (the
  * request's end half-closes the connection, the upstream's close ends the response); any other
- * answer ends as a normal response and the connection closes after it.
+ * answer ends as a normal response and the connection closes after it. A CONNECT (RFC 9110
+ * §9.3.6) forwarded as it is goes the same way: its head alone, in authority form, and a 200
+ * answer opens the tunnel (the codec passes a CONNECT's 200 on without a body).
  */
 final class Http1Connection extends ChannelInboundHandlerAdapter implements UpstreamStream {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Http1Connection.class);
@@ -51,6 +53,8 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
   private int requestsServed;
   /** The exchange's request asks to switch protocols: the connection is never reused. */
   private boolean upgradeRequested;
+  /** The exchange's request is a CONNECT: a 200 (not a 101) switches the connection to a tunnel. */
+  private boolean connectRequested;
   /** A 101 arrived; its (empty) end is awaited before the codec leaves. */
   private boolean switching;
   /** The codec is gone: bytes both ways are the exchange's bodies. */
@@ -79,6 +83,7 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
     requestDone = false;
     responseDone = false;
     upgradeRequested = false;
+    connectRequested = false;
     switching = false;
     tunnel = false;
     listener = null;
@@ -112,13 +117,17 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
   public void writeHeaders(RequestHeaders request, boolean bodyFollows, boolean endStream) {
     HttpHeaders headers = request.headers();
     headers.set(HttpHeaderNames.HOST, request.authority());
-    if (!endStream && UpgradeHeaders.requested(headers) != null) {
+    boolean connect = request.method().equals("CONNECT");
+    if (!endStream && (connect || UpgradeHeaders.requested(headers) != null)) {
       // The head alone, unframed: what follows is the new protocol, once the upstream agrees.
       upgradeRequested = true;
+      connectRequested = connect;
       keepAlive = false;
       headers.remove(HttpHeaderNames.TRANSFER_ENCODING);
+      headers.remove(HttpHeaderNames.CONTENT_LENGTH);
       ctx.writeAndFlush(new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.valueOf(request.method()),
-          request.pathAndQuery(), Unpooled.EMPTY_BUFFER, headers, EmptyHttpHeaders.INSTANCE), ctx.voidPromise());
+          connect ? request.authority() : request.pathAndQuery(), Unpooled.EMPTY_BUFFER, headers,
+          EmptyHttpHeaders.INSTANCE), ctx.voidPromise());
       return;
     }
     if (!headers.contains(HttpHeaderNames.CONTENT_LENGTH)) {
@@ -255,10 +264,13 @@ final class Http1Connection extends ChannelInboundHandlerAdapter implements Upst
       if (!isKeepAlive(response)) {
         keepAlive = false;
       }
-      if (response.status().code() == HttpResponseStatus.SWITCHING_PROTOCOLS.code()
+      int switchingStatus = connectRequested ? HttpResponseStatus.OK.code()
+          : HttpResponseStatus.SWITCHING_PROTOCOLS.code();
+      if ((response.status().code() == switchingStatus
+          || connectRequested && response.status().code() == HttpResponseStatus.SWITCHING_PROTOCOLS.code())
           && !response.decoderResult().isFailure()) {
         ReferenceCountUtil.release(msg);
-        if (!upgradeRequested) {
+        if (!upgradeRequested || response.status().code() != switchingStatus) {
           // RFC 9110 §15.2.2: a server switches only to what the request asked for.
           keepAlive = false;
           lent = false;

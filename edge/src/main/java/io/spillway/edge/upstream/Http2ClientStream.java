@@ -66,7 +66,10 @@ final class Http2ClientStream implements UpstreamStream {
     fields.remove(HttpHeaderNames.HOST);
     fields.remove(HttpHeaderNames.TRANSFER_ENCODING);
     Http2Headers out = Http2Fields.toFrame(fields, 4);
-    out.method(request.method()).scheme(UPSTREAM_SCHEME).authority(request.authority()).path(request.pathAndQuery());
+    out.method(request.method()).authority(request.authority());
+    if (!request.method().equals("CONNECT")) { // RFC 9113 §8.5: a CONNECT has neither :scheme nor :path
+      out.scheme(UPSTREAM_SCHEME).path(request.pathAndQuery());
+    }
     reservation = false;
     stream = connection.start(this, out, endStream);
     if (stream == null) {

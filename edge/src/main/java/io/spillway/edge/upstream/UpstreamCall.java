@@ -85,6 +85,8 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
   private ScheduledFuture<?> guardTimer;
   private ScheduledFuture<?> timer1;
   private ScheduledFuture<?> timer2;
+  /** A CONNECT the edge terminates: a TCP connection of its own instead of a stream from the host's pool. */
+  private boolean terminateConnect;
   /** System.nanoTime when the stream was handed out (x-envoy-upstream-service-time, upstream_rq_time). */
   private long readyNanos;
 
@@ -110,6 +112,14 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
   public void hash(long requestHash) {
     this.hashed = true;
     this.hash = requestHash;
+  }
+
+  /**
+   * Makes the call a CONNECT the edge terminates (a route's {@code connect_config}): its stream is
+   * a TCP connection to the host ({@link TcpUpstream}); call before {@link #start}.
+   */
+  public void terminateConnect() {
+    this.terminateConnect = true;
   }
 
   /** Starts the call; {@code avoid} is a host to steer clear of when there are others (the last failed one), or null. */
@@ -233,7 +243,8 @@ public final class UpstreamCall implements StreamCallbacks, UpstreamResponseList
     cluster.stats().upstreamRqTotal.inc();
     cluster.stats().upstreamRqActive.inc();
     h.requestStarted();
-    HostPool.Pending p = cluster.pool(h, worker).newStream(this, holding);
+    HostPool.Pending p = terminateConnect ? TcpUpstream.open(cluster, h, worker, this)
+        : cluster.pool(h, worker).newStream(this, holding);
     if (!ended && stream == null) {
       pending = p;
     }

@@ -113,6 +113,24 @@ class RouteTableTest {
   }
 
   @Test
+  void onlyConnectMatcherMatchesConnectAndItMatchesNothingElse() {
+    RouteTable t = table(
+        vhost("proxy", List.of("proxy.example:443"),
+            prefix("", "any-prefix"),
+            route("connect", new Route.PathMatch.Connect(), List.of(), List.of(), "tunnel"),
+            prefix("/", "web")),
+        vhost("other", List.of("*"), prefix("", "fallback")));
+    // A CONNECT has no path; routed by its authority, then only connect_matcher takes it.
+    assertThat(cluster(t.match(Req.of("proxy.example:443", "").with(":method", "CONNECT")))).isEqualTo("tunnel");
+    assertThat(t.match(Req.of("elsewhere:443", "").with(":method", "CONNECT"))).isNull();
+    // An ordinary request never matches connect_matcher.
+    RouteTable connectFirst = table(vhost("v", List.of("*"),
+        route("connect", new Route.PathMatch.Connect(), List.of(), List.of(), "tunnel"), prefix("/", "web")));
+    assertThat(cluster(connectFirst.match(Req.of("h", "/x").with(":method", "GET")))).isEqualTo("web");
+    assertThat(cluster(connectFirst.match(Req.of("h", "/x").with(":method", "CONNECT")))).isEqualTo("web");
+  }
+
+  @Test
   void firstMatchingRouteWins() {
     RouteTable t = table(vhost("v", List.of("*"),
         prefix("/api/v2", "v2"),

@@ -35,7 +35,8 @@ import java.util.concurrent.TimeUnit;
  * back-pressure, and hands the response to the encoder filters. An upgrade request (allowed by
  * the connection manager) keeps its Upgrade and Connection fields; a 101 answer keeps them too and
  * turns the exchange into a tunnel whose bytes are the request and response bodies, without the
- * route timeout or retries.
+ * route timeout or retries. A CONNECT on a route with {@code connect_config} is terminated here:
+ * the try's stream is a TCP connection to the host, whose 200 opens the same kind of tunnel.
  */
 final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private static final AsciiString X_UPSTREAM_SERVICE_TIME = AsciiString.cached("x-envoy-upstream-service-time");
@@ -58,6 +59,10 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private boolean routeTimerStarted;
   /** The request's Upgrade value when it asks to switch protocols (the connection manager allowed it), else null. */
   private String upgrade;
+  /** A CONNECT the route terminates ({@code connect_config}): each try is a TCP connection. */
+  private boolean terminateConnect;
+  /** A CONNECT sent on to the upstream as it is: its bytes wait until the upstream's 2xx opens the tunnel. */
+  private boolean forwardConnect;
   /** The upstream answered the upgrade with 101: the stream is a tunnel, the route timeout no longer applies. */
   private boolean upgraded;
   private RequestHash requestHash = RequestHash.NONE;
@@ -122,7 +127,10 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       callbacks.sendLocalReply(503, "", ResponseFlag.NC);
       return;
     }
-    if (upgrade != null && cluster.config().protocol() == ClusterConfig.UpstreamProtocol.HTTP2) {
+    terminateConnect = UpgradeHeaders.CONNECT.equals(upgrade) && action.terminatesConnect();
+    forwardConnect = UpgradeHeaders.CONNECT.equals(upgrade) && !terminateConnect;
+    if (upgrade != null && !forwardConnect && !terminateConnect
+        && cluster.config().protocol() == ClusterConfig.UpstreamProtocol.HTTP2) {
       // Envoy would send an extended CONNECT (RFC 8441); the edge's HTTP/2 upstreams cannot.
       callbacks.sendLocalReply(503, "upgrade to an HTTP/2 upstream is not supported", null);
       return;
@@ -172,7 +180,10 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       request.setAuthority(action.hostRewriteLiteral().get());
     }
     HeaderMutator.apply(entry.requestHeaders(), request.headers(), () -> stream(request, null));
-    if (upgrade != null) {
+    if (forwardConnect) {
+      return; // a CONNECT is its own request: no Upgrade field
+    }
+    if (upgrade != null && !terminateConnect) {
       UpgradeHeaders.restore(request.headers(), upgrade);
     } else if (UpgradeHeaders.requested(request.headers()) != null) {
       // Only an upgrade the connection manager let through goes upstream as one.
@@ -218,7 +229,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   }
 
   private void sendBodyOrHold() {
-    if (attempt != null && attempt.stream() != null) {
+    if (attempt != null && attempt.stream() != null && !(forwardConnect && !upgraded)) {
       body.writeTo(attempt.stream());
       if (readingPaused && attempt.stream().isWritable()) {
         pauseDownstream(false);
@@ -247,6 +258,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     UpstreamCall call = new UpstreamCall(cluster, guard, worker(), this, callbacks.connectionShare());
     if (requestHash.present()) {
       call.hash(requestHash.value());
+    }
+    if (terminateConnect) {
+      call.terminateConnect();
     }
     attempt = call;
     trySpan = callbacks.activeSpan().spawnUpstream(cluster.name());
@@ -297,7 +311,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       // Envoy rewrites to the host's DNS name; STATIC and EDS hosts have none, so their Host stays.
       request.setAuthority(a.host().hostname());
     }
-    if (body.empty()) {
+    if (forwardConnect) {
+      stream.writeHeaders(request, true, false); // the bytes follow the upstream's 2xx
+    } else if (body.empty()) {
       stream.writeHeaders(request, false, true);
     } else {
       stream.writeHeaders(request, !body.complete() || body.hasContent(), false);
@@ -350,8 +366,12 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     String switchedTo = upgrade != null && code == 101 ? UpgradeHeaders.requested(headers) : null;
     HopByHop.strip(headers);
     if (switchedTo != null && !endStream) {
-      // The switch goes through to the client (RFC 9110 §15.2.2); the route timeout stops here (Envoy).
+      // The switch goes through to the client (RFC 9110 §15.2.2).
       UpgradeHeaders.restore(headers, switchedTo);
+    }
+    boolean connectOpened = (terminateConnect || forwardConnect) && UpgradeHeaders.opensTunnel(upgrade, code);
+    if (!endStream && (switchedTo != null || connectOpened)) {
+      // The tunnel is open; the route timeout stops here (Envoy).
       upgraded = true;
       a.switchedProtocols();
       if (routeTimerStarted) {
@@ -370,6 +390,14 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       completed(a);
     }
     callbacks.encodeHeaders(response, endStream);
+    if (forwardConnect && upgraded && !destroyed && attempt != null) {
+      // What the client sent ahead of the tunnel goes now (a CONNECT that ended with its head: the end).
+      if (body.empty()) {
+        attempt.stream().writeData(io.netty.buffer.Unpooled.EMPTY_BUFFER, true);
+      } else {
+        sendBodyOrHold();
+      }
+    }
   }
 
   @Override
