@@ -580,6 +580,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
       stats.downstreamCxUpgradesTotal.inc();
       stats.downstreamCxUpgradesActive.inc();
       timers.cancelRequestTimer(); // the request never ends while the tunnel is up
+      info.tunnelOpened();
     }
     headers.headers().set(HttpHeaderNames.SERVER, config.serverName());
     if (span != null) {

@@ -98,6 +98,10 @@ class ConnectIT {
   }
 
   private EdgeHarness edge(String hcmExtra, String routes) throws Exception {
+    return edge(hcmExtra, routes, null);
+  }
+
+  private EdgeHarness edge(String hcmExtra, String routes, String policyJson) throws Exception {
     String hcm = hcmExtra + """
 
         access_log:
@@ -108,9 +112,9 @@ class ConnectIT {
             log_format:
               text_format_source: {inline_string: "%%REQ(:METHOD)%% %%PROTOCOL%% %%RESPONSE_CODE%% %%RESPONSE_FLAGS%% %%BYTES_RECEIVED%% %%BYTES_SENT%%\\n"}
         """.formatted(accessLog);
-    EdgeHarness h = EdgeHarness.start(bootstrap(hcm, routes,
-        cluster("echo", "", echo.port()) + "\n" + cluster("closed", "", closedPort) + "\n"
-        + cluster("reset", "", resetter.port())));
+    String yaml = bootstrap(hcm, routes, cluster("echo", "", echo.port()) + "\n" + cluster("closed", "", closedPort)
+        + "\n" + cluster("reset", "", resetter.port()));
+    EdgeHarness h = policyJson == null ? EdgeHarness.start(yaml) : EdgeHarness.start(yaml, policyJson);
     closeables.add(h);
     return h;
   }
@@ -121,6 +125,39 @@ class ConnectIT {
     s.connect(new InetSocketAddress("127.0.0.1", edge.port()), 5_000);
     s.setSoTimeout(10_000);
     return s;
+  }
+
+  /**
+   * A tunnel gives its admission permit back once open: with the limit pinned at 2 in enforce,
+   * three tunnels stay open side by side (the third got 503 while tunnels held their permits) and
+   * the edge counts none of them in flight.
+   */
+  @Test
+  void openTunnelsHoldNoAdmissionPermit() throws Exception {
+    EdgeHarness edge = edge("upgrade_configs: [{upgrade_type: CONNECT}]", """
+        - match: {connect_matcher: {}}
+          route:
+            cluster: echo
+            upgrade_configs: [{upgrade_type: CONNECT, connect_config: {}}]
+        """, """
+        {"inbound": {"mode": "enforce", "maxInFlight": 2, "adaptive": {"minLimit": 2, "maxLimit": 2}}}
+        """);
+    List<Socket> tunnels = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      Socket s = socket(edge);
+      s.getOutputStream().write("CONNECT echo.example:443 HTTP/1.1\r\nHost: echo.example:443\r\n\r\n"
+          .getBytes(StandardCharsets.US_ASCII));
+      assertThat(readHead(s.getInputStream())).as("tunnel %d", i).startsWith("HTTP/1.1 200 ");
+      tunnels.add(s);
+    }
+    for (Socket s : tunnels) {
+      s.getOutputStream().write("ok".getBytes(StandardCharsets.US_ASCII));
+      assertThat(new String(s.getInputStream().readNBytes(2), StandardCharsets.US_ASCII)).isEqualTo("ok");
+    }
+    String overload = edge.http.send(java.net.http.HttpRequest.newBuilder(
+        java.net.URI.create("http://127.0.0.1:" + edge.adminPort() + "/overload")).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    assertThat(overload).containsPattern("\"in_flight\"\\s*:\\s*0,");
   }
 
   @Test

@@ -19,7 +19,8 @@ import io.spillway.edge.router.RouteEntry;
  * takes a permit of its route's tier ({@code spillway.admission.tier} metadata) before any
  * configured filter runs, or is refused with 503, {@code Retry-After} and flag {@code AR}. The
  * permit goes back exactly once when the stream ends, with its duration and whether it succeeded
- * (status below 500, neither client nor upstream reset). Direct responses, redirects and requests
+ * (status below 500, neither client nor upstream reset); a WebSocket or CONNECT tunnel gives it back
+ * as soon as it is open. Direct responses, redirects and requests
  * without a route are not admission-controlled: they cost the edge nothing upstream.
  *
  * <p>It is built in rather than listed in {@code http_filters} because the overload policy, not the
@@ -69,7 +70,23 @@ public final class AdmissionFilter implements DecoderFilter {
       return FilterHeadersStatus.STOP_ITERATION;
     }
     permit = p;
+    StreamInfo info = callbacks.streamInfo();
+    if (info.upgrade() != null) {
+      info.onTunnelOpen(this::releaseAtTunnelOpen);
+    }
     return FilterHeadersStatus.CONTINUE;
+  }
+
+  /**
+   * A WebSocket or CONNECT tunnel gives its permit back once it is open, with the time to open it
+   * as its call time: it may stay open for hours, and holding a permit that long would let a few
+   * hundred tunnels take the whole limit and teach the learner hour-long calls.
+   */
+  private void releaseAtTunnelOpen() {
+    if (permit != null) {
+      permit.release(System.nanoTime() - callbacks.streamInfo().startNanos(), true);
+      permit = null;
+    }
   }
 
   @Override

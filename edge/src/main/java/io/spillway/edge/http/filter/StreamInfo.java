@@ -28,6 +28,7 @@ public final class StreamInfo {
   private RouteEntry route;
   private String responseCodeDetails;
   private String upgrade;
+  private Runnable onTunnelOpen;
   private boolean healthCheck;
   private String authenticatedSubject;
   private InetSocketAddress downstreamRemote;
@@ -163,6 +164,24 @@ public final class StreamInfo {
 
   public void setUpgrade(String upgrade) {
     this.upgrade = upgrade;
+  }
+
+  /**
+   * Runs {@code action} once when this stream becomes a tunnel (the 101, or the 2xx to a CONNECT,
+   * went out); a later call replaces an earlier one. For what holds a per-request resource that a
+   * tunnel, which may stay open for hours, must not keep: the admission permit.
+   */
+  public void onTunnelOpen(Runnable action) {
+    this.onTunnelOpen = action;
+  }
+
+  /** The connection manager: the stream is a tunnel from now on. */
+  public void tunnelOpened() {
+    Runnable action = onTunnelOpen;
+    if (action != null) {
+      onTunnelOpen = null;
+      action.run();
+    }
   }
 
   public String responseCodeDetails() {
