@@ -119,6 +119,10 @@ public final class ExtensionRegistry {
   public static final String LOCAL_RATELIMIT = "envoy.filters.http.local_ratelimit";
   /** Envoy's name of the global rate limit HTTP filter (a rate limit service over gRPC). */
   public static final String RATELIMIT = "envoy.filters.http.ratelimit";
+  /** Envoy's name of the CSRF HTTP filter. */
+  public static final String CSRF = "envoy.filters.http.csrf";
+  /** Envoy's name of the decompressor HTTP filter. */
+  public static final String DECOMPRESSOR = "envoy.filters.http.decompressor";
   /** Envoy's name of the CORS HTTP filter. */
   public static final String CORS = "envoy.filters.http.cors";
   /** Envoy's name of the compressor HTTP filter. */
@@ -191,6 +195,8 @@ public final class ExtensionRegistry {
       .addNameSuffices(CORS, Category.HTTP_FILTER, Cors.getDefaultInstance())
       .add(CORS + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, CorsPolicy.getDefaultInstance())
       .add(COMPRESSOR, Category.HTTP_FILTER, Compressor.getDefaultInstance())
+      .add(CSRF, Category.HTTP_FILTER,
+          io.envoyproxy.envoy.extensions.filters.http.csrf.v3.CsrfPolicy.getDefaultInstance())
       .addNameSuffices(GRPC_WEB, Category.HTTP_FILTER,
           io.envoyproxy.envoy.extensions.filters.http.grpc_web.v3.GrpcWeb.getDefaultInstance())
       .add(HEALTH_CHECK, Category.HTTP_FILTER,

@@ -21,7 +21,7 @@ import java.util.Optional;
 /**
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
- * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault, jwt_authn, health_check, rbac, header_to_metadata and grpc_web filters (the compressor
+ * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault, jwt_authn, health_check, rbac, header_to_metadata, grpc_web, csrf and decompressor filters (the compressor
  * more than once, one per encoding) and must end with the router. {@code normalize_path},
  * {@code merge_slashes}, {@code path_with_escaped_slashes_action} and
  * {@code headers_with_underscores_action} are taken as they are (the runtime settles their unset
@@ -310,6 +310,9 @@ final class HttpConnectionManagerTranslator {
       case ExtensionRegistry.COMPRESSOR -> CompressorTranslator.translate(
           registry.unpack(filter.getTypedConfig(), Compressor.class, Category.HTTP_FILTER, configPath),
           registry, configPath);
+      case ExtensionRegistry.CSRF -> CsrfTranslator.translate(registry.unpack(filter.getTypedConfig(),
+          io.envoyproxy.envoy.extensions.filters.http.csrf.v3.CsrfPolicy.class, Category.HTTP_FILTER, configPath),
+          configPath);
       case ExtensionRegistry.HEALTH_CHECK -> healthCheck(registry.unpack(filter.getTypedConfig(),
           io.envoyproxy.envoy.extensions.filters.http.health_check.v3.HealthCheck.class, Category.HTTP_FILTER,
           configPath), configPath);

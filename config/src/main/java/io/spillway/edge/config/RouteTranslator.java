@@ -235,6 +235,9 @@ final class RouteTranslator {
               any.unpack(io.envoyproxy.envoy.extensions.filters.http.lua.v3.LuaPerRoute.class), at));
         } else if (any.is(H2M)) {
           entries.put(entry.getKey(), HeaderToMetadataTranslator.translate(any.unpack(H2M), at, true));
+        } else if (any.is(io.envoyproxy.envoy.extensions.filters.http.csrf.v3.CsrfPolicy.class)) {
+          entries.put(entry.getKey(), CsrfTranslator.translate(
+              any.unpack(io.envoyproxy.envoy.extensions.filters.http.csrf.v3.CsrfPolicy.class), at));
         } else if (any.is(RBACPerRoute.class)) {
           entries.put(entry.getKey(), RbacTranslator.perRoute(any.unpack(RBACPerRoute.class), at));
         } else if (any.is(io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.class)) {
@@ -252,7 +255,8 @@ final class RouteTranslator {
               + io.envoyproxy.envoy.extensions.filters.http.lua.v3.LuaPerRoute.getDescriptor().getFullName() + " or "
               + io.envoyproxy.envoy.extensions.filters.http.header_to_metadata.v3.Config.getDescriptor().getFullName()
               + " or "
-              + io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.getDescriptor().getFullName());
+              + io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.getDescriptor().getFullName()
+              + " or " + io.envoyproxy.envoy.extensions.filters.http.csrf.v3.CsrfPolicy.getDescriptor().getFullName());
         }
       } catch (InvalidProtocolBufferException e) {
         throw new ConfigException(at, "cannot decode " + any.getTypeUrl() + ": " + e.getMessage(), e);
