@@ -70,6 +70,8 @@ public final class ExtensionRegistry {
     LOAD_BALANCING_POLICY,
     /** The {@code compressor_library} of a compressor filter. */
     COMPRESSOR_LIBRARY,
+    /** The {@code decompressor_library} of a decompressor filter. */
+    DECOMPRESSOR_LIBRARY,
     /** An entry of the bootstrap's {@code stats_sinks}. */
     STATS_SINK,
     /** The connection manager's {@code tracing.provider}. */
@@ -221,6 +223,15 @@ public final class ExtensionRegistry {
       .add("envoy.compression.zstd.compressor", Category.COMPRESSOR_LIBRARY, Zstd.getDefaultInstance())
       // Registered so that its refusal names the library; the translator refuses it.
       .add("envoy.compression.brotli.compressor", Category.COMPRESSOR_LIBRARY, Brotli.getDefaultInstance())
+      .add(DECOMPRESSOR, Category.HTTP_FILTER,
+          io.envoyproxy.envoy.extensions.filters.http.decompressor.v3.Decompressor.getDefaultInstance())
+      .add("envoy.compression.gzip.decompressor", Category.DECOMPRESSOR_LIBRARY,
+          io.envoyproxy.envoy.extensions.compression.gzip.decompressor.v3.Gzip.getDefaultInstance())
+      // Registered so that their refusal names the library; the translator refuses them.
+      .add("envoy.compression.brotli.decompressor", Category.DECOMPRESSOR_LIBRARY,
+          io.envoyproxy.envoy.extensions.compression.brotli.decompressor.v3.Brotli.getDefaultInstance())
+      .add("envoy.compression.zstd.decompressor", Category.DECOMPRESSOR_LIBRARY,
+          io.envoyproxy.envoy.extensions.compression.zstd.decompressor.v3.Zstd.getDefaultInstance())
       .add("envoy.config.route.v3.FilterConfig", Category.PER_ROUTE_FILTER_CONFIG, FilterConfig.getDefaultInstance())
       .add(TLS_TRANSPORT_SOCKET, Category.TRANSPORT_SOCKET, DownstreamTlsContext.getDefaultInstance())
       // The same extension on a cluster; registered under its own key because names are unique here.
@@ -497,6 +508,7 @@ public final class ExtensionRegistry {
       case PER_ROUTE_FILTER_CONFIG -> "a per-route filter config";
       case LOAD_BALANCING_POLICY -> "a load balancing policy";
       case COMPRESSOR_LIBRARY -> "a compressor library";
+      case DECOMPRESSOR_LIBRARY -> "a decompressor library";
       case STATS_SINK -> "a stats sink";
       case TRACER -> "a tracer";
     };

@@ -244,8 +244,9 @@ final class HttpConnectionManagerTranslator {
       // A filter may run several times under names of its own (two Lua scripts, two RBAC
       // policies): per-route configuration and disabling address an entry by its name, so a
       // name may appear once. The compressor is the exception Envoy's own examples use: one entry
-      // per encoding, all of them often named envoy.filters.http.compressor.
-      if (entryNames.contains(entryName) && !name.equals(ExtensionRegistry.COMPRESSOR)) {
+      // per encoding, all of them often named envoy.filters.http.compressor; the decompressor likewise.
+      if (entryNames.contains(entryName) && !name.equals(ExtensionRegistry.COMPRESSOR)
+          && !name.equals(ExtensionRegistry.DECOMPRESSOR)) {
         throw new ConfigException(filterPath.field("name"), "\"" + entryName + "\" names an earlier filter too;"
             + " give each entry of the chain its own name");
       }
@@ -310,6 +311,9 @@ final class HttpConnectionManagerTranslator {
       case ExtensionRegistry.COMPRESSOR -> CompressorTranslator.translate(
           registry.unpack(filter.getTypedConfig(), Compressor.class, Category.HTTP_FILTER, configPath),
           registry, configPath);
+      case ExtensionRegistry.DECOMPRESSOR -> DecompressorTranslator.translate(registry.unpack(filter.getTypedConfig(),
+          io.envoyproxy.envoy.extensions.filters.http.decompressor.v3.Decompressor.class, Category.HTTP_FILTER,
+          configPath), registry, configPath);
       case ExtensionRegistry.CSRF -> CsrfTranslator.translate(registry.unpack(filter.getTypedConfig(),
           io.envoyproxy.envoy.extensions.filters.http.csrf.v3.CsrfPolicy.class, Category.HTTP_FILTER, configPath),
           configPath);

@@ -3,6 +3,7 @@ package io.spillway.edge.filters;
 import io.spillway.edge.config.CorsPolicy;
 import io.spillway.edge.config.CompressorConfig;
 import io.spillway.edge.config.CsrfConfig;
+import io.spillway.edge.config.DecompressorConfig;
 import io.spillway.edge.config.ExtAuthzConfig;
 import io.spillway.edge.config.FaultConfig;
 import io.spillway.edge.config.GlobalRateLimitConfig;
@@ -18,6 +19,7 @@ import io.spillway.edge.filters.buffer.BufferFilter;
 import io.spillway.edge.filters.cors.CorsFactory;
 import io.spillway.edge.filters.compressor.CompressorFactory;
 import io.spillway.edge.filters.csrf.CsrfFactory;
+import io.spillway.edge.filters.decompressor.DecompressorFactory;
 import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
 import io.spillway.edge.filters.fault.FaultFactory;
 import io.spillway.edge.filters.grpcweb.GrpcWebFilter;
@@ -64,6 +66,7 @@ public final class HttpFilterRegistry {
   public static final String LUA = "envoy.filters.http.lua";
   public static final String HEADER_TO_METADATA = "envoy.filters.http.header_to_metadata";
   public static final String CSRF = "envoy.filters.http.csrf";
+  public static final String DECOMPRESSOR = "envoy.filters.http.decompressor";
 
   private static final Map<String, BiFunction<HttpFilterConfig, FilterContext, HttpFilterFactory>> FACTORIES =
       Map.ofEntries(
@@ -80,6 +83,8 @@ public final class HttpFilterRegistry {
           Map.entry(CORS, (entry, context) -> new CorsFactory(entry.name(), context.httpScope(),
               context.runtime()::snapshot)),
           Map.entry(COMPRESSOR, CompressorFactory::new),
+          Map.entry(DECOMPRESSOR, (entry, context) -> new DecompressorFactory(entry.name(),
+              entry.settings(DecompressorConfig.class), context.httpScope(), context.runtime()::snapshot)),
           Map.entry(CSRF, (entry, context) -> new CsrfFactory(entry.name(), entry.settings(CsrfConfig.class),
               context.httpScope(), context.runtime()::snapshot)),
           Map.entry(GRPC_WEB, (entry, context) -> GrpcWebFilter.factory(entry.name())),

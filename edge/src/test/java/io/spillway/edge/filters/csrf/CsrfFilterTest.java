@@ -2,7 +2,6 @@ package io.spillway.edge.filters.csrf;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.spillway.edge.config.CsrfConfig;
@@ -15,11 +14,9 @@ import io.spillway.edge.http.filter.DecoderFilter;
 import io.spillway.edge.http.filter.EncoderFilter;
 import io.spillway.edge.http.filter.FilterChainBuilder;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
-import io.spillway.edge.http.filter.ResponseFlag;
-import io.spillway.edge.http.filter.StreamCallbacksStub;
+import io.spillway.edge.http.filter.RecordingStream;
 import io.spillway.edge.http.filter.StreamInfo;
 import io.spillway.edge.http.message.RequestHeaders;
-import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.router.RouteEntry;
 import io.spillway.edge.runtime.RuntimeSnapshot;
 import io.spillway.edge.stats.Counter;
@@ -31,7 +28,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,50 +44,18 @@ class CsrfFilterTest {
   private Map<String, String> runtimeValues = Map.of();
   private final Worker worker = new Worker(0, null, new SplittableRandom(3), null, null, null);
 
-  /** The stream as the filter sees it; records a local reply. */
-  private static final class Stream extends StreamCallbacksStub {
+  /** The project's recording stream, with a worker for the filter's random draws. */
+  private static final class Stream extends RecordingStream {
     final Worker worker;
-    final RouteEntry route;
-    final RequestHeaders request;
-    final StreamInfo info = new StreamInfo(0, "127.0.0.1", false);
-    int replyStatus;
-    String replyBody;
 
     Stream(Worker worker, RouteEntry route, RequestHeaders request) {
+      super(route, request, new StreamInfo(0, "127.0.0.1", false));
       this.worker = worker;
-      this.route = route;
-      this.request = request;
     }
 
     @Override
     public Worker worker() {
       return worker;
-    }
-
-    @Override
-    public RouteEntry route() {
-      return route;
-    }
-
-    @Override
-    public RequestHeaders requestHeaders() {
-      return request;
-    }
-
-    @Override
-    public StreamInfo streamInfo() {
-      return info;
-    }
-
-    @Override
-    public void sendLocalReply(int status, String body, ResponseFlag flag, Consumer<HttpHeaders> modifyHeaders) {
-      replyStatus = status;
-      replyBody = body;
-    }
-
-    @Override
-    public void sendLocalReply(ResponseHeaders headers, ByteBuf body, ResponseFlag flag) {
-      throw new UnsupportedOperationException();
     }
   }
 
