@@ -65,7 +65,7 @@ final class RouteTranslator {
   private static final SupportedFields ROUTE_ACTION = SupportedFields.of(RouteAction.getDescriptor(),
       "cluster", "cluster_header", "weighted_clusters", "prefix_rewrite", "host_rewrite_literal", "auto_host_rewrite",
       "timeout", "idle_timeout", "retry_policy", "rate_limits", "include_vh_rate_limits", "cors", "upgrade_configs",
-      "hash_policy");
+      "hash_policy", "request_mirror_policies");
   private static final SupportedFields HASH_POLICY = SupportedFields.of(RouteAction.HashPolicy.getDescriptor(),
       "header", "cookie", "connection_properties", "query_parameter", "terminal");
   private static final SupportedFields HASH_HEADER = SupportedFields.of(
@@ -406,7 +406,8 @@ final class RouteTranslator {
     }
     return new Route.RouteAction(clusters, clusterHeader, prefixRewrite, hostRewrite, autoHostRewrite, timeout,
         idleTimeout, retry, UpgradeConfigTranslator.route(a.getUpgradeConfigsList(), path.field("upgrade_configs")),
-        hashPolicies);
+        hashPolicies, MirrorPolicyTranslator.translate(a.getRequestMirrorPoliciesList(),
+            path.field("request_mirror_policies"), (name, at) -> cluster(name, at, validateClusters)));
   }
 
   /** One {@code hash_policy} entry; null for {@code connection_properties} without {@code source_ip} (as Envoy). */

@@ -35,7 +35,8 @@ import java.util.concurrent.TimeUnit;
  * back-pressure, and hands the response to the encoder filters. An upgrade request (allowed by
  * the connection manager) keeps its Upgrade and Connection fields; a 101 answer keeps them too and
  * turns the exchange into a tunnel whose bytes are the request and response bodies, without the
- * route timeout or retries.
+ * route timeout or retries. The route's {@code request_mirror_policies} copy the request to their
+ * clusters as it streams ({@link RequestMirrors}), fire and forget.
  */
 final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private static final AsciiString X_UPSTREAM_SERVICE_TIME = AsciiString.cached("x-envoy-upstream-service-time");
@@ -67,6 +68,8 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private io.spillway.edge.http.filter.ActiveSpan trySpan = io.spillway.edge.http.filter.ActiveSpan.NONE;
   /** The current try's response status, 0 until its headers came. */
   private int tryStatus;
+  /** The request's copies for the route's request_mirror_policies; null when it has none. */
+  private RequestMirrors mirrors;
 
   RouterFilter(RouterFactory factory) {
     this.factory = factory;
@@ -140,6 +143,10 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       body.endWithoutBody();
     }
     finalizeRequestHeaders(action);
+    if (!action.mirrorPolicies().isEmpty() && upgrade == null) {
+      mirrors = RequestMirrors.start(action.mirrorPolicies(), request, endStream, factory, callbacks,
+          action.timeout().toNanos());
+    }
     if (endStream) {
       startRouteTimer();
     }
@@ -192,6 +199,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       data.release(); // a local reply is on its way; nothing to forward
       return FilterDataStatus.STOP_ITERATION_NO_BUFFER;
     }
+    if (mirrors != null) {
+      mirrors.onData(data, endStream);
+    }
     body.add(data, endStream);
     if (endStream) {
       startRouteTimer();
@@ -207,6 +217,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   public FilterTrailersStatus decodeTrailers(HttpHeaders trailers) {
     if (body == null || destroyed) {
       return FilterTrailersStatus.STOP_ITERATION;
+    }
+    if (mirrors != null) {
+      mirrors.onTrailers(trailers);
     }
     body.addTrailers(trailers);
     startRouteTimer();
@@ -573,6 +586,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   @Override
   public void onDestroy() {
     destroyed = true;
+    if (mirrors != null) {
+      mirrors.onRequestDestroyed();
+    }
     if (retryTimer != null) {
       retryTimer.cancel(false);
       retryTimer = null;
