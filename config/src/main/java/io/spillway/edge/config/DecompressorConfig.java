@@ -25,8 +25,17 @@ public record DecompressorConfig(String libraryName, Library library, Direction 
   public sealed interface Library {
     String encoding();
 
-    /** Output buffers are allocated this large (Envoy's {@code chunk_size}). */
+    /** Buffers are allocated this large (Envoy's {@code chunk_size}). */
     int chunkSize();
+
+    /** The library's own error counter under {@code decompressor_library.}, as Envoy names it. */
+    default String errorStat() {
+      return switch (this) {
+        case Gzip g -> "zlib_data_error";
+        case Brotli b -> "brotli_error";
+        case Zstd z -> "zstd_generic_error";
+      };
+    }
   }
 
   /**
@@ -40,12 +49,39 @@ public record DecompressorConfig(String libraryName, Library library, Direction 
    */
   public record Gzip(int windowBits, int chunkSize, int maxInflateRatio) implements Library {
     public static final int DEFAULT_WINDOW_BITS = 15;
+    /** Envoy's default {@code chunk_size}, the same for every library. */
     public static final int DEFAULT_CHUNK_SIZE = 4096;
     public static final int DEFAULT_MAX_INFLATE_RATIO = 100;
 
     @Override
     public String encoding() {
       return "gzip";
+    }
+  }
+
+  /**
+   * {@code envoy.extensions.compression.brotli.decompressor.v3.Brotli}: a body part may decode to
+   * at most 100 times its size (Envoy's fixed bound for brotli).
+   *
+   * @param chunkSize {@code chunk_size} (4096-65536, default 4096): the decoder's input buffer
+   */
+  public record Brotli(int chunkSize) implements Library {
+    @Override
+    public String encoding() {
+      return "br";
+    }
+  }
+
+  /**
+   * {@code envoy.extensions.compression.zstd.decompressor.v3.Zstd}: a body part may decode to at
+   * most 100 times its size (the edge's bound, as for brotli).
+   *
+   * @param chunkSize {@code chunk_size} (4096-65536, default 4096)
+   */
+  public record Zstd(int chunkSize) implements Library {
+    @Override
+    public String encoding() {
+      return "zstd";
     }
   }
 

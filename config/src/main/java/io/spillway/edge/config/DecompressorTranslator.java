@@ -7,9 +7,10 @@ import io.spillway.edge.config.ExtensionRegistry.Category;
 import io.spillway.edge.config.ExtensionRegistry.Extension;
 
 /**
- * The {@code envoy.filters.http.decompressor} config → {@link DecompressorConfig}. Library: gzip
- * (the JDK's zlib); Envoy's brotli and zstd decompressors are registered so that their refusal
- * names them. Every field of the filter is supported.
+ * The {@code envoy.filters.http.decompressor} config → {@link DecompressorConfig}. Libraries: gzip
+ * (the JDK's zlib), brotli (brotli4j) and zstd (zstd-jni), as the compressor has them; zstd
+ * {@code dictionaries} and brotli's {@code disable_ring_buffer_reallocation: true} are refused
+ * (the bindings cannot honour them). Every field of the filter itself is supported.
  */
 final class DecompressorTranslator {
 
@@ -25,6 +26,12 @@ final class DecompressorTranslator {
       Decompressor.ResponseDirectionConfig.getDescriptor(), "common_config");
   private static final SupportedFields GZIP = SupportedFields.of(Gzip.getDescriptor(),
       "window_bits", "chunk_size", "max_inflate_ratio");
+  private static final SupportedFields BROTLI = SupportedFields.of(
+      io.envoyproxy.envoy.extensions.compression.brotli.decompressor.v3.Brotli.getDescriptor(),
+      "chunk_size", "disable_ring_buffer_reallocation");
+  private static final SupportedFields ZSTD = SupportedFields.of(
+      io.envoyproxy.envoy.extensions.compression.zstd.decompressor.v3.Zstd.getDescriptor(), "chunk_size")
+      .later("dictionaries");
 
   private DecompressorTranslator() {}
 
@@ -74,18 +81,39 @@ final class DecompressorTranslator {
       throw new ConfigException(path, "typed_config is required");
     }
     Extension e = registry.resolve(library.getTypedConfig(), Category.DECOMPRESSOR_LIBRARY, path);
-    if (!e.typeName().equals(Gzip.getDescriptor().getFullName())) {
-      throw new ConfigException(path, e.typeName() + " (" + e.name() + ") is not supported yet: the decompressor"
-          + " filter decodes gzip only (envoy.compression.gzip.decompressor)");
+    if (e.typeName().equals(
+        io.envoyproxy.envoy.extensions.compression.brotli.decompressor.v3.Brotli.getDescriptor().getFullName())) {
+      var b = registry.unpack(library.getTypedConfig(),
+          io.envoyproxy.envoy.extensions.compression.brotli.decompressor.v3.Brotli.class,
+          Category.DECOMPRESSOR_LIBRARY, path);
+      BROTLI.check(b, path);
+      if (b.getDisableRingBufferReallocation()) {
+        throw new ConfigException(path.field("disable_ring_buffer_reallocation"), "disable_ring_buffer_reallocation"
+            + " is not supported: brotli4j's decoder does not set BROTLI_DECODER_PARAM_DISABLE_RING_BUFFER_REALLOCATION");
+      }
+      return new DecompressorConfig.Brotli(chunkSize(b.hasChunkSize(), b.getChunkSize().getValue(), path));
+    }
+    if (e.typeName().equals(
+        io.envoyproxy.envoy.extensions.compression.zstd.decompressor.v3.Zstd.getDescriptor().getFullName())) {
+      var z = registry.unpack(library.getTypedConfig(),
+          io.envoyproxy.envoy.extensions.compression.zstd.decompressor.v3.Zstd.class,
+          Category.DECOMPRESSOR_LIBRARY, path);
+      ZSTD.check(z, path);
+      return new DecompressorConfig.Zstd(chunkSize(z.hasChunkSize(), z.getChunkSize().getValue(), path));
     }
     Gzip g = registry.unpack(library.getTypedConfig(), Gzip.class, Category.DECOMPRESSOR_LIBRARY, path);
     GZIP.check(g, path);
     return new DecompressorConfig.Gzip(
         CompressorTranslator.bounded(g.hasWindowBits(), g.getWindowBits().getValue(), path.field("window_bits"),
             9, 15, DecompressorConfig.Gzip.DEFAULT_WINDOW_BITS),
-        CompressorTranslator.bounded(g.hasChunkSize(), g.getChunkSize().getValue(), path.field("chunk_size"),
-            4096, 65536, DecompressorConfig.Gzip.DEFAULT_CHUNK_SIZE),
+        chunkSize(g.hasChunkSize(), g.getChunkSize().getValue(), path),
         CompressorTranslator.bounded(g.hasMaxInflateRatio(), g.getMaxInflateRatio().getValue(),
             path.field("max_inflate_ratio"), 1, 1032, DecompressorConfig.Gzip.DEFAULT_MAX_INFLATE_RATIO));
+  }
+
+  /** Envoy's {@code chunk_size} range and default, the same for every library. */
+  private static int chunkSize(boolean has, int raw, FieldPath path) throws ConfigException {
+    return CompressorTranslator.bounded(has, raw, path.field("chunk_size"), 4096, 65536,
+        DecompressorConfig.Gzip.DEFAULT_CHUNK_SIZE);
   }
 }

@@ -227,7 +227,6 @@ public final class ExtensionRegistry {
           io.envoyproxy.envoy.extensions.filters.http.decompressor.v3.Decompressor.getDefaultInstance())
       .add("envoy.compression.gzip.decompressor", Category.DECOMPRESSOR_LIBRARY,
           io.envoyproxy.envoy.extensions.compression.gzip.decompressor.v3.Gzip.getDefaultInstance())
-      // Registered so that their refusal names the library; the translator refuses them.
       .add("envoy.compression.brotli.decompressor", Category.DECOMPRESSOR_LIBRARY,
           io.envoyproxy.envoy.extensions.compression.brotli.decompressor.v3.Brotli.getDefaultInstance())
       .add("envoy.compression.zstd.decompressor", Category.DECOMPRESSOR_LIBRARY,

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 
 /**
- * envoy.filters.http.decompressor: the gzip library's fields and Envoy's defaults, both direction
+ * envoy.filters.http.decompressor: the gzip, brotli and zstd libraries' fields and Envoy's defaults, both direction
  * configs, several entries in one chain, and every rejection with its path.
  */
 class DecompressorTranslationTest {
@@ -67,6 +67,26 @@ class DecompressorTranslationTest {
   }
 
   @Test
+  void readsTheBrotliAndZstdLibraries() throws ConfigException {
+    DecompressorConfig br = config(chain("""
+        decompressor_library:
+          name: br
+          typed_config:
+            "@type": type.googleapis.com/envoy.extensions.compression.brotli.decompressor.v3.Brotli
+            chunk_size: 16384
+        """));
+    assertThat(br.library()).isEqualTo(new DecompressorConfig.Brotli(16384));
+    assertThat(br.encoding()).isEqualTo("br");
+    DecompressorConfig zstd = config(chain("""
+        decompressor_library:
+          name: z
+          typed_config: {"@type": type.googleapis.com/envoy.extensions.compression.zstd.decompressor.v3.Zstd}
+        """));
+    assertThat(zstd.library()).isEqualTo(new DecompressorConfig.Zstd(4096));
+    assertThat(zstd.library().errorStat()).isEqualTo("zstd_generic_error");
+  }
+
+  @Test
   void takesEnvoysDefaults() throws ConfigException {
     DecompressorConfig c = config(gzip("", ""));
     assertThat(c.library()).isEqualTo(new DecompressorConfig.Gzip(15, 4096, 100));
@@ -109,10 +129,26 @@ class DecompressorTranslationTest {
     chain("""
         decompressor_library:
           name: br
-          typed_config: {"@type": type.googleapis.com/envoy.extensions.compression.brotli.decompressor.v3.Brotli}
-        """).rejects(AT + ".decompressor_library.typed_config: envoy.extensions.compression.brotli.decompressor.v3"
-        + ".Brotli (envoy.compression.brotli.decompressor) is not supported yet: the decompressor filter decodes"
-        + " gzip only (envoy.compression.gzip.decompressor)");
+          typed_config:
+            "@type": type.googleapis.com/envoy.extensions.compression.brotli.decompressor.v3.Brotli
+            disable_ring_buffer_reallocation: true
+        """).rejects(AT + ".decompressor_library.typed_config.disable_ring_buffer_reallocation:"
+        + " disable_ring_buffer_reallocation is not supported: brotli4j's decoder does not set"
+        + " BROTLI_DECODER_PARAM_DISABLE_RING_BUFFER_REALLOCATION");
+    chain("""
+        decompressor_library:
+          name: z
+          typed_config:
+            "@type": type.googleapis.com/envoy.extensions.compression.zstd.decompressor.v3.Zstd
+            dictionaries: [{inline_string: abc}]
+        """).rejects(AT + ".decompressor_library.typed_config.dictionaries: dictionaries is not supported yet");
+    chain("""
+        decompressor_library:
+          name: z
+          typed_config:
+            "@type": type.googleapis.com/envoy.extensions.compression.zstd.decompressor.v3.Zstd
+            chunk_size: 70000
+        """).rejects(AT + ".decompressor_library.typed_config.chunk_size: must be from 4096 to 65536, got 70000");
     chain("""
         decompressor_library:
           name: gz

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * envoy.filters.http.decompressor in a real edge on 127.0.0.1: a gzip request body reaching a real
- * origin decoded (and Accept-Encoding advertised), gzip responses from a second origin decoded for
+ * origin decoded (and Accept-Encoding advertised by both entries), a brotli one by the chain's second entry, gzip responses from a second origin decoded for
  * the client, {@code Cache-Control: no-transform} left alone, and decompression bombs both ways
  * stopped at max_inflate_ratio (400 for a request, a reset for a response) with the stats.
  */
@@ -51,14 +51,24 @@ class DecompressorIT {
         - match: { prefix: "/" }
           route: { cluster: upstream, timeout: 10s }
         """;
-    edge = EdgeHarness.startWithFilter(routes, EdgeHarness.cluster("upstream", "", upstream.port())
-        + "\n" + EdgeHarness.cluster("gzip_origin", "", gzipOrigin.getAddress().getPort()),
-        "envoy.filters.http.decompressor", TYPE, """
-        decompressor_library:
-          name: basic
+    String clusters = EdgeHarness.cluster("upstream", "", upstream.port()) + "\n"
+        + EdgeHarness.cluster("gzip_origin", "", gzipOrigin.getAddress().getPort());
+    edge = EdgeHarness.start(EdgeHarness.withHttpFilterBeforeRouter(EdgeHarness.bootstrap(routes, clusters), """
+        - name: envoy.filters.http.decompressor
           typed_config:
-            "@type": type.googleapis.com/envoy.extensions.compression.gzip.decompressor.v3.Gzip
-        """);
+            "@type": %s
+            decompressor_library:
+              name: basic
+              typed_config:
+                "@type": type.googleapis.com/envoy.extensions.compression.gzip.decompressor.v3.Gzip
+        - name: brotli_decompressor
+          typed_config:
+            "@type": %s
+            decompressor_library:
+              name: br_lib
+              typed_config:
+                "@type": type.googleapis.com/envoy.extensions.compression.brotli.decompressor.v3.Brotli
+        """.formatted(TYPE, TYPE)));
   }
 
   @AfterEach
@@ -120,10 +130,23 @@ class DecompressorIT {
     assertThat(seen.body()).isEqualTo(TEXT);
     assertThat(seen.header("content-encoding")).isNull();
     assertThat(seen.header("content-length")).isNull();
-    assertThat(seen.header("accept-encoding")).isEqualTo("gzip");
+    assertThat(seen.header("accept-encoding")).isEqualTo("gzip,br");
     assertThat(edge.stat(PREFIX + "request.decompressed")).isEqualTo(1);
     assertThat(edge.stat(PREFIX + "request.total_compressed_bytes")).isEqualTo(body.length);
     assertThat(edge.stat(PREFIX + "request.total_uncompressed_bytes")).isEqualTo(TEXT.length());
+  }
+
+  @Test
+  void aBrotliRequestBodyIsDecodedByItsOwnEntry() throws Exception {
+    byte[] body = com.aayushatharva.brotli4j.encoder.Encoder.compress(TEXT.getBytes(StandardCharsets.UTF_8));
+    HttpResponse<byte[]> response = edge.http.send(HttpRequest.newBuilder(edge.uri("/upload"))
+        .timeout(Duration.ofSeconds(20)).header("content-encoding", "br")
+        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofByteArray());
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(upstream.lastRequest().body()).isEqualTo(TEXT);
+    assertThat(upstream.lastRequest().header("content-encoding")).isNull();
+    assertThat(edge.stat("http.ingress.decompressor.br_lib.br.request.decompressed")).isEqualTo(1);
+    assertThat(edge.stat(PREFIX + "request.not_decompressed")).isEqualTo(1);
   }
 
   @Test

@@ -29,7 +29,15 @@ public final class DecompressorFactory implements HttpFilterFactory {
     this.name = name;
     this.config = config;
     this.runtime = runtime;
-    this.stats = DecompressorStats.of(httpScope, config.libraryName(), config.encoding());
+    this.stats = DecompressorStats.of(httpScope, config.libraryName(), config.encoding(),
+        config.library().errorStat());
+    // Native libraries load here, on the control path, rather than on a worker's first body; a
+    // platform without one refuses the filter (and so the listener) with the reason.
+    switch (config.library()) {
+      case DecompressorConfig.Brotli b -> com.aayushatharva.brotli4j.Brotli4jLoader.ensureAvailability();
+      case DecompressorConfig.Zstd z -> com.github.luben.zstd.util.Native.load();
+      case DecompressorConfig.Gzip g -> { }
+    }
   }
 
   @Override
@@ -57,9 +65,11 @@ public final class DecompressorFactory implements HttpFilterFactory {
   }
 
   /** A decoder for one body. */
-  GzipDecompressor newDecompressor() {
+  StreamDecompressor newDecompressor() {
     return switch (config.library()) {
       case DecompressorConfig.Gzip g -> new GzipDecompressor(g);
+      case DecompressorConfig.Brotli b -> new BrotliDecompressor(b.chunkSize());
+      case DecompressorConfig.Zstd z -> new ZstdDecompressor(z.chunkSize());
     };
   }
 }

@@ -24,7 +24,8 @@ import java.util.List;
  * coding is taken out of {@code Content-Encoding} (the header goes when it was the only one); each
  * part is decoded as it passes, so bodies keep streaming and are never held whole.
  *
- * <p>While response decompression is enabled and {@code advertise_accept_encoding} is on, every
+ * <p>Libraries: gzip ({@link GzipDecompressor}), brotli and zstd (the compressor's native bindings).
+ * While response decompression is enabled and {@code advertise_accept_encoding} is on, every
  * request goes upstream with the library's coding in {@code Accept-Encoding} (at full preference,
  * once). A body that cannot be decoded — corrupt, or a part decoding past {@code max_inflate_ratio}
  * times its size — ends the stream rather than passing on a truncated body: a request is answered
@@ -38,8 +39,8 @@ final class DecompressorFilter implements StreamFilter {
   private final DecompressorFactory factory;
   private DecoderFilterCallbacks decoder;
   private EncoderFilterCallbacks encoder;
-  private GzipDecompressor requestDecoder;
-  private GzipDecompressor responseDecoder;
+  private StreamDecompressor requestDecoder;
+  private StreamDecompressor responseDecoder;
   /** A body failed to decode: what is left of it is dropped. */
   private boolean requestFailed;
   private boolean responseFailed;
@@ -173,7 +174,7 @@ final class DecompressorFilter implements StreamFilter {
   }
 
   /** Decodes one part (which it releases), counting bytes both ways; null when decoding failed. */
-  private ByteBuf decompress(GzipDecompressor d, ByteBuf data, DecompressorStats.Direction stats) {
+  private ByteBuf decompress(StreamDecompressor d, ByteBuf data, DecompressorStats.Direction stats) {
     int compressed = data.readableBytes();
     ByteBuf out;
     try {
@@ -182,7 +183,7 @@ final class DecompressorFilter implements StreamFilter {
       data.release();
     }
     if (out == null) {
-      factory.stats().zlibDataError().inc();
+      factory.stats().libraryError().inc();
       return null;
     }
     stats.totalCompressedBytes().add(compressed);

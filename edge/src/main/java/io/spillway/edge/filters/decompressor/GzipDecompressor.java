@@ -16,19 +16,10 @@ import java.util.zip.Inflater;
  * them for Envoy's {@code inflateInit2(window_bits + 16)}. Bytes after the first member are
  * ignored, as by Envoy.
  *
- * <p>Each part may decode to at most {@code max_inflate_ratio} times its own size (Envoy's bomb
- * check, made per call to {@code decompress}): past it the decoder stops, so what one part costs
- * is bounded by its size times the ratio. A corrupt stream stops it too. Lives on one worker loop.
+ * <p>The output is bounded by {@code max_inflate_ratio} ({@link InflateBound}): past it the decoder
+ * stops, so what one part costs is bounded. A corrupt stream stops it too. Lives on one worker loop.
  */
-final class GzipDecompressor {
-
-  /** Why decoding stopped. */
-  enum Failure {
-    /** The part decoded to more than max_inflate_ratio times its size. */
-    INFLATE_RATIO,
-    /** Not gzip, corrupt deflate data, or a trailer that does not match. */
-    DATA_ERROR
-  }
+final class GzipDecompressor implements StreamDecompressor {
 
   private enum Stage { FIXED_HEADER, EXTRA_LENGTH, EXTRA, NAME, COMMENT, HEADER_CRC, BODY, TRAILER, DONE }
 
@@ -41,7 +32,7 @@ final class GzipDecompressor {
   private final Inflater inflater = new Inflater(true);
   private final CRC32 crc = new CRC32();
   private final int chunkSize;
-  private final long maxInflateRatio;
+  private final InflateBound bound;
   private Stage stage = Stage.FIXED_HEADER;
   /** Bytes read of the current fixed-size header piece or trailer. */
   private int count;
@@ -53,28 +44,25 @@ final class GzipDecompressor {
 
   GzipDecompressor(DecompressorConfig.Gzip config) {
     this.chunkSize = config.chunkSize();
-    this.maxInflateRatio = config.maxInflateRatio();
+    this.bound = new InflateBound(config.maxInflateRatio());
   }
 
-  /** Why decoding stopped, or null while it has not. */
-  Failure failure() {
+  @Override
+  public Failure failure() {
     return failure;
   }
 
-  /**
-   * Decodes what {@code input} holds (its reader index is left where reading stopped) and returns
-   * the bytes it decoded to, possibly none; null once it failed ({@link #failure()}).
-   */
-  ByteBuf decompress(ByteBuf input, ByteBufAllocator alloc) {
+  @Override
+  public ByteBuf decompress(ByteBuf input, ByteBufAllocator alloc) {
     if (failure != null) {
       return null;
     }
-    long limit = maxInflateRatio * input.readableBytes();
+    bound.startPart(input.readableBytes());
     CompositeByteBuf out = alloc.compositeBuffer(Integer.MAX_VALUE);
     try {
       while (input.isReadable() && stage != Stage.DONE && failure == null) {
         if (stage == Stage.BODY) {
-          inflate(input, out, alloc, limit);
+          inflate(input, out, alloc);
         } else if (stage == Stage.TRAILER) {
           readTrailer(input);
         } else {
@@ -89,18 +77,19 @@ final class GzipDecompressor {
       end();
       return null;
     }
+    bound.endPart(out.readableBytes());
     return out;
   }
 
-  /** Frees zlib's memory; the decoder is unusable afterwards. Idempotent. */
-  void end() {
+  @Override
+  public void end() {
     if (!ended) {
       ended = true;
       inflater.end();
     }
   }
 
-  private void inflate(ByteBuf input, CompositeByteBuf out, ByteBufAllocator alloc, long limit)
+  private void inflate(ByteBuf input, CompositeByteBuf out, ByteBufAllocator alloc)
       throws DataFormatException {
     ByteBuffer in = input.nioBuffer(input.readerIndex(), input.readableBytes());
     int start = in.position();
@@ -126,7 +115,7 @@ final class GzipDecompressor {
         chunk.writerIndex(n);
         crc.update(chunk.nioBuffer(0, n));
         out.addComponent(true, chunk);
-        if (out.readableBytes() > limit) {
+        if (!bound.allows(out.readableBytes())) {
           failure = Failure.INFLATE_RATIO;
           break;
         }
