@@ -44,8 +44,8 @@ public record DecompressorConfig(String libraryName, Library library, Direction 
    * @param windowBits {@code window_bits} as configured (9-15, default 15); the JDK's inflater
    *     always decodes with the largest window, which decodes every smaller one
    * @param chunkSize {@code chunk_size} (4096-65536, default 4096)
-   * @param maxInflateRatio {@code max_inflate_ratio} (1-1032, default 100): a body part that
-   *     decodes to more than this many times its own size is a decompression bomb
+   * @param maxInflateRatio {@code max_inflate_ratio} (1-1032, default 100): how many times its
+   *     input a body may decode to, per part and over the body (see docs/configuration.md)
    */
   public record Gzip(int windowBits, int chunkSize, int maxInflateRatio) implements Library {
     public static final int DEFAULT_WINDOW_BITS = 15;
