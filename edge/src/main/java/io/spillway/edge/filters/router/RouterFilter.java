@@ -321,6 +321,10 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     }
     if (!stream.isWritable()) {
       pauseDownstream(true);
+    } else if (readingPaused) {
+      // Reading paused while the stream was not there (the body passed the buffer limit): the
+      // stream took that body and can take more, and no writability change will say so.
+      pauseDownstream(false);
     }
   }
 
