@@ -134,4 +134,37 @@ class RequestMirrorIT {
     assertThat(post("/silent", "again").statusCode()).isEqualTo(200);
     assertThat(upstream.requestCount()).isEqualTo(3);
   }
+
+  @Test
+  void aCopyThatFallsBehindByMoreThanTheBufferLimitIsAbandoned() throws Exception {
+    String routes = """
+        - match: { prefix: "/" }
+          route:
+            cluster: upstream
+            timeout: 30s
+            request_mirror_policies: [{ cluster: silent }]
+        """;
+    String yaml = EdgeHarness.bootstrap(routes, EdgeHarness.cluster("upstream", "", upstream.port()) + "\n"
+        + EdgeHarness.cluster("silent", "", silent.getLocalPort()));
+    // The listener's own field, at the indentation of its address (the line after its name).
+    int addressLine = yaml.indexOf('\n', yaml.indexOf("- name: main")) + 1;
+    int addressEnd = yaml.indexOf('\n', addressLine) + 1;
+    String pad = yaml.substring(addressLine, yaml.indexOf("address:", addressLine));
+    yaml = yaml.substring(0, addressEnd) + pad + "per_connection_buffer_limit_bytes: 65536\n" + yaml.substring(addressEnd);
+    try (EdgeHarness small = EdgeHarness.start(yaml)) {
+      // Far more than the kernel's socket buffers and the mirror connection's write buffer take in.
+      byte[] body = new byte[48 << 20];
+      HttpResponse<String> response = small.http.send(HttpRequest.newBuilder(small.uri("/big"))
+          .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(upstream.lastRequest().bodyLength()).isEqualTo(body.length);
+      // The copy was made and abandoned (before or after its connection was up), long before the
+      // route timeout would have ended it.
+      assertThat(small.stat("cluster.silent.upstream_rq_total")).isEqualTo(1);
+      assertThat(small.awaitStat("cluster.silent.upstream_rq_active", 0)).isZero();
+      assertThat(small.stat("cluster.silent.upstream_rq_completed")).isEqualTo(1);
+      assertThat(small.stat("cluster.silent.upstream_rq_timeout")).isZero();
+    }
+  }
 }
