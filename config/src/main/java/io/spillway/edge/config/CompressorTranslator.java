@@ -243,7 +243,7 @@ final class CompressorTranslator {
   }
 
   /** A feature flag: its default value, which the runtime's value of its key overrides. */
-  private static RuntimeFlag enabled(boolean has, RuntimeFeatureFlag flag, FieldPath path) throws ConfigException {
+  static RuntimeFlag enabled(boolean has, RuntimeFeatureFlag flag, FieldPath path) throws ConfigException {
     if (!has) {
       return RuntimeFlag.ON;
     }
@@ -285,7 +285,7 @@ final class CompressorTranslator {
     return set;
   }
 
-  private static int bounded(boolean has, int raw, FieldPath path, int min, int max, int fallback)
+  static int bounded(boolean has, int raw, FieldPath path, int min, int max, int fallback)
       throws ConfigException {
     if (!has) {
       return fallback;

@@ -70,6 +70,8 @@ public final class ExtensionRegistry {
     LOAD_BALANCING_POLICY,
     /** The {@code compressor_library} of a compressor filter. */
     COMPRESSOR_LIBRARY,
+    /** The {@code decompressor_library} of a decompressor filter. */
+    DECOMPRESSOR_LIBRARY,
     /** An entry of the bootstrap's {@code stats_sinks}. */
     STATS_SINK,
     /** The connection manager's {@code tracing.provider}. */
@@ -119,6 +121,10 @@ public final class ExtensionRegistry {
   public static final String LOCAL_RATELIMIT = "envoy.filters.http.local_ratelimit";
   /** Envoy's name of the global rate limit HTTP filter (a rate limit service over gRPC). */
   public static final String RATELIMIT = "envoy.filters.http.ratelimit";
+  /** Envoy's name of the CSRF HTTP filter. */
+  public static final String CSRF = "envoy.filters.http.csrf";
+  /** Envoy's name of the decompressor HTTP filter. */
+  public static final String DECOMPRESSOR = "envoy.filters.http.decompressor";
   /** Envoy's name of the CORS HTTP filter. */
   public static final String CORS = "envoy.filters.http.cors";
   /** Envoy's name of the compressor HTTP filter. */
@@ -191,6 +197,8 @@ public final class ExtensionRegistry {
       .addNameSuffices(CORS, Category.HTTP_FILTER, Cors.getDefaultInstance())
       .add(CORS + ".per_route", Category.PER_ROUTE_FILTER_CONFIG, CorsPolicy.getDefaultInstance())
       .add(COMPRESSOR, Category.HTTP_FILTER, Compressor.getDefaultInstance())
+      .add(CSRF, Category.HTTP_FILTER,
+          io.envoyproxy.envoy.extensions.filters.http.csrf.v3.CsrfPolicy.getDefaultInstance())
       .addNameSuffices(GRPC_WEB, Category.HTTP_FILTER,
           io.envoyproxy.envoy.extensions.filters.http.grpc_web.v3.GrpcWeb.getDefaultInstance())
       .add(HEALTH_CHECK, Category.HTTP_FILTER,
@@ -215,6 +223,14 @@ public final class ExtensionRegistry {
       .add("envoy.compression.zstd.compressor", Category.COMPRESSOR_LIBRARY, Zstd.getDefaultInstance())
       // Registered so that its refusal names the library; the translator refuses it.
       .add("envoy.compression.brotli.compressor", Category.COMPRESSOR_LIBRARY, Brotli.getDefaultInstance())
+      .add(DECOMPRESSOR, Category.HTTP_FILTER,
+          io.envoyproxy.envoy.extensions.filters.http.decompressor.v3.Decompressor.getDefaultInstance())
+      .add("envoy.compression.gzip.decompressor", Category.DECOMPRESSOR_LIBRARY,
+          io.envoyproxy.envoy.extensions.compression.gzip.decompressor.v3.Gzip.getDefaultInstance())
+      .add("envoy.compression.brotli.decompressor", Category.DECOMPRESSOR_LIBRARY,
+          io.envoyproxy.envoy.extensions.compression.brotli.decompressor.v3.Brotli.getDefaultInstance())
+      .add("envoy.compression.zstd.decompressor", Category.DECOMPRESSOR_LIBRARY,
+          io.envoyproxy.envoy.extensions.compression.zstd.decompressor.v3.Zstd.getDefaultInstance())
       .add("envoy.config.route.v3.FilterConfig", Category.PER_ROUTE_FILTER_CONFIG, FilterConfig.getDefaultInstance())
       .add(TLS_TRANSPORT_SOCKET, Category.TRANSPORT_SOCKET, DownstreamTlsContext.getDefaultInstance())
       // The same extension on a cluster; registered under its own key because names are unique here.
@@ -491,6 +507,7 @@ public final class ExtensionRegistry {
       case PER_ROUTE_FILTER_CONFIG -> "a per-route filter config";
       case LOAD_BALANCING_POLICY -> "a load balancing policy";
       case COMPRESSOR_LIBRARY -> "a compressor library";
+      case DECOMPRESSOR_LIBRARY -> "a decompressor library";
       case STATS_SINK -> "a stats sink";
       case TRACER -> "a tracer";
     };

@@ -21,7 +21,7 @@ import java.util.Optional;
 /**
  * The {@code envoy.filters.network.http_connection_manager} config → {@link HttpConnectionManagerConfig}.
  * Every unset field takes its value from {@link HttpConnectionManagerConfig#defaults}, the one
- * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault, jwt_authn, health_check, rbac, header_to_metadata and grpc_web filters (the compressor
+ * place the defaults live (Envoy's, except the server name). The HTTP filter chain may hold the buffer, ext_authz, local_ratelimit, cors, compressor, fault, jwt_authn, health_check, rbac, header_to_metadata, grpc_web, csrf and decompressor filters (the compressor
  * more than once, one per encoding) and must end with the router. {@code normalize_path},
  * {@code merge_slashes}, {@code path_with_escaped_slashes_action} and
  * {@code headers_with_underscores_action} are taken as they are (the runtime settles their unset
@@ -244,8 +244,9 @@ final class HttpConnectionManagerTranslator {
       // A filter may run several times under names of its own (two Lua scripts, two RBAC
       // policies): per-route configuration and disabling address an entry by its name, so a
       // name may appear once. The compressor is the exception Envoy's own examples use: one entry
-      // per encoding, all of them often named envoy.filters.http.compressor.
-      if (entryNames.contains(entryName) && !name.equals(ExtensionRegistry.COMPRESSOR)) {
+      // per encoding, all of them often named envoy.filters.http.compressor; the decompressor likewise.
+      if (entryNames.contains(entryName) && !name.equals(ExtensionRegistry.COMPRESSOR)
+          && !name.equals(ExtensionRegistry.DECOMPRESSOR)) {
         throw new ConfigException(filterPath.field("name"), "\"" + entryName + "\" names an earlier filter too;"
             + " give each entry of the chain its own name");
       }
@@ -310,6 +311,12 @@ final class HttpConnectionManagerTranslator {
       case ExtensionRegistry.COMPRESSOR -> CompressorTranslator.translate(
           registry.unpack(filter.getTypedConfig(), Compressor.class, Category.HTTP_FILTER, configPath),
           registry, configPath);
+      case ExtensionRegistry.DECOMPRESSOR -> DecompressorTranslator.translate(registry.unpack(filter.getTypedConfig(),
+          io.envoyproxy.envoy.extensions.filters.http.decompressor.v3.Decompressor.class, Category.HTTP_FILTER,
+          configPath), registry, configPath);
+      case ExtensionRegistry.CSRF -> CsrfTranslator.translate(registry.unpack(filter.getTypedConfig(),
+          io.envoyproxy.envoy.extensions.filters.http.csrf.v3.CsrfPolicy.class, Category.HTTP_FILTER, configPath),
+          configPath);
       case ExtensionRegistry.HEALTH_CHECK -> healthCheck(registry.unpack(filter.getTypedConfig(),
           io.envoyproxy.envoy.extensions.filters.http.health_check.v3.HealthCheck.class, Category.HTTP_FILTER,
           configPath), configPath);

@@ -182,6 +182,7 @@ public record Route(
    * @param hashPolicies {@code hash_policy}: what of the request RING_HASH and MAGLEV clusters hash, in order
    * @param terminatesConnect the CONNECT entry of {@code upgrade_configs} has a {@code connect_config}:
    *     the edge answers a CONNECT itself and relays its bytes over a TCP connection to the host
+   * @param mirrorPolicies {@code request_mirror_policies}: clusters each request is copied to
    */
   public record RouteAction(
       List<WeightedCluster> clusters,
@@ -194,20 +195,22 @@ public record Route(
       RetryPolicy retryPolicy,
       Map<String, Boolean> upgradeConfigs,
       List<HashPolicy> hashPolicies,
-      boolean terminatesConnect) implements Action {
+      boolean terminatesConnect,
+      List<MirrorPolicy> mirrorPolicies) implements Action {
     public RouteAction {
       clusters = List.copyOf(clusters);
       upgradeConfigs = Map.copyOf(upgradeConfigs);
       hashPolicies = List.copyOf(hashPolicies);
+      mirrorPolicies = List.copyOf(mirrorPolicies);
     }
 
-    /** A route action that does not terminate CONNECT. */
+    /** A route action that neither terminates CONNECT nor mirrors requests. */
     public RouteAction(List<WeightedCluster> clusters, Optional<String> clusterHeader, Optional<String> prefixRewrite,
         Optional<String> hostRewriteLiteral, boolean autoHostRewrite, Duration timeout,
         Optional<Duration> idleTimeout, RetryPolicy retryPolicy, Map<String, Boolean> upgradeConfigs,
         List<HashPolicy> hashPolicies) {
       this(clusters, clusterHeader, prefixRewrite, hostRewriteLiteral, autoHostRewrite, timeout, idleTimeout,
-          retryPolicy, upgradeConfigs, hashPolicies, false);
+          retryPolicy, upgradeConfigs, hashPolicies, false, List.of());
     }
 
     /** A route action without {@code upgrade_configs} or a hash policy. */
@@ -215,7 +218,26 @@ public record Route(
         Optional<String> hostRewriteLiteral, boolean autoHostRewrite, Duration timeout,
         Optional<Duration> idleTimeout, RetryPolicy retryPolicy) {
       this(clusters, clusterHeader, prefixRewrite, hostRewriteLiteral, autoHostRewrite, timeout, idleTimeout,
-          retryPolicy, Map.of(), List.of());
+          retryPolicy, Map.of(), List.of(), false, List.of());
+    }
+  }
+
+  /**
+   * One of a route's {@code request_mirror_policies}: where a copy of each request goes (Envoy's
+   * shadowing: fire and forget, its response discarded).
+   *
+   * @param cluster the mirror cluster, or "" when {@code clusterHeader} names it
+   * @param clusterHeader the request header whose first value names the cluster, or ""
+   * @param fraction {@code runtime_fraction}: the share of requests mirrored (all when unset)
+   * @param appendShadowSuffix whether the copy's {@code :authority} gets {@code -shadow} (Envoy's
+   *     default; off with {@code disable_shadow_host_suffix_append})
+   */
+  public record MirrorPolicy(String cluster, String clusterHeader, RuntimeFraction fraction,
+      boolean appendShadowSuffix) {
+    public MirrorPolicy {
+      java.util.Objects.requireNonNull(cluster, "cluster");
+      java.util.Objects.requireNonNull(clusterHeader, "clusterHeader");
+      java.util.Objects.requireNonNull(fraction, "fraction");
     }
   }
 

@@ -6,4 +6,4 @@ package io.spillway.edge.config;
  */
 public sealed interface RouteFilterConfig
     permits LocalRateLimitConfig, GlobalRateLimitConfig.PerRoute, CorsPolicy, CompressorConfig.PerRoute, FaultConfig,
-        RbacConfig, JwtAuthnConfig.PerRoute, LuaConfig.PerRoute, HeaderToMetadataConfig {}
+        RbacConfig, JwtAuthnConfig.PerRoute, LuaConfig.PerRoute, HeaderToMetadataConfig, CsrfConfig {}

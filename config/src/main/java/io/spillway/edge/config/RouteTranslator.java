@@ -65,7 +65,7 @@ final class RouteTranslator {
   private static final SupportedFields ROUTE_ACTION = SupportedFields.of(RouteAction.getDescriptor(),
       "cluster", "cluster_header", "weighted_clusters", "prefix_rewrite", "host_rewrite_literal", "auto_host_rewrite",
       "timeout", "idle_timeout", "retry_policy", "rate_limits", "include_vh_rate_limits", "cors", "upgrade_configs",
-      "hash_policy");
+      "hash_policy", "request_mirror_policies");
   private static final SupportedFields HASH_POLICY = SupportedFields.of(RouteAction.HashPolicy.getDescriptor(),
       "header", "cookie", "connection_properties", "query_parameter", "terminal");
   private static final SupportedFields HASH_HEADER = SupportedFields.of(
@@ -235,6 +235,9 @@ final class RouteTranslator {
               any.unpack(io.envoyproxy.envoy.extensions.filters.http.lua.v3.LuaPerRoute.class), at));
         } else if (any.is(H2M)) {
           entries.put(entry.getKey(), HeaderToMetadataTranslator.translate(any.unpack(H2M), at, true));
+        } else if (any.is(io.envoyproxy.envoy.extensions.filters.http.csrf.v3.CsrfPolicy.class)) {
+          entries.put(entry.getKey(), CsrfTranslator.translate(
+              any.unpack(io.envoyproxy.envoy.extensions.filters.http.csrf.v3.CsrfPolicy.class), at));
         } else if (any.is(RBACPerRoute.class)) {
           entries.put(entry.getKey(), RbacTranslator.perRoute(any.unpack(RBACPerRoute.class), at));
         } else if (any.is(io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.class)) {
@@ -252,7 +255,8 @@ final class RouteTranslator {
               + io.envoyproxy.envoy.extensions.filters.http.lua.v3.LuaPerRoute.getDescriptor().getFullName() + " or "
               + io.envoyproxy.envoy.extensions.filters.http.header_to_metadata.v3.Config.getDescriptor().getFullName()
               + " or "
-              + io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.getDescriptor().getFullName());
+              + io.envoyproxy.envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig.getDescriptor().getFullName()
+              + " or " + io.envoyproxy.envoy.extensions.filters.http.csrf.v3.CsrfPolicy.getDescriptor().getFullName());
         }
       } catch (InvalidProtocolBufferException e) {
         throw new ConfigException(at, "cannot decode " + any.getTypeUrl() + ": " + e.getMessage(), e);
@@ -402,7 +406,9 @@ final class RouteTranslator {
     }
     return new Route.RouteAction(clusters, clusterHeader, prefixRewrite, hostRewrite, autoHostRewrite, timeout,
         idleTimeout, retry, UpgradeConfigTranslator.route(a.getUpgradeConfigsList(), path.field("upgrade_configs")),
-        hashPolicies, UpgradeConfigTranslator.terminatesConnect(a.getUpgradeConfigsList()));
+        hashPolicies, UpgradeConfigTranslator.terminatesConnect(a.getUpgradeConfigsList()),
+        MirrorPolicyTranslator.translate(a.getRequestMirrorPoliciesList(), path.field("request_mirror_policies"),
+            (name, at) -> cluster(name, at, validateClusters)));
   }
 
   /** One {@code hash_policy} entry; null for {@code connection_properties} without {@code source_ip} (as Envoy). */

@@ -374,6 +374,7 @@ class ExtAuthzTranslationTest {
             + " envoy.extensions.filters.http.rbac.v3.RBACPerRoute or"
             + " envoy.extensions.filters.http.lua.v3.LuaPerRoute or"
             + " envoy.extensions.filters.http.header_to_metadata.v3.Config or"
-            + " envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig");
+            + " envoy.extensions.filters.http.jwt_authn.v3.PerRouteConfig or"
+            + " envoy.extensions.filters.http.csrf.v3.CsrfPolicy");
   }
 }

@@ -2,6 +2,8 @@ package io.spillway.edge.filters;
 
 import io.spillway.edge.config.CorsPolicy;
 import io.spillway.edge.config.CompressorConfig;
+import io.spillway.edge.config.CsrfConfig;
+import io.spillway.edge.config.DecompressorConfig;
 import io.spillway.edge.config.ExtAuthzConfig;
 import io.spillway.edge.config.FaultConfig;
 import io.spillway.edge.config.GlobalRateLimitConfig;
@@ -16,6 +18,8 @@ import io.spillway.edge.filters.admission.AdmissionFilter;
 import io.spillway.edge.filters.buffer.BufferFilter;
 import io.spillway.edge.filters.cors.CorsFactory;
 import io.spillway.edge.filters.compressor.CompressorFactory;
+import io.spillway.edge.filters.csrf.CsrfFactory;
+import io.spillway.edge.filters.decompressor.DecompressorFactory;
 import io.spillway.edge.filters.extauthz.ExtAuthzFactory;
 import io.spillway.edge.filters.fault.FaultFactory;
 import io.spillway.edge.filters.grpcweb.GrpcWebFilter;
@@ -61,6 +65,8 @@ public final class HttpFilterRegistry {
   public static final String GRPC_WEB = "envoy.filters.http.grpc_web";
   public static final String LUA = "envoy.filters.http.lua";
   public static final String HEADER_TO_METADATA = "envoy.filters.http.header_to_metadata";
+  public static final String CSRF = "envoy.filters.http.csrf";
+  public static final String DECOMPRESSOR = "envoy.filters.http.decompressor";
 
   private static final Map<String, BiFunction<HttpFilterConfig, FilterContext, HttpFilterFactory>> FACTORIES =
       Map.ofEntries(
@@ -77,6 +83,10 @@ public final class HttpFilterRegistry {
           Map.entry(CORS, (entry, context) -> new CorsFactory(entry.name(), context.httpScope(),
               context.runtime()::snapshot)),
           Map.entry(COMPRESSOR, CompressorFactory::new),
+          Map.entry(DECOMPRESSOR, (entry, context) -> new DecompressorFactory(entry.name(),
+              entry.settings(DecompressorConfig.class), context.httpScope(), context.runtime()::snapshot)),
+          Map.entry(CSRF, (entry, context) -> new CsrfFactory(entry.name(), entry.settings(CsrfConfig.class),
+              context.httpScope(), context.runtime()::snapshot)),
           Map.entry(GRPC_WEB, (entry, context) -> GrpcWebFilter.factory(entry.name())),
           Map.entry(FAULT, (entry, context) -> new FaultFactory(entry.name(), entry.settings(FaultConfig.class),
               context.httpScope(), context.runtime()::snapshot)),
@@ -119,6 +129,7 @@ public final class HttpFilterRegistry {
       case JwtAuthnConfig.PerRoute j -> j;
       case LuaConfig.PerRoute l -> LuaFilterFactory.routeConfig(l, workers);
       case HeaderToMetadataConfig h -> MetadataRules.compile(h);
+      case CsrfConfig c -> c;
     };
   }
 

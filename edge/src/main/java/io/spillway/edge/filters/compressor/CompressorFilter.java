@@ -122,7 +122,7 @@ final class CompressorFilter implements StreamFilter {
         && response.mayHaveBody()
         && !config.uncompressibleStatuses().contains(response.status())
         && contentTypeAllowed(headers, config.contentTypes())
-        && !hasToken(headers.get(HttpHeaderNames.CACHE_CONTROL), "no-transform")
+        && !ContentCodings.hasToken(headers.get(HttpHeaderNames.CACHE_CONTROL), "no-transform")
         && etagAllowed(headers, config, stats)
         && !headers.contains(HttpHeaderNames.CONTENT_ENCODING);
     if (!endStream && !decoder.requestHeaders().isHead() && acceptEncodingChoosesThis(bigEnough, headers)
@@ -290,21 +290,8 @@ final class CompressorFilter implements StreamFilter {
     String vary = headers.get(HttpHeaderNames.VARY);
     if (vary == null) {
       headers.set(HttpHeaderNames.VARY, "Accept-Encoding");
-    } else if (!hasToken(vary, "accept-encoding")) {
+    } else if (!ContentCodings.hasToken(vary, "accept-encoding")) {
       headers.set(HttpHeaderNames.VARY, vary + ", Accept-Encoding");
     }
-  }
-
-  /** Whether a comma-separated field value holds {@code token} (case-insensitive, whitespace trimmed). */
-  private static boolean hasToken(String value, String token) {
-    if (value == null) {
-      return false;
-    }
-    for (String part : value.split(",")) {
-      if (part.trim().equalsIgnoreCase(token)) {
-        return true;
-      }
-    }
-    return false;
   }
 }

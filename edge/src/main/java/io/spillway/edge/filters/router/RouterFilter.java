@@ -36,7 +36,9 @@ import java.util.concurrent.TimeUnit;
  * the connection manager) keeps its Upgrade and Connection fields; a 101 answer keeps them too and
  * turns the exchange into a tunnel whose bytes are the request and response bodies, without the
  * route timeout or retries. A CONNECT on a route with {@code connect_config} is terminated here:
- * the try's stream is a TCP connection to the host, whose 200 opens the same kind of tunnel.
+ * the try's stream is a TCP connection to the host, whose 200 opens the same kind of tunnel. The
+ * route's {@code request_mirror_policies} copy the request to their clusters as it streams
+ * ({@link RequestMirrors}), fire and forget.
  */
 final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private static final AsciiString X_UPSTREAM_SERVICE_TIME = AsciiString.cached("x-envoy-upstream-service-time");
@@ -72,6 +74,8 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private io.spillway.edge.http.filter.ActiveSpan trySpan = io.spillway.edge.http.filter.ActiveSpan.NONE;
   /** The current try's response status, 0 until its headers came. */
   private int tryStatus;
+  /** The request's copies for the route's request_mirror_policies; null when it has none. */
+  private RequestMirrors mirrors;
 
   RouterFilter(RouterFactory factory) {
     this.factory = factory;
@@ -148,6 +152,10 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       body.endWithoutBody();
     }
     finalizeRequestHeaders(action);
+    if (!action.mirrorPolicies().isEmpty() && upgrade == null) {
+      mirrors = RequestMirrors.start(action.mirrorPolicies(), request, endStream, factory, callbacks,
+          action.timeout().toNanos());
+    }
     if (endStream) {
       startRouteTimer();
     }
@@ -203,6 +211,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       data.release(); // a local reply is on its way; nothing to forward
       return FilterDataStatus.STOP_ITERATION_NO_BUFFER;
     }
+    if (mirrors != null) {
+      mirrors.onData(data, endStream);
+    }
     body.add(data, endStream);
     if (endStream) {
       startRouteTimer();
@@ -218,6 +229,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   public FilterTrailersStatus decodeTrailers(HttpHeaders trailers) {
     if (body == null || destroyed) {
       return FilterTrailersStatus.STOP_ITERATION;
+    }
+    if (mirrors != null) {
+      mirrors.onTrailers(trailers);
     }
     body.addTrailers(trailers);
     startRouteTimer();
@@ -324,6 +338,10 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     }
     if (!stream.isWritable()) {
       pauseDownstream(true);
+    } else if (readingPaused) {
+      // Reading paused while the stream was not there (the body passed the buffer limit): the
+      // stream took that body and can take more, and no writability change will say so.
+      pauseDownstream(false);
     }
   }
 
@@ -601,6 +619,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   @Override
   public void onDestroy() {
     destroyed = true;
+    if (mirrors != null) {
+      mirrors.onRequestDestroyed();
+    }
     if (retryTimer != null) {
       retryTimer.cancel(false);
       retryTimer = null;
