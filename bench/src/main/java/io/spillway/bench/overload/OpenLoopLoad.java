@@ -28,13 +28,9 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,8 +43,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -159,8 +153,7 @@ public final class OpenLoopLoad {
   private final AtomicLong outstanding = new AtomicLong();
   private long t0;
   private int seconds;
-  private long[] cpuPids = new long[0];
-  private final List<long[]> cpuSamples = java.util.Collections.synchronizedList(new ArrayList<>());  // {nanos, ticks}
+  private CpuWatch cpu = new CpuWatch(new long[0]);
   private Loop[] loops;
 
   private OpenLoopLoad(String host, int port, long timeoutNanos, long sloNanos, int maxConns) {
@@ -383,124 +376,6 @@ public final class OpenLoopLoad {
     }
   }
 
-  // ------------------------------------------------------------------ sampler
-
-  private static final Pattern BASELINE = Pattern.compile("\"baseline_ms\"\\s*:\\s*([0-9.Ee+-]+)");
-  private static final Pattern CAPACITY = Pattern.compile("\"capacity\"\\s*:\\s*([0-9.Ee+-]+)");
-  private static final Pattern NUM = Pattern.compile("\"(limit|in_flight|refused_shadow|refused_enforce)\"\\s*:\\s*(\\d+)");
-  private static final Pattern LAG = Pattern.compile("(?m)^http_executor_lag_seconds(?:\\{[^}]*\\})?\\s+([0-9.eE+-]+)");
-
-  /** Polls /overload (and optionally Prometheus) until stopped; writes one TSV line per sample. */
-  private Thread sampler(String url, String promUrl, long periodMs, Path out, long endNanos) {
-    Thread t = new Thread(() -> {
-      HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-      try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out))) {
-        w.println("t_ms\tlimit\tin_flight\trefused_start\trefused_continuation\trefused_proxy\texecutor_lag_ms\tbaseline_ms\tcapacity");
-        long next = System.nanoTime();
-        int i = 0;
-        double lagMs = -1;
-        while (System.nanoTime() < endNanos && !Thread.currentThread().isInterrupted()) {
-          long now = System.nanoTime();
-          try {
-            HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(1)).build(),
-                HttpResponse.BodyHandlers.ofString());
-            if (promUrl != null && i % 20 == 0) {
-              HttpResponse<String> p = client.send(HttpRequest.newBuilder(URI.create(promUrl)).timeout(Duration.ofSeconds(1)).build(),
-                  HttpResponse.BodyHandlers.ofString());
-              Matcher m = LAG.matcher(p.body());
-              lagMs = m.find() ? Double.parseDouble(m.group(1)) * 1000 : -1;
-            }
-            Matcher b = BASELINE.matcher(r.body());
-            double baselineMs = b.find() ? Double.parseDouble(b.group(1)) : -1;
-            Matcher c = CAPACITY.matcher(r.body());
-            double capacity = c.find() ? Double.parseDouble(c.group(1)) : -1;
-            Matcher m = NUM.matcher(r.body());
-            long limit = -1;
-            long inFlight = -1;
-            long[] refused = new long[3];
-            int tier = 0;
-            while (m.find()) {
-              long v = Long.parseLong(m.group(2));
-              switch (m.group(1)) {
-                case "limit" -> limit = v;
-                case "in_flight" -> inFlight = v;
-                case "refused_shadow" -> { if (tier < 3) refused[tier] += v; }
-                case "refused_enforce" -> { if (tier < 3) refused[tier] += v; tier++; }
-                default -> { }
-              }
-            }
-            // Tier order in /overload follows Tier.values(): start, continuation, proxy.
-            w.printf(Locale.ROOT, "%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f%n", (now - t0) / 1_000_000, limit,
-                inFlight, refused[0], refused[1], refused[2], lagMs, baselineMs, capacity);
-          } catch (IOException e) {
-            w.printf(Locale.ROOT, "%d\t-1\t-1\t-1\t-1\t-1\t-1\t-1\t-1%n", (now - t0) / 1_000_000);
-          } catch (InterruptedException e) {
-            break;
-          }
-          i++;
-          next += periodMs * 1_000_000;
-          long sleep = next - System.nanoTime();
-          if (sleep > 0) {
-            LockSupport.parkNanos(sleep);
-          } else {
-            next = System.nanoTime();
-          }
-        }
-      } catch (IOException e) {
-        System.err.println("sampler: " + e);
-      }
-    }, "sampler");
-    t.setDaemon(true);
-    return t;
-  }
-
-  /** Sum of utime + stime (clock ticks) over the given processes (all their threads); -1 if unreadable. */
-  private static long cpuTicks(long[] pids) {
-    long total = 0;
-    for (long pid : pids) {
-      try {
-        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        total += Long.parseLong(f[11]) + Long.parseLong(f[12]);   // fields 14 and 15 of stat(5)
-      } catch (IOException | RuntimeException e) {
-        return -1;
-      }
-    }
-    return total;
-  }
-
-  private Thread cpuSampler(long endNanos) {
-    Thread t = new Thread(() -> {
-      while (System.nanoTime() < endNanos && !Thread.currentThread().isInterrupted()) {
-        cpuSamples.add(new long[] {System.nanoTime(), cpuTicks(cpuPids)});
-        LockSupport.parkNanos(100_000_000L);
-      }
-      cpuSamples.add(new long[] {System.nanoTime(), cpuTicks(cpuPids)});
-    }, "cpu-sampler");
-    t.setDaemon(true);
-    return t;
-  }
-
-  /** CPU milliseconds the watched processes used between two instants (nearest 100 ms samples), or -1. */
-  private double cpuMillisBetween(long fromNanos, long toNanos) {
-    long[] a = null;
-    long[] b = null;
-    synchronized (cpuSamples) {
-      for (long[] x : cpuSamples) {
-        if (x[0] <= fromNanos || a == null) {
-          a = x;
-        }
-        if (x[0] <= toNanos || b == null) {
-          b = x;
-        }
-      }
-    }
-    if (a == null || b == null || a[1] < 0 || b[1] < 0 || b[0] <= a[0]) {
-      return -1;
-    }
-    return (b[1] - a[1]) * 1000.0 / 100.0;   // USER_HZ is 100 on Linux
-  }
-
   // ------------------------------------------------------------------ main
 
   private static void usage(String msg) {
@@ -587,7 +462,7 @@ public final class OpenLoopLoad {
         timeoutMs * 1_000_000, sloMs * 1_000_000, maxConns);
     g.seconds = (int) Math.ceil(end + timeoutMs / 1000.0) + 6;
     if (cpuPidList != null && !cpuPidList.isBlank()) {
-      g.cpuPids = java.util.Arrays.stream(cpuPidList.split(",")).mapToLong(Long::parseLong).toArray();
+      g.cpu = new CpuWatch(java.util.Arrays.stream(cpuPidList.split(",")).mapToLong(Long::parseLong).toArray());
     }
     for (StreamSpec s : specs) {
       g.streams.add(new StreamStats(s, g.seconds));
@@ -609,12 +484,12 @@ public final class OpenLoopLoad {
     long endNanos = t0 + (long) (endS * 1e9);
     Thread samplerThread = null;
     Thread cpuThread = null;
-    if (cpuPids.length > 0) {
-      cpuThread = cpuSampler(endNanos + timeoutNanos + 1_000_000_000L);
+    if (cpu.watching()) {
+      cpuThread = cpu.sampler(endNanos + timeoutNanos + 1_000_000_000L);
       cpuThread.start();
     }
     if (sample != null && sampleOut != null) {
-      samplerThread = sampler(sample, prom, sampleMs, sampleOut, endNanos + 1_000_000_000L);
+      samplerThread = EdgeSampler.thread(sample, prom, sampleMs, sampleOut, t0, endNanos + 1_000_000_000L);
       samplerThread.start();
     }
     // The pacer: merge the streams' schedules, always sending the earliest due request next.
@@ -778,7 +653,7 @@ public final class OpenLoopLoad {
           s.scheduled.get() == 0 ? 0.0 : (double) s.ok.get() / s.scheduled.get(),
           pct(s.okLatency, 50), pct(s.okLatency, 90), pct(s.okLatency, 99), pct(s.okLatency, 99.9), pct(s.okLatency, 100),
           pct(s.refusedLatency, 50), pct(s.refusedLatency, 99), pct(s.sendLag, 99), pct(s.sendLag, 100),
-          cpuPids.length == 0 ? -1.0 : cpuMillisBetween(t0 + (long) (s.spec.fromS() * 1e9), t0 + (long) (s.spec.toS() * 1e9))));
+          !cpu.watching() ? -1.0 : cpu.millisBetween(t0 + (long) (s.spec.fromS() * 1e9), t0 + (long) (s.spec.toS() * 1e9))));
     }
     b.append("],\"accounted\":").append(allAccounted).append('}');
     return b.toString();

@@ -99,7 +99,7 @@ class ConnectForwardIT {
     OutputStream out = s.getOutputStream();
     InputStream in = s.getInputStream();
     out.write("CONNECT echo.example:443 HTTP/1.1\r\nHost: echo.example:443\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-    assertThat(readHead(in)).startsWith("HTTP/1.1 200 ");
+    assertThat(ConnectIT.readHead(in)).startsWith("HTTP/1.1 200 ");
     String upstreamHead = h1Proxy.heads.poll(10, TimeUnit.SECONDS);
     assertThat(upstreamHead).startsWith("CONNECT echo.example:443 HTTP/1.1\r\n");
     assertThat(upstreamHead.toLowerCase()).contains("host: echo.example:443\r\n").doesNotContain("upgrade:");
@@ -140,22 +140,6 @@ class ConnectForwardIT {
     assertThat(edge.stat("http.ingress.downstream_cx_upgrades_total")).isEqualTo(1);
   }
 
-  private static String readHead(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    for (int i = 0; i < 16 * 1024; i++) {
-      int b = in.read();
-      if (b < 0) {
-        break;
-      }
-      head.write(b);
-      String h = head.toString(StandardCharsets.ISO_8859_1);
-      if (h.endsWith("\r\n\r\n")) {
-        break;
-      }
-    }
-    return head.toString(StandardCharsets.ISO_8859_1);
-  }
-
   /** An HTTP/1.1 CONNECT proxy: records each request head, answers 200, then echoes until the client's end. */
   private static final class Http1ConnectProxy implements AutoCloseable {
     final BlockingQueue<String> heads = new LinkedBlockingQueue<>();
@@ -183,7 +167,7 @@ class ConnectForwardIT {
       try (s) {
         InputStream in = s.getInputStream();
         OutputStream out = s.getOutputStream();
-        heads.add(readHead(in));
+        heads.add(ConnectIT.readHead(in));
         out.write("HTTP/1.1 200 Connection Established\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         out.flush();
         byte[] buf = new byte[8192];

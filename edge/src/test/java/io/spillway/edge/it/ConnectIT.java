@@ -369,7 +369,8 @@ class ConnectIT {
     return got.toString(StandardCharsets.US_ASCII);
   }
 
-  private static String readHead(InputStream in) throws IOException {
+  /** Reads an HTTP/1.1 response head up to and including its blank line (at most 16 KiB). */
+  static String readHead(InputStream in) throws IOException {
     ByteArrayOutputStream head = new ByteArrayOutputStream();
     for (int i = 0; i < 16 * 1024; i++) {
       int b = in.read();
