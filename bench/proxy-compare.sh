@@ -29,6 +29,7 @@
 #   LOADGEN_CPUS / PROXY_CPUS / ORIGIN_CPUS  taskset CPU lists for PIN=1 [0 / 1 / 0]
 #   EDGE_JAR       edge fat jar          [edge/target/spillway-edge-all.jar]
 #   EDGE_JAVA_OPTS JVM options for the edge      [bin/spillway's edge defaults]
+#   EDGE_ARGS      extra edge command-line options, e.g. --transport io_uring []
 #   EDGE_READY_TIMEOUT seconds to wait for the edge admin /ready    [60]
 #   REBUILD        1 = build the edge jar even if it exists         [0]
 #   INSTALL        0 = never run apt-get, fail if a tool is missing [1]
@@ -66,6 +67,7 @@ ORIGIN_CPUS=${ORIGIN_CPUS:-0}
 EDGE_JAR=${EDGE_JAR:-$REPO_ROOT/edge/target/spillway-edge-all.jar}
 EDGE_JAVA_OPTS_GIVEN=${EDGE_JAVA_OPTS+set}
 EDGE_JAVA_OPTS=${EDGE_JAVA_OPTS:-}
+EDGE_ARGS=${EDGE_ARGS:-}
 REBUILD=${REBUILD:-0}
 INSTALL=${INSTALL:-1}
 KEEP_DIR=${KEEP_DIR:-0}
@@ -389,7 +391,7 @@ if want_proxy haproxy; then
 fi
 if want_proxy edge; then
   # shellcheck disable=SC2086  # EDGE_JAVA_OPTS is a list of options
-  start_bg edge "$PROXY_CPUS" "$JDK/bin/java" $EDGE_JAVA_OPTS -jar "$EDGE_JAR" -c "$DIR/edge.yaml" --concurrency 2
+  start_bg edge "$PROXY_CPUS" "$JDK/bin/java" $EDGE_JAVA_OPTS -jar "$EDGE_JAR" -c "$DIR/edge.yaml" --concurrency 2 $EDGE_ARGS
   PROXY_PID[edge]=$LAST_PID
   H1_URL[edge]="http://127.0.0.1:$EDGE_PORT/"
   H2_URL[edge]="http://127.0.0.1:$EDGE_PORT/"
