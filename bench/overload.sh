@@ -165,6 +165,11 @@ if (( ${#need_pkgs[@]} )); then
   done
 fi
 
+if want_s refusal; then
+  for c in "$REFUSAL_EDGE_CPUS" "$REFUSAL_LOAD_CPUS"; do
+    taskset -c "$c" true 2>/dev/null || die "refusal: cannot pin to CPUs '$c' on this machine ($(nproc) CPUs); set REFUSAL_EDGE_CPUS / REFUSAL_LOAD_CPUS"
+  done
+fi
 JDK=$(find_jdk) || die "need a JDK >= 21 (set JAVA_HOME)"
 JAVA=$JDK/bin/java
 build_if_stale "$EDGE_JAR" "$BENCH_JAR"
