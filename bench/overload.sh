@@ -14,11 +14,24 @@
 #           (STORM_START x C of `start` over STORM_PROXY x C of `proxy`, plus small
 #           `continuation` and `exempt` streams); per-tier success, and shadow's would-refuse
 #           rate next to enforce's refusals (shadow fidelity).
+#   refusal edge enforce, fresh, pinned with taskset to REFUSAL_EDGE_CPUS, generator and backend to
+#           REFUSAL_LOAD_CPUS: REFUSAL_WARM s at REFUSAL_LOW x C then REFUSAL_WARM s at REFUSAL_HIGH x C
+#           (both paths compiled: on one core a fresh edge's JIT would otherwise be the measured CPU),
+#           GAP+2 s at 1 req/s (the edge's background CPU, shown only), PHASE s at REFUSAL_LOW x C
+#           (CPU per proxied request = edge CPU / served), PHASE s at REFUSAL_HIGH x C (CPU per
+#           refusal = (edge CPU - served x CPU per proxied request) / refused); refusal p50/p99 from
+#           the scheduled send time (and, to tell the generator's lateness apart, from the write).
+#   slowpeer  edge with two clusters (`fast` = the backend, `slow` = a second CapacityBackend) on
+#           / and /slow, outbound guard enforce with the breaker on: SLOWPEER_RATE x C to each
+#           route; SLOWPEER_PRE s normal, SLOWPEER_SLOW s with the slow backend's service time
+#           x SLOWPEER_FACTOR (its /__service knob, on the generator's clock), SLOWPEER_POST s
+#           normal again; fast p50/p99 per phase, slow success and p99, the guard's breaker
+#           state and refusals per peer every 50 ms from /stats/prometheus.
 # Everything listens on 127.0.0.1; every process started here is stopped on exit; every load
 # step is bounded by its schedule and by `timeout`.
 #
 # Environment (defaults in brackets):
-#   SCENARIOS   levels step tiers                         [levels step tiers]
+#   SCENARIOS   levels step tiers refusal slowpeer        [all five]
 #   TARGETS     edge-enforce edge-off nginx haproxy       [all four]
 #   MULTS       multiples of C for `levels`               [0.8 1 2 3 10]
 #   SLOTS / SERVICE_MS  backend capacity: C = SLOTS*1000/SERVICE_MS req/s   [20 / 50 -> C = 400]
@@ -32,6 +45,18 @@
 #   HAPROXY_MAXCONN / HAPROXY_QUEUE_MS  server maxconn and `timeout queue`  [$SLOTS / 500]
 #   STORM_START / STORM_PROXY / STORM_CONT / STORM_EXEMPT  storm rates in C   [3 / 0.5 / 0.1 / 0.05]
 #   STEP_PRE / STEP_HIGH / STEP_POST  step phases (s)     [5 / 15 / 8]
+#   REFUSAL_EDGE_CPUS / REFUSAL_LOAD_CPUS  taskset CPU lists for `refusal` (edge / generator
+#               and backend)                              [1 / 0]
+#   REFUSAL_LOW / REFUSAL_HIGH  the two `refusal` levels in C [0.8 / 10]
+#   REFUSAL_WARM    seconds of each of the two `refusal` warm-up phases [10]
+#   REFUSAL_SAMPLE_MS  how often `refusal` polls the edge's /overload (each poll is edge CPU) [1000]
+#   SLOWPEER_PRE / SLOWPEER_SLOW / SLOWPEER_POST  `slowpeer` phases (s)  [10 / 10 / 15]
+#   SLOWPEER_RATE   load per route in C                   [0.5]
+#   SLOWPEER_FACTOR slow backend's service time multiplier in the slow phase [10]
+#   SLOWPEER_TIMEOUT_MS  outbound requestTimeoutMillis    [250]
+#   SLOWPEER_OPEN_S / SLOWPEER_WINDOW_S / SLOWPEER_MIN_CALLS / SLOWPEER_PROBES
+#               breaker openSeconds / windowSeconds / minCalls / probeCalls  [1 / 2 / 20 / 3]
+#   SLOWPEER_INBOUND  inbound admission mode in `slowpeer`  [off]
 #   RUNS        repetitions of all scenarios (medians in the report) [1]
 #   EDGE_JAVA_OPTS  extra JVM options for the edge        []
 #   REBUILD     1 = build even if the jars exist          [0]
@@ -49,7 +74,7 @@ BENCH_NAME=overload
 # shellcheck source-path=SCRIPTDIR source=lib/common.sh
 source "$LIB/common.sh"
 
-SCENARIOS=${SCENARIOS:-"levels step tiers"}
+SCENARIOS=${SCENARIOS:-"levels step tiers refusal slowpeer"}
 TARGETS=${TARGETS:-"edge-enforce edge-off nginx haproxy"}
 MULTS=${MULTS:-"0.8 1 2 3 10"}
 SLOTS=${SLOTS:-20}
@@ -70,6 +95,23 @@ STORM_EXEMPT=${STORM_EXEMPT:-0.05}
 STEP_PRE=${STEP_PRE:-5}
 STEP_HIGH=${STEP_HIGH:-15}
 STEP_POST=${STEP_POST:-8}
+REFUSAL_EDGE_CPUS=${REFUSAL_EDGE_CPUS:-1}
+REFUSAL_LOAD_CPUS=${REFUSAL_LOAD_CPUS:-0}
+REFUSAL_LOW=${REFUSAL_LOW:-0.8}
+REFUSAL_HIGH=${REFUSAL_HIGH:-10}
+REFUSAL_WARM=${REFUSAL_WARM:-10}
+REFUSAL_SAMPLE_MS=${REFUSAL_SAMPLE_MS:-1000}
+SLOWPEER_PRE=${SLOWPEER_PRE:-10}
+SLOWPEER_SLOW=${SLOWPEER_SLOW:-10}
+SLOWPEER_POST=${SLOWPEER_POST:-15}
+SLOWPEER_RATE=${SLOWPEER_RATE:-0.5}
+SLOWPEER_FACTOR=${SLOWPEER_FACTOR:-10}
+SLOWPEER_TIMEOUT_MS=${SLOWPEER_TIMEOUT_MS:-250}
+SLOWPEER_OPEN_S=${SLOWPEER_OPEN_S:-1}
+SLOWPEER_WINDOW_S=${SLOWPEER_WINDOW_S:-2}
+SLOWPEER_MIN_CALLS=${SLOWPEER_MIN_CALLS:-20}
+SLOWPEER_PROBES=${SLOWPEER_PROBES:-3}
+SLOWPEER_INBOUND=${SLOWPEER_INBOUND:-off}
 RUNS=${RUNS:-1}
 EDGE_JAVA_OPTS=${EDGE_JAVA_OPTS:-}
 REBUILD=${REBUILD:-0}
@@ -79,14 +121,25 @@ RESULTS_DIR=${RESULTS_DIR:-$SCRIPT_DIR/results}
 EDGE_JAR=$REPO_ROOT/edge/target/spillway-edge-all.jar
 BENCH_JAR=$REPO_ROOT/bench/target/spillway-jmh.jar
 
-for v in SLOTS PHASE WARM PROXY_WARM GAP TIMEOUT_MS SLO_MS MAX_CONNS HAPROXY_MAXCONN HAPROXY_QUEUE_MS STEP_PRE STEP_HIGH STEP_POST RUNS REBUILD INSTALL KEEP_DIR; do
+for v in SLOTS PHASE WARM PROXY_WARM GAP TIMEOUT_MS SLO_MS MAX_CONNS HAPROXY_MAXCONN HAPROXY_QUEUE_MS STEP_PRE STEP_HIGH STEP_POST RUNS REBUILD INSTALL KEEP_DIR REFUSAL_WARM REFUSAL_SAMPLE_MS \
+         SLOWPEER_PRE SLOWPEER_SLOW SLOWPEER_POST SLOWPEER_TIMEOUT_MS SLOWPEER_OPEN_S SLOWPEER_WINDOW_S SLOWPEER_MIN_CALLS SLOWPEER_PROBES; do
   is_uint "${!v}" || die "$v must be a non-negative integer (got '${!v}')"
 done
 (( PHASE >= 1 && PHASE <= 120 )) || die "PHASE must be 1..120"
 (( RUNS >= 1 && RUNS <= 5 )) || die "RUNS must be 1..5"
 for m in $MULTS; do [[ $m =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "MULTS: '$m' is not a number"; done
 for t in $TARGETS; do case $t in edge-enforce|edge-off|nginx|haproxy) ;; *) die "unknown target '$t'";; esac; done
-for s in $SCENARIOS; do case $s in levels|step|tiers) ;; *) die "unknown scenario '$s'";; esac; done
+for s in $SCENARIOS; do case $s in levels|step|tiers|refusal|slowpeer) ;; *) die "unknown scenario '$s'";; esac; done
+for m in "$REFUSAL_LOW" "$REFUSAL_HIGH" "$SLOWPEER_RATE" "$SLOWPEER_FACTOR"; do
+  [[ $m =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "REFUSAL_LOW/HIGH, SLOWPEER_RATE/FACTOR: '$m' is not a number"
+done
+for c in "$REFUSAL_EDGE_CPUS" "$REFUSAL_LOAD_CPUS"; do
+  [[ $c =~ ^[0-9]+([,-][0-9]+)*$ ]] || die "REFUSAL_EDGE_CPUS / REFUSAL_LOAD_CPUS: '$c' is not a CPU list"
+done
+case $SLOWPEER_INBOUND in off|shadow|enforce) ;; *) die "SLOWPEER_INBOUND must be off, shadow or enforce";; esac
+(( SLOWPEER_OPEN_S >= 1 && SLOWPEER_WINDOW_S >= 1 && SLOWPEER_MIN_CALLS >= 1 && SLOWPEER_PROBES >= 1 && SLOWPEER_TIMEOUT_MS >= 1 )) \
+  || die "SLOWPEER_OPEN_S, _WINDOW_S, _MIN_CALLS, _PROBES and _TIMEOUT_MS must be >= 1"
+want_s() { [[ " $SCENARIOS " == *" $1 "* ]]; }
 CAP=$(python3 -c "print(round($SLOTS*1000/$SERVICE_MS, 3))")
 rate() { python3 -c "print(round($1*$CAP, 3))"; }
 
@@ -98,6 +151,7 @@ if [[ " $SCENARIOS " == *" levels "* ]]; then
   want_t haproxy && ! command -v haproxy >/dev/null && need_pkgs+=(haproxy)
 fi
 command -v curl >/dev/null || need_pkgs+=(curl)
+want_s refusal && ! command -v taskset >/dev/null && need_pkgs+=(util-linux)
 command -v python3 >/dev/null || need_pkgs+=(python3)
 if (( ${#need_pkgs[@]} )); then
   (( INSTALL )) || die "missing: ${need_pkgs[*]} (INSTALL=0)"
@@ -111,6 +165,11 @@ if (( ${#need_pkgs[@]} )); then
   done
 fi
 
+if want_s refusal; then
+  for c in "$REFUSAL_EDGE_CPUS" "$REFUSAL_LOAD_CPUS"; do
+    taskset -c "$c" true 2>/dev/null || die "refusal: cannot pin to CPUs '$c' on this machine ($(nproc) CPUs); set REFUSAL_EDGE_CPUS / REFUSAL_LOAD_CPUS"
+  done
+fi
 JDK=$(find_jdk) || die "need a JDK >= 21 (set JAVA_HOME)"
 JAVA=$JDK/bin/java
 build_if_stale "$EDGE_JAR" "$BENCH_JAR"
@@ -128,6 +187,7 @@ init_port_range
 BACKEND_PORT=$(pick_port); PICKED+="$BACKEND_PORT "
 PROXY_PORT=$(pick_port); PICKED+="$PROXY_PORT "
 ADMIN_PORT=$(pick_port); PICKED+="$ADMIN_PORT "
+SLOW_PORT=$(pick_port); PICKED+="$SLOW_PORT "
 
 
 # The backend: SLOTS concurrent slots of SERVICE_MS each, FIFO queue; C = SLOTS / SERVICE_MS.
@@ -139,6 +199,15 @@ start_bg backend "$JAVA" "${TOOL_JVM[@]}" -Xmx512m -cp "$BENCH_JAR" io.spillway.
 BACKEND_PID=$LAST_PID
 wait_http backend "$BACKEND_PID" "http://127.0.0.1:$BACKEND_PORT/__stats" 30
 log "backend capacity C = $CAP req/s ($SLOTS slots x $SERVICE_MS ms)"
+SLOW_PID=""
+if want_s slowpeer; then
+  # The `slow` cluster's backend: the same capacity; slowpeer turns its service time up and back
+  # through its /__service knob.
+  start_bg slowbackend "$JAVA" "${TOOL_JVM[@]}" -Xmx512m -cp "$BENCH_JAR" io.spillway.bench.overload.CapacityBackend \
+    --port "$SLOW_PORT" --slots "$SLOTS" --service-ms "$SERVICE_MS"
+  SLOW_PID=$LAST_PID
+  wait_http slowbackend "$SLOW_PID" "http://127.0.0.1:$SLOW_PORT/__stats" 30
+fi
 
 # ------------------------------------------------------------------ configs
 cat >"$DIR/edge.yaml" <<EOF
@@ -191,6 +260,61 @@ static_resources:
             address:
               socket_address: { address: 127.0.0.1, port_value: $BACKEND_PORT }
 EOF
+# slowpeer: two routes to two clusters, so one slow peer's guard can be watched next to a healthy one.
+cat >"$DIR/edge-slowpeer.yaml" <<EOF
+admin:
+  address:
+    socket_address: { address: 127.0.0.1, port_value: $ADMIN_PORT }
+static_resources:
+  listeners:
+  - name: bench_listener
+    address:
+      socket_address: { address: 127.0.0.1, port_value: $PROXY_PORT }
+    filter_chains:
+    - filters:
+      - name: envoy.filters.network.http_connection_manager
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+          stat_prefix: bench
+          codec_type: AUTO
+          route_config:
+            name: bench_route
+            virtual_hosts:
+            - name: all
+              domains: ["*"]
+              routes:
+              - match: { prefix: "/slow" }
+                route: { cluster: slow }
+              - match: { prefix: "/" }
+                route: { cluster: fast }
+          http_filters:
+          - name: envoy.filters.http.router
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+  clusters:
+$(for c in fast:$BACKEND_PORT slow:$SLOW_PORT; do cat <<CEOF
+  - name: ${c%%:*}
+    type: STATIC
+    connect_timeout: 1s
+    lb_policy: ROUND_ROBIN
+    load_assignment:
+      cluster_name: ${c%%:*}
+      endpoints:
+      - lb_endpoints:
+        - endpoint:
+            address:
+              socket_address: { address: 127.0.0.1, port_value: ${c#*:} }
+CEOF
+done)
+EOF
+# The outbound guard in enforce with the breaker on; a call slower than requestTimeoutMillis is a
+# 504 and a peer failure, so the slow peer's breaker opens. The edge starts with the breaker off
+# (policy-slowpeer.json), so that a stall while a fresh edge warms up cannot open it, and the
+# scenario swaps the breaker-on policy into the watched file before it measures.
+for breaker in false true; do
+  printf '{"inbound": {"mode": "%s"}, "outbound": {"mode": "enforce", "requestTimeoutMillis": %d, "breaker": {"enabled": %s, "failureRatio": 0.5, "minCalls": %d, "windowSeconds": %d, "openSeconds": %d, "probeCalls": %d}}}\n' \
+    "$SLOWPEER_INBOUND" "$SLOWPEER_TIMEOUT_MS" "$breaker" "$SLOWPEER_MIN_CALLS" "$SLOWPEER_WINDOW_S" "$SLOWPEER_OPEN_S" "$SLOWPEER_PROBES"
+done | { read -r off; read -r on; echo "$off" >"$DIR/policy-slowpeer.json"; echo "$on" >"$DIR/policy-slowpeer-breaker.json"; }
 for mode in enforce off shadow; do
   # Inbound admission in MODE with the built-in defaults; the outbound guard off, so only
   # admission differs between the edge rows.
@@ -257,12 +381,17 @@ EOF
 # ------------------------------------------------------------------ helpers
 PROXY_PID=""
 CPU_PIDS=""
+PROXY_PIN=()   # e.g. (taskset -c 1): how the proxy is started (refusal pins it)
+GEN_PIN=()     # the same for the generator runs
+GEN_EXTRA=()   # extra generator options of a scenario (slowpeer: --at, --guard-sample)
+SAMPLE_MS=50   # how often the edge's /overload is polled (refusal: less often, the polls cost edge CPU)
 start_proxy() {  # TARGET
   case $1 in
-    edge-enforce|edge-off|edge-shadow)
-      local mode=${1#edge-}
+    edge-enforce|edge-off|edge-shadow|edge-slowpeer)
+      local mode=${1#edge-} conf=$DIR/edge.yaml
+      [[ $1 == edge-slowpeer ]] && conf=$DIR/edge-slowpeer.yaml
       # shellcheck disable=SC2086
-      start_bg "$1" "$JAVA" $EDGE_JAVA_OPTS -jar "$EDGE_JAR" -c "$DIR/edge.yaml" --concurrency 2 \
+      start_bg "$1" "${PROXY_PIN[@]}" "$JAVA" $EDGE_JAVA_OPTS -jar "$EDGE_JAR" -c "$conf" --concurrency 2 \
         --overload-policy "$DIR/policy-$mode.json" --log-level warning
       PROXY_PID=$LAST_PID
       wait_http "$1" "$PROXY_PID" "http://127.0.0.1:$ADMIN_PORT/ready" 90
@@ -293,23 +422,27 @@ stop_proxy() {
     "$RUN" "$SCEN" "$target" "${rss:-0}" "$alive" "${oom:-0}" >>"$RESULTS"
 }
 flush_backend() {  # answer whatever a previous phase left queued at the backend, and wait until idle
-  local i s
-  curl -s --max-time 5 "http://127.0.0.1:$BACKEND_PORT/__flush" >/dev/null || true
-  for i in $(seq 1 40); do
-    s=$(curl -s --max-time 2 "http://127.0.0.1:$BACKEND_PORT/__stats" || true)
-    [[ $s == *'"in_service":0,"queued":0'* ]] && return 0
-    sleep 0.25
+  local i s port
+  for port in $BACKEND_PORT ${SLOW_PID:+$SLOW_PORT}; do
+    curl -s --max-time 5 "http://127.0.0.1:$port/__flush" >/dev/null || true
+    for i in $(seq 1 40); do
+      s=$(curl -s --max-time 2 "http://127.0.0.1:$port/__stats" || true)
+      [[ $s == *'"in_service":0,"queued":0'* ]] && break
+      sleep 0.25
+    done
+    [[ $s == *'"in_service":0,"queued":0'* ]] || log "backend :$port not idle after 10 s: $s"
   done
-  log "backend not idle after 10 s: $s"
 }
 # warm_proxy: PROXY_WARM s at 0.5 C in a throw-away generator run, so a freshly started edge has
 # compiled its hot paths (and nginx/HAProxy get the same treatment) before anything is measured.
 warm_proxy() {
   (( PROXY_WARM > 0 )) || return 0
   log "run $RUN $SCEN $TARGET: proxy warm-up ${PROXY_WARM}s at 0.5 C"
-  timeout --kill-after=5 $(( PROXY_WARM + TIMEOUT_MS / 1000 + 40 )) "$JAVA" "${TOOL_JVM[@]}" -Xmx1g -cp "$BENCH_JAR" \
+  local streams=(--stream "proxywarm,/api/warm,$(rate 0.5),0,$PROXY_WARM")
+  [[ $TARGET == edge-slowpeer ]] && streams+=(--stream "proxywarmslow,/slow/warm,$(rate 0.5),0,$PROXY_WARM")
+  timeout --kill-after=5 $(( PROXY_WARM + TIMEOUT_MS / 1000 + 40 )) "${GEN_PIN[@]}" "$JAVA" "${TOOL_JVM[@]}" -Xmx1g -cp "$BENCH_JAR" \
     io.spillway.bench.overload.OpenLoopLoad --target "http://127.0.0.1:$PROXY_PORT" \
-    --stream "proxywarm,/api/warm,$(rate 0.5),0,$PROXY_WARM" --timeout-ms "$TIMEOUT_MS" --label proxywarm \
+    "${streams[@]}" --timeout-ms "$TIMEOUT_MS" --label proxywarm \
     >"$DIR/warm-$TARGET-$SCEN-r$RUN.json" 2>&1 || log "warm-up run failed (see $DIR/warm-$TARGET-$SCEN-r$RUN.json)"
   flush_backend
 }
@@ -320,16 +453,17 @@ gen() {
   for s in "$@"; do args+=(--stream "$s"); done
   if [[ $TARGET == edge-* ]]; then
     sample=(--sample "http://127.0.0.1:$ADMIN_PORT/overload" --prom "http://127.0.0.1:$ADMIN_PORT/stats/prometheus"
-            --sample-ms 50 --sample-out "$DIR/samples-$name.tsv")
+            --sample-ms "$SAMPLE_MS" --sample-out "$DIR/samples-$name.tsv")
   fi
   log "run $RUN $SCEN $TARGET: $name (${secs}s)"
-  timeout --kill-after=5 $(( secs + TIMEOUT_MS / 1000 + 40 )) "$JAVA" "${TOOL_JVM[@]}" -Xmx1g -cp "$BENCH_JAR" \
+  timeout --kill-after=5 $(( secs + TIMEOUT_MS / 1000 + 40 )) "${GEN_PIN[@]}" "$JAVA" "${TOOL_JVM[@]}" -Xmx1g -cp "$BENCH_JAR" \
     io.spillway.bench.overload.OpenLoopLoad --target "http://127.0.0.1:$PROXY_PORT" "${args[@]}" \
     --timeout-ms "$TIMEOUT_MS" --slo-ms "$SLO_MS" --max-conns "$MAX_CONNS" --threads 2 --cpu-pids "$CPU_PIDS" \
-    --series "$DIR/series-$name.tsv" "${sample[@]}" --label "$name" \
+    --series "$DIR/series-$name.tsv" "${sample[@]}" "${GEN_EXTRA[@]}" --label "$name" \
     >"$DIR/gen-$name.json" 2>"$DIR/gen-$name.err" || { tail -n 20 "$DIR/gen-$name.err" >&2; die "generator failed ($name)"; }
   python3 "$LIB/overload_report.py" record "$DIR/gen-$name.json" --run "$RUN" --scenario "$SCEN" --target "$TARGET" \
-    --capacity "$CAP" ${sample:+--samples "$DIR/samples-$name.tsv"} >>"$RESULTS"
+    --capacity "$CAP" ${sample:+--samples "$DIR/samples-$name.tsv"} \
+    ${GEN_EXTRA:+--guard-samples "$DIR/guard-$name.tsv"} >>"$RESULTS"
   tail -n 1 "$RESULTS" | python3 "$LIB/overload_report.py" line >&2
 }
 
@@ -377,6 +511,54 @@ for (( RUN = 1; RUN <= RUNS; RUN++ )); do
       stop_proxy "$TARGET"
     done
   fi
+  if want_s refusal; then
+    SCEN=refusal TARGET=edge-enforce
+    flush_backend
+    # The edge alone on REFUSAL_EDGE_CPUS; the generator (and the backend, re-pinned for the
+    # scenario) on REFUSAL_LOAD_CPUS, so the generator's CPU use neither steals from the edge nor
+    # shows up in the edge's measured CPU.
+    backend_cpus=$(taskset -c -p "$BACKEND_PID" | awk -F': ' '{ print $2 }')
+    taskset -a -c -p "$REFUSAL_LOAD_CPUS" "$BACKEND_PID" >/dev/null
+    PROXY_PIN=(taskset -c "$REFUSAL_EDGE_CPUS") GEN_PIN=(taskset -c "$REFUSAL_LOAD_CPUS") SAMPLE_MS=$REFUSAL_SAMPLE_MS
+    start_proxy "$TARGET"
+    w=$((2 * REFUSAL_WARM)); i=$((w + GAP)); a=$((i + GAP + 2)); b=$((a + PHASE)); c=$((b + GAP)); d=$((c + PHASE))
+    gen "refusal-r$RUN" "$d" "warm,/api/w,$(rate "$REFUSAL_LOW"),0,$REFUSAL_WARM" \
+      "warmhigh,/api/wh,$(rate "$REFUSAL_HIGH"),$REFUSAL_WARM,$w" \
+      "idle,/api/idle,1,$i,$a" "low,/api/low,$(rate "$REFUSAL_LOW"),$a,$b" "high,/api/high,$(rate "$REFUSAL_HIGH"),$c,$d"
+    stop_proxy "$TARGET"
+    PROXY_PIN=() GEN_PIN=() SAMPLE_MS=50
+    taskset -a -c -p "$backend_cpus" "$BACKEND_PID" >/dev/null
+  fi
+  if want_s slowpeer; then
+    SCEN=slowpeer TARGET=edge-slowpeer
+    flush_backend
+    cp "$DIR/policy-slowpeer.json" "$DIR/policy-slowpeer-warm.json"
+    start_proxy "$TARGET"
+    # Warmed: now the breaker on (the edge re-reads the policy file within a second).
+    before_reloads=$(curl -s --max-time 2 "http://127.0.0.1:$ADMIN_PORT/stats" | awk -F': ' '$1 == "policy_file.reload_success" { print $2 }')
+    cp "$DIR/policy-slowpeer-breaker.json" "$DIR/policy-slowpeer.json.new" && mv "$DIR/policy-slowpeer.json.new" "$DIR/policy-slowpeer.json"
+    for i in $(seq 1 20); do
+      n=$(curl -s --max-time 2 "http://127.0.0.1:$ADMIN_PORT/stats" | awk -F': ' '$1 == "policy_file.reload_success" { print $2 }')
+      [[ ${n:-0} -gt ${before_reloads:-0} ]] && break
+      sleep 0.25
+    done
+    [[ ${n:-0} -gt ${before_reloads:-0} ]] || die "slowpeer: the edge did not reload the breaker-on policy (policy_file.reload_success ${n:-?})"
+    flush_backend
+    a=$((WARM + GAP)); b=$((a + SLOWPEER_PRE)); c=$((b + SLOWPEER_SLOW)); d=$((c + SLOWPEER_POST))
+    slow_ms=$(python3 -c "print($SERVICE_MS*$SLOWPEER_FACTOR)")
+    # The slow phase is the slow backend's service time x FACTOR, switched on the generator's clock.
+    GEN_EXTRA=(--guard-sample "http://127.0.0.1:$ADMIN_PORT/stats/prometheus" --guard-ms 50 --guard-out "$DIR/guard-slowpeer-r$RUN.tsv"
+               --at "$b,http://127.0.0.1:$SLOW_PORT/__service?ms=$slow_ms" --at "$c,http://127.0.0.1:$SLOW_PORT/__service?ms=$SERVICE_MS")
+    r=$(rate "$SLOWPEER_RATE")
+    gen "slowpeer-r$RUN" "$d" "warm,/api/w,$r,0,$WARM" "warmslow,/slow/w,$r,0,$WARM" \
+      "fast-before,/api/before,$r,$a,$b" "slow-before,/slow/before,$r,$a,$b" \
+      "fast-during,/api/during,$r,$b,$c" "slow-during,/slow/during,$r,$b,$c" \
+      "fast-after,/api/after,$r,$c,$d" "slow-after,/slow/after,$r,$c,$d"
+    GEN_EXTRA=()
+    curl -s --max-time 5 "http://127.0.0.1:$SLOW_PORT/__service?ms=$SERVICE_MS" >/dev/null || true
+    stop_proxy "$TARGET"
+    cp "$DIR/policy-slowpeer-warm.json" "$DIR/policy-slowpeer.json"   # the next run's edge starts with the breaker off again
+  fi
 done
 
 # ------------------------------------------------------------------ report
@@ -391,13 +573,22 @@ REPORT=$RESULTS_DIR/overload-$TS.md
   printf 'phases\twarm-up %s s at 0.5 C, %s s per level, %s s apart; runs %s\n' "$WARM" "$PHASE" "$GAP" "$RUNS"
   printf 'haproxy\tserver maxconn %s, timeout queue %s ms\n' "$HAPROXY_MAXCONN" "$HAPROXY_QUEUE_MS"
   printf 'storm\tstart %s C, proxy %s C, continuation %s C, exempt %s C\n' "$STORM_START" "$STORM_PROXY" "$STORM_CONT" "$STORM_EXEMPT"
+  if want_s refusal; then
+    printf 'refusal\tedge on CPUs %s, generator and backend on CPUs %s; warm-up %s s at each level, then %s x C and %s x C, %s s each\n' \
+      "$REFUSAL_EDGE_CPUS" "$REFUSAL_LOAD_CPUS" "$REFUSAL_WARM" "$REFUSAL_LOW" "$REFUSAL_HIGH" "$PHASE"
+  fi
+  if want_s slowpeer; then
+    printf 'slowpeer\t%s x C per route; %s s / %s s (slow backend x %s) / %s s; outbound enforce, requestTimeoutMillis %s, breaker failureRatio 0.5 minCalls %s windowSeconds %s openSeconds %s probeCalls %s; inbound %s\n' \
+      "$SLOWPEER_RATE" "$SLOWPEER_PRE" "$SLOWPEER_SLOW" "$SLOWPEER_FACTOR" "$SLOWPEER_POST" "$SLOWPEER_TIMEOUT_MS" \
+      "$SLOWPEER_MIN_CALLS" "$SLOWPEER_WINDOW_S" "$SLOWPEER_OPEN_S" "$SLOWPEER_PROBES" "$SLOWPEER_INBOUND"
+  fi
   printf 'java\t%s\n' "$("$JAVA" -version 2>&1 | head -n 1)"
   printf 'nginx\t%s\n' "$(nginx -v 2>&1 | head -n 1 || true)"
   printf 'haproxy\t%s\n' "$(haproxy -v 2>&1 | head -n 1 || true)"
 } >"$DIR/facts.tsv"
 python3 "$LIB/overload_report.py" report "$RESULTS" "$DIR/facts.tsv" --samples-dir "$DIR" >"$REPORT"
 cp "$RESULTS" "${REPORT%.md}.jsonl"
-for f in "$DIR"/samples-step-r*.tsv; do [[ -f $f ]] && cp "$f" "$RESULTS_DIR/overload-$TS-$(basename "$f")"; done
+for f in "$DIR"/samples-step-r*.tsv "$DIR"/guard-slowpeer-r*.tsv; do [[ -f $f ]] && cp "$f" "$RESULTS_DIR/overload-$TS-$(basename "$f")"; done
 cat "$REPORT"
 log "report: $REPORT (raw: ${REPORT%.md}.jsonl)"
 FAILED=0

@@ -2,8 +2,10 @@
 """Helpers of bench/overload.sh (standard library only).
 
   overload_report.py record GEN.json --run N --scenario S --target T --capacity C [--samples TSV]
+                     [--guard-samples TSV]
       one JSON line: the generator's summary plus what the edge's /overload samples say
-      (limit, admitted concurrency, refusals per tier, executor lag) per stream window
+      (limit, admitted concurrency, refusals per tier, executor lag) per stream window, and the
+      outbound guard's breaker state changes and refusals per peer (slowpeer)
   overload_report.py line            one human-readable line per record read from stdin
   overload_report.py report RESULTS.jsonl FACTS.tsv [--samples-dir DIR]
       the Markdown report (medians over runs)
@@ -104,12 +106,52 @@ def recovery(rows, pre_a, pre_b, end_at):
     return {"pre_limit": ref, "recovered_90_s": t, "limit_at_end": after[-1]["limit"] if after else None}
 
 
+BREAKER = {0: "closed", 1: "open", 2: "half-open"}
+
+
+def read_guard(path):
+    """The GuardSampler TSV: {peer: [(t_s, state, in_flight, waiting, breaker_open, queue_full, queue_timeout)]}."""
+    peers = {}
+    with open(path) as f:
+        next(f, None)
+        for line in f:
+            p = line.rstrip("\n").split("\t")
+            if len(p) < 8 or p[1] == "-":
+                continue
+            peers.setdefault(p[1], []).append((int(p[0]) / 1000.0,) + tuple(int(x) for x in p[2:8]))
+    return peers
+
+
+def guard_summary(peers, streams):
+    """Per peer: the breaker's state changes (time, state), the most calls in flight / waiting, and
+    the enforce refusals by reason over each stream's window."""
+    out = {}
+    for peer, rows in peers.items():
+        changes, last = [], None
+        for r in rows:
+            if r[1] != last:
+                changes.append((round(r[0], 3), r[1]))
+                last = r[1]
+        windows = {}
+        for s in streams:
+            w = [r for r in rows if s["from_s"] <= r[0] <= s["to_s"] + 0.3]
+            if len(w) >= 2:
+                windows[s["name"]] = {"breaker_open": w[-1][4] - w[0][4], "queue_full": w[-1][5] - w[0][5],
+                                      "queue_timeout": w[-1][6] - w[0][6],
+                                      "max_in_flight": max(r[2] for r in w), "max_waiting": max(r[3] for r in w)}
+        out[peer] = {"changes": changes, "samples": len(rows), "windows": windows}
+    return out
+
+
 def cmd_record(a):
     with open(a.gen) as f:
         g = json.load(f)
     rec = {"kind": "gen", "run": a.run, "scenario": a.scenario, "target": a.target, "capacity": a.capacity,
            "label": g.get("label"), "accounted": g["accounted"], "peak_conns": g["peak_conns"],
-           "pacer_max_late_ms": g["pacer_max_late_ms"], "streams": g["streams"]}
+           "pacer_max_late_ms": g["pacer_max_late_ms"], "streams": g["streams"],
+           "timed_gets": g.get("timed_gets", [])}
+    if a.guard_samples:
+        rec["guard"] = guard_summary(read_guard(a.guard_samples), g["streams"])
     if a.samples:
         rows = read_samples(a.samples)
         rec["samples"] = len(rows)
@@ -187,13 +229,116 @@ def cmd_line(_):
             continue
         parts = [f"{r['target']} {r['label']}: accounted={r['accounted']}"]
         for s in r["streams"]:
-            if s["name"] == "warm":
+            if s["name"].startswith("warm"):
                 continue
             parts.append(f"{s['name']}: goodput {100 * s.get('goodput_steady_rps', s['goodput_rps']) / r['capacity']:.0f}%C "
                          f"ok {s['ok']}/{s['scheduled']} 503 {s['refused_503']} to {s['timeout']} err {s['error']} "
                          f"p50 {s['ok_p50_ms']} p99 {s['ok_p99_ms']} ref-p99 {s['refused_p99_ms']} "
                          f"cpu {s['target_cpu_ms']}ms lim {s.get('limit_median')}")
+        if r.get("guard"):
+            for peer, gd in sorted(r["guard"].items()):
+                parts.append(f"breaker {peer}: " + " ".join(f"{t:.1f}s={BREAKER.get(st, st)}" for t, st in gd["changes"]))
         print(" | ".join(parts))
+
+
+def refusal_cost(r):
+    """Refusal scenario, one run: CPU per proxied request (low phase: edge CPU / requests served),
+    CPU per refusal (high phase: (edge CPU - served x CPU per proxied request) / refusals), in µs.
+    Served = every answer that is not an admission refusal (503 + Retry-After)."""
+    st = {s["name"]: s for s in r["streams"]}
+    lo, hi = st.get("low"), st.get("high")
+    if not lo or not hi:
+        return None
+
+    def served(s):
+        return s["ok"] + s["other_status"] + s["refused_503"] - s["refused_with_retry_after"]
+
+    res = {"low_rate": lo["rate"], "high_rate": hi["rate"], "served_low": served(lo), "served_high": served(hi),
+           "refused": hi["refused_with_retry_after"], "refused_503": hi["refused_503"],
+           "ref_p50": hi["refused_p50_ms"], "ref_p99": hi["refused_p99_ms"],
+           "ref_send_p99": hi.get("refused_from_send_p99_ms"),
+           "idle_ms_s": (st["idle"]["target_cpu_ms"] / (st["idle"]["to_s"] - st["idle"]["from_s"])
+                         if "idle" in st and st["idle"]["target_cpu_ms"] >= 0 else None),
+           "send_lag_p99": hi["send_lag_p99_ms"], "low_p99": lo["ok_p99_ms"], "high_ok_p99": hi["ok_p99_ms"],
+           "goodput_high": 100 * hi.get("goodput_steady_rps", hi["goodput_rps"]) / r["capacity"],
+           "cpu_low_ms": lo["target_cpu_ms"], "cpu_high_ms": hi["target_cpu_ms"], "lag_ms": r.get("max_executor_lag_ms"),
+           "cpu_req_us": None, "cpu_ref_us": None, "ratio": None}
+    if lo["target_cpu_ms"] >= 0 and res["served_low"]:
+        res["cpu_req_us"] = lo["target_cpu_ms"] * 1000 / res["served_low"]
+        if hi["target_cpu_ms"] >= 0 and res["refused"]:
+            res["cpu_ref_us"] = (hi["target_cpu_ms"] * 1000 - res["served_high"] * res["cpu_req_us"]) / res["refused"]
+            res["ratio"] = res["cpu_ref_us"] / res["cpu_req_us"] if res["cpu_req_us"] > 0 else None
+    # The same with the idle CPU per second taken off both phases first (shown, not the verdict).
+    res["cpu_req_net_us"] = res["cpu_ref_net_us"] = None
+    if res["cpu_req_us"] is not None and res["idle_ms_s"] is not None:
+        lo_s, hi_s = lo["to_s"] - lo["from_s"], hi["to_s"] - hi["from_s"]
+        res["cpu_req_net_us"] = (lo["target_cpu_ms"] - res["idle_ms_s"] * lo_s) * 1000 / res["served_low"]
+        if res["refused"] and hi["target_cpu_ms"] >= 0:
+            res["cpu_ref_net_us"] = ((hi["target_cpu_ms"] - res["idle_ms_s"] * hi_s) * 1000
+                                     - res["served_high"] * res["cpu_req_net_us"]) / res["refused"]
+        # Valid only if the background is a minor part of the low phase and the refusal cost came out positive.
+        res["valid"] = res["idle_ms_s"] * lo_s < 0.5 * lo["target_cpu_ms"] and (res["cpu_ref_us"] or 0) > 0
+    else:
+        res["valid"] = (res["cpu_ref_us"] or 0) > 0
+    return res
+
+
+def slowpeer_view(r, open_s):
+    """Slowpeer scenario, one run: per phase the fast route's p50/p99 and the slow route's outcome,
+    the slow peer's breaker over time, and the verdicts."""
+    st = {s["name"]: s for s in r["streams"]}
+    phases = [p for p in ("before", "during", "after") if f"fast-{p}" in st and f"slow-{p}" in st]
+    if len(phases) < 3:
+        return None
+    fast = {p: st[f"fast-{p}"] for p in phases}
+    slow = {p: st[f"slow-{p}"] for p in phases}
+    t_slow, t_back = slow["during"]["from_s"], slow["during"]["to_s"]
+    g = (r.get("guard") or {})
+    ch_all = (g.get("slow") or {}).get("changes", [])
+    # From the slowdown on (the state in force at that moment first): what the breaker did about it.
+    before = [c for c in ch_all if c[0] < t_slow]
+    ch = ([(t_slow, before[-1][1])] if before else []) + [c for c in ch_all if c[0] >= t_slow]
+    opens = [t for t, s_ in ch if s_ == 1 and t > t_slow]
+    halfs = [t for t, s_ in ch if s_ == 2]
+    closes = [t for t, s_ in ch if s_ == 0 and t > t_back]
+    first_open_len = None
+    # Each open period (open -> half-open) against the configured back-off: the first opening after
+    # a close lasts openSeconds; the n-th re-opening in a row openSeconds x min(2^n, 10) x [0.8, 1).
+    periods, n, tol = [], 0, 0.15
+    for i, (t, s_) in enumerate(ch):
+        if s_ == 0:
+            n = 0
+        if s_ != 1 or t <= t_slow:
+            continue
+        nxt = next(((tt, ss) for tt, ss in ch[i + 1:] if ss != 1), None)
+        if nxt is None or nxt[1] != 2:
+            break
+        length = nxt[0] - t
+        if open_s:
+            o = float(open_s)
+            lo, hi = (o, o) if n == 0 else (o * min(2 ** n, 10) * 0.8, o * min(2 ** n, 10))
+            periods.append({"at": t - t_slow, "len": length, "lo": lo, "hi": hi,
+                            "ok": lo - tol <= length <= hi + tol})
+        n += 1
+    if periods:
+        first_open_len = periods[0]["len"]
+    fast_states = {s_ for _, s_ in (g.get("fast") or {}).get("changes", [])}
+    verdict = {}
+    for k in ("ok_p50_ms", "ok_p99_ms"):
+        b, d, a_ = (float(fast[p][k]) if fast[p][k] is not None else None for p in phases)
+        if None in (b, d, a_) or b <= 0:
+            verdict[k] = None
+            continue
+        noise = abs(a_ - b) / b
+        allowed = max(0.10, noise)
+        verdict[k] = {"before": b, "during": d, "after": a_, "change": (d - b) / b, "noise": noise,
+                      "allowed": allowed, "met": abs(d - b) / b <= allowed}
+    return {"phases": phases, "fast": fast, "slow": slow, "t_slow": t_slow, "t_back": t_back, "changes": ch,
+            "opens": opens, "half_opens": halfs, "closes": closes, "first_open_s": first_open_len,
+            "open_s": open_s, "fast_breaker_states": sorted(fast_states), "verdict": verdict,
+            "guard": g, "periods": periods, "opened_after_s": (opens[0] - t_slow) if opens else None,
+            "closed_after_s": (closes[0] - t_back) if closes else None,
+            "breaker_met": bool(opens) and bool(halfs) and bool(periods) and all(p["ok"] for p in periods)}
 
 
 def cmd_report(a):
@@ -205,8 +350,10 @@ def cmd_report(a):
     w = out.append
     w("# Overload benchmark (bench/overload.sh)\n")
     w("| fact | value |\n|---|---|")
+    facts = {}
     for line in open(a.facts):
         k, _, v = line.rstrip("\n").partition("\t")
+        facts[k] = v
         w(f"| {k} | {v} |")
     w("")
     acc = all(r["accounted"] for r in gens)
@@ -322,6 +469,121 @@ def cmd_report(a):
                   f"{erp} | {s['ok_p99_ms']} |")
         w("")
 
+    # ---- refusal cost
+    spec = []   # (target, measured, verdict) lines of the SPEC §8 table
+    rf = [(r, refusal_cost(r)) for r in gens if r["scenario"] == "refusal"]
+    rf = [(r, c) for r, c in rf if c]
+    if rf:
+        w("## Refusal cost (edge enforce, pinned apart from the load)\n")
+        w(f"The edge alone on its CPUs, generator and backend on others ({facts.get('refusal', '')}). "
+          "CPU per proxied request = edge CPU over the low phase / requests served; CPU per refusal = (edge CPU over "
+          "the high phase − served × CPU per proxied request) / refusals (503 with Retry-After); CPU from "
+          "`/proc/<pid>/stat` at 10 ms resolution, sampled every 100 ms, and it includes the edge's fixed background "
+          "CPU (the idle column: edge CPU per second at 1 request/s just before the low phase — if it is a large part of the "
+          "low phase's CPU, the proxied cost is inflated and the ratio flattered). Refusal latency from the scheduled send time "
+          "(the target); \"from the write\" and the send lag tell how much of it is the generator's own lateness.\n")
+        w("| run | low load | served | CPU ms | CPU µs / proxied request | high load | served | refused (RA) | CPU ms | "
+          "CPU µs / refusal | ratio | refusal p50 / p99 ms | refusal p99 from the write ms | generator send lag p99 ms | 2xx p99 ms (low / high) | goodput at high % C | idle edge CPU ms/s | net of idle: µs / proxied, µs / refusal | max executor lag ms |")
+        w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for r, c in rf:
+            w(f"| {r['run']} | {c['low_rate']:.0f}/s | {c['served_low']} | {fmt(c['cpu_low_ms'], 0)} | {fmt(c['cpu_req_us'], 1)} | "
+              f"{c['high_rate']:.0f}/s | {c['served_high']} | {c['refused']} | {fmt(c['cpu_high_ms'], 0)} | {fmt(c['cpu_ref_us'], 1)} | "
+              f"{fmt(c['ratio'] and 100 * c['ratio'], 0)} % | {c['ref_p50']} / {c['ref_p99']} | {c['ref_send_p99']} | {c['send_lag_p99']} | "
+              f"{c['low_p99']} / {c['high_ok_p99']} | {c['goodput_high']:.0f} | {fmt(c['idle_ms_s'], 1)} | "
+              f"{fmt(c['cpu_req_net_us'], 1)}, {fmt(c['cpu_ref_net_us'], 1)} | {fmt(c['lag_ms'], 0)} |")
+        w("")
+        p99 = med([float(c["ref_p99"]) for _, c in rf if c["ref_p99"] is not None])
+        ratio = med([c["ratio"] for _, c in rf])
+        ref_us = med([c["cpu_ref_us"] for _, c in rf])
+        req_us = med([c["cpu_req_us"] for _, c in rf])
+        spec.append(("refusal (503 + Retry-After) p99 ≤ 1 ms at 10 × C, edge pinned apart",
+                     f"p99 {fmt(p99, 2)} ms (median of {len(rf)} run(s))",
+                     "–" if p99 is None else ("**met**" if p99 <= 1.0 else "**not met**")))
+        spec.append(("refusal CPU ≤ 30 % of a proxied request's edge CPU",
+                     f"{fmt(ref_us, 1)} µs per refusal vs {fmt(req_us, 1)} µs per proxied request = {fmt(ratio and 100 * ratio, 0)} %",
+                     "–" if ratio is None else
+                     ("**not measured**: the idle edge's CPU is half or more of the low phase's, or the refusal cost "
+                      "came out ≤ 0 (JIT or neighbours; warm longer: REFUSAL_WARM)" if not all(c["valid"] for _, c in rf)
+                      else "**met**" if ratio <= 0.30 else "**not met**")))
+
+    # ---- slow peer
+    open_s = None
+    for part in facts.get("slowpeer", "").split(","):
+        if "openSeconds" in part:
+            open_s = part.split("openSeconds")[1].split()[0]
+    sp = [(r, slowpeer_view(r, open_s)) for r in gens if r["scenario"] == "slowpeer"]
+    sp = [(r, v) for r, v in sp if v]
+    if sp:
+        w("## Slow peer (outbound guard enforce, breaker on)\n")
+        w(f"Set-up: {facts.get('slowpeer', '')}. Two clusters on one edge: `fast` (the backend) and `slow` (a second "
+          "backend whose service time is multiplied in the `during` phase and restored for `after`). Latencies in ms "
+          "from the scheduled send time. Met = the fast route's p50 and p99 during the slow phase within 10 % of "
+          "before, or within the before/after difference if that noise is larger.\n")
+        w("| run | phase | fast 2xx % | fast p50 | fast p99 | slow 2xx % | slow p99 ok | slow 503 (guard) % | slow 504 % | slow timeouts+errors % | slow guard refusals: breaker_open / queue_full / queue_timeout | slow max in flight / waiting |")
+        w("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for r, v in sp:
+            gw = ((v["guard"].get("slow") or {}).get("windows") or {})
+            for p in v["phases"]:
+                f_, s_ = v["fast"][p], v["slow"][p]
+                n = max(1, s_["scheduled"])
+                x504 = (s_.get("other_by_status") or {}).get("504", 0)
+                gwp = gw.get(f"slow-{p}") or {}
+                w(f"| {r['run']} | {p} | {100 * f_['ok'] / max(1, f_['scheduled']):.2f} | {f_['ok_p50_ms']} | {f_['ok_p99_ms']} | "
+                  f"{100 * s_['ok'] / n:.1f} | {s_['ok_p99_ms']} | {100 * s_['refused_503'] / n:.1f} | {100 * x504 / n:.1f} | "
+                  f"{100 * (s_['timeout'] + s_['error'] + s_['expired_unsent']) / n:.1f} | "
+                  f"{gwp.get('breaker_open', '–')} / {gwp.get('queue_full', '–')} / {gwp.get('queue_timeout', '–')} | "
+                  f"{gwp.get('max_in_flight', '–')} / {gwp.get('max_waiting', '–')} |")
+        w("")
+        w("The slow peer's breaker over time (`http_client_guard_breaker_state{peer=\"slow\"}` sampled every 50 ms; "
+          "times in s from the start of the slow phase; a half-open round shorter than 50 ms can be missed):\n")
+        for r, v in sp:
+            tl = ", ".join(f"{t - v['t_slow']:+.2f} {BREAKER.get(st_, st_)}" for t, st_ in v["changes"]) or "no samples"
+            w(f"- run {r['run']}: {tl}")
+            per = ", ".join(f"{p_['len']:.2f} s (expected {p_['lo']:.1f}–{p_['hi']:.1f}{'' if p_['ok'] else ', OUTSIDE'})"
+                            for p_ in v["periods"]) or "–"
+            w(f"  - from the slowdown on: opened {len(v['opens'])}× (first {fmt(v['opened_after_s'], 2)} s after it), "
+              f"half-open {len(v['half_opens'])}×; open periods {per} (openSeconds {v['open_s'] or '–'}, back-off "
+              f"×min(2ⁿ, 10)×[0.8, 1) after n failed probes, ±0.15 s for the sampling); closed "
+              + (f"{v['closed_after_s']:.2f} s after the backend recovered" if v["closed_after_s"] is not None
+                 else "not seen before the run ended (lengthen SLOWPEER_POST)")
+              + f"; the `fast` peer's breaker states over the whole run: "
+              f"{', '.join(BREAKER.get(x, str(x)) for x in v['fast_breaker_states']) or '–'}")
+        w("")
+        w("| run | fast | before | during | after | change during | noise (after vs before) | allowed | verdict |")
+        w("|---|---|---|---|---|---|---|---|---|")
+        for r, v in sp:
+            for k, lbl in (("ok_p50_ms", "p50"), ("ok_p99_ms", "p99")):
+                d = v["verdict"].get(k)
+                if not d:
+                    w(f"| {r['run']} | {lbl} | – | – | – | – | – | – | – |")
+                    continue
+                w(f"| {r['run']} | {lbl} | {d['before']:.1f} | {d['during']:.1f} | {d['after']:.1f} | {100 * d['change']:+.1f} % | "
+                  f"{100 * d['noise']:.1f} % | {100 * d['allowed']:.0f} % | "
+                  f"{'**met**' if d['met'] else '**not met**' + (' (lower during: before/after disturbed)' if d['change'] < 0 else '')} |")
+        w("")
+        iso = [all(d and d["met"] for d in v["verdict"].values()) for _, v in sp]
+        cells = "; ".join(
+            f"run {r['run']}: p50 {v['verdict']['ok_p50_ms']['change'] * 100:+.1f} %, p99 {v['verdict']['ok_p99_ms']['change'] * 100:+.1f} %"
+            for r, v in sp if v["verdict"].get("ok_p50_ms") and v["verdict"].get("ok_p99_ms"))
+        spec.append(("slow peer (×10): the other cluster's p50/p99 unchanged (within 10 % or the measured noise)",
+                     cells or "–", "**met**" if iso and all(iso) else "**not met**"))
+        bm = [v["breaker_met"] for _, v in sp]
+        spec.append(("slow peer: the breaker opens and half-opens as configured",
+                     "; ".join(f"run {r['run']}: opened {fmt(v['opened_after_s'], 2)} s after the slowdown, "
+                               f"{len(v['opens'])} open periods ({sum(p_['ok'] for p_ in v['periods'])} of {len(v['periods'])} as configured), "
+                               f"half-open {len(v['half_opens'])}×, closed "
+                               + (f"{v['closed_after_s']:.2f} s after recovery" if v["closed_after_s"] is not None else "not seen")
+                               for r, v in sp),
+                     "**met**" if all(bm) else "**not met**"))
+
+    if spec:
+        w("## SPEC §8 targets (the scenarios of this run that measure one)\n")
+        w("| target | measured | verdict |")
+        w("|---|---|---|")
+        for t, m, v in spec:
+            w(f"| {t} | {m} | {v} |")
+        w("")
+
     if ends:
         w("## Proxy processes\n")
         w("| run | scenario | target | RSS at end (MiB) | alive at end | OutOfMemoryError lines |")
@@ -342,6 +604,7 @@ def main():
     r.add_argument("--target", required=True)
     r.add_argument("--capacity", type=float, required=True)
     r.add_argument("--samples")
+    r.add_argument("--guard-samples")
     sub.add_parser("line")
     rp = sub.add_parser("report")
     rp.add_argument("results")

@@ -78,7 +78,10 @@ import org.HdrHistogram.Histogram;
  * <p><b>Sampling.</b> {@code --sample URL --sample-ms 50 --sample-out FILE} polls the edge's admin
  * {@code /overload} JSON every 50 ms and writes {@code t_ms limit in_flight refused...} lines (time
  * relative to the same start as the schedule); {@code --prom URL} adds the executor lag from
- * {@code /stats/prometheus} (every 20th sample).
+ * {@code /stats/prometheus} (every 20th sample). {@code --guard-sample URL --guard-ms 50 --guard-out FILE}
+ * polls {@code /stats/prometheus} for the outbound guard's series per peer (breaker state, in
+ * flight, waiting, refusals; {@link GuardSampler}). {@code --at T_S,URL} (repeatable) sends a GET to a
+ * 127.0.0.1 URL T_S seconds after the start ({@link TimedGets}; e.g. a backend's run-time knob).
  *
  * <p>Output: a JSON summary on stdout (and {@code --out FILE}), per-second series with
  * {@code --series FILE}. Only 127.0.0.1 / localhost targets are accepted; the run is bounded by its
@@ -111,6 +114,7 @@ public final class OpenLoopLoad {
     final Map<Integer, AtomicLong> otherByStatus = new ConcurrentHashMap<>();
     final Histogram okLatency = new Histogram(1, 120_000_000, 3);       // micros
     final Histogram refusedLatency = new Histogram(1, 120_000_000, 3);
+    final Histogram refusedFromSend = new Histogram(1, 120_000_000, 3);   // written -> answered
     final Histogram sendLag = new Histogram(1, 120_000_000, 3);
     final AtomicLongArray okPerSec;
     final AtomicLongArray okSloPerSec;
@@ -132,6 +136,7 @@ public final class OpenLoopLoad {
   static final class Req {
     final StreamStats stats;
     final long schedNanos;
+    long sentNanos;
     boolean done;
     ScheduledFuture<?> timer;
 
@@ -154,7 +159,11 @@ public final class OpenLoopLoad {
   private long t0;
   private int seconds;
   private CpuWatch cpu = new CpuWatch(new long[0]);
+  private TimedGets timedGets = new TimedGets(List.of());
   private Loop[] loops;
+  private String guardSample;
+  private long guardMs;
+  private Path guardOut;
 
   private OpenLoopLoad(String host, int port, long timeoutNanos, long sloNanos, int maxConns) {
     this.host = host;
@@ -227,6 +236,7 @@ public final class OpenLoopLoad {
         return;
       }
       ch.attr(REQ).set(r);
+      r.sentNanos = now;
       r.stats.sent.incrementAndGet();
       record(r.stats.sendLag, now - r.schedNanos);
       DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, r.stats.spec.path());
@@ -355,6 +365,7 @@ public final class OpenLoopLoad {
           s.refusedRetryAfter.incrementAndGet();
         }
         record(s.refusedLatency, lat);
+        record(s.refusedFromSend, now - r.sentNanos);
       }
       case OTHER -> {
         s.other.incrementAndGet();
@@ -382,7 +393,8 @@ public final class OpenLoopLoad {
     System.err.println("OpenLoopLoad: " + msg);
     System.err.println("usage: OpenLoopLoad --target http://127.0.0.1:PORT --stream NAME,PATH,RATE,FROM_S,TO_S [--stream ...]\n"
         + "  [--timeout-ms 2000] [--slo-ms 1000] [--max-conns 6000] [--threads 2]\n"
-        + "  [--sample URL --sample-ms 50 --sample-out FILE] [--prom URL] [--out FILE] [--series FILE] [--label TEXT]");
+        + "  [--sample URL --sample-ms 50 --sample-out FILE] [--prom URL] [--out FILE] [--series FILE] [--label TEXT]\n"
+        + "  [--cpu-pids PID,...] [--guard-sample PROM_URL --guard-ms 50 --guard-out FILE] [--at T_S,URL ...]");
     System.exit(2);
   }
 
@@ -401,6 +413,10 @@ public final class OpenLoopLoad {
     Path series = null;
     String label = "";
     String cpuPidList = null;
+    String guardSample = null;
+    long guardMs = 50;
+    Path guardOut = null;
+    List<TimedGets.At> ats = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       if (i + 1 >= args.length) {
@@ -428,6 +444,16 @@ public final class OpenLoopLoad {
         case "--series" -> series = Path.of(v);
         case "--label" -> label = v;
         case "--cpu-pids" -> cpuPidList = v;
+        case "--guard-sample" -> guardSample = v;
+        case "--guard-ms" -> guardMs = Long.parseLong(v);
+        case "--guard-out" -> guardOut = Path.of(v);
+        case "--at" -> {
+          int c = v.indexOf(',');
+          if (c < 0) {
+            usage("--at wants T_S,URL, got " + v);
+          }
+          ats.add(new TimedGets.At(Double.parseDouble(v.substring(0, c)), v.substring(c + 1)));
+        }
         default -> usage("unknown option " + a);
       }
     }
@@ -438,10 +464,20 @@ public final class OpenLoopLoad {
     if (!"127.0.0.1".equals(u.getHost()) && !"localhost".equals(u.getHost())) {
       usage("only 127.0.0.1 / localhost targets are allowed, not " + u.getHost());
     }
-    for (String s : new String[] {sample, prom}) {
-      if (s != null && !URI.create(s).getHost().equals("127.0.0.1") && !URI.create(s).getHost().equals("localhost")) {
-        usage("only 127.0.0.1 / localhost sample URLs are allowed");
+    List<String> urls = new ArrayList<>(java.util.Arrays.asList(sample, prom, guardSample));
+    ats.forEach(x -> urls.add(x.url()));
+    for (String s : urls) {
+      if (s != null && !"127.0.0.1".equals(URI.create(s).getHost()) && !"localhost".equals(URI.create(s).getHost())) {
+        usage("only 127.0.0.1 / localhost sample and --at URLs are allowed");
       }
+    }
+    for (TimedGets.At x : ats) {
+      if (x.atS() < 0 || x.atS() > 600) {
+        usage("--at: need 0 <= T_S <= 600");
+      }
+    }
+    if (guardMs < 10 || guardMs > 10_000) {
+      usage("guard-ms 10..10000");
     }
     double end = 0;
     long total = 0;
@@ -467,6 +503,10 @@ public final class OpenLoopLoad {
     for (StreamSpec s : specs) {
       g.streams.add(new StreamStats(s, g.seconds));
     }
+    g.timedGets = new TimedGets(ats);
+    g.guardSample = guardSample;
+    g.guardMs = guardMs;
+    g.guardOut = guardOut;
     g.run(end, threads, sample, prom, sampleMs, sampleOut, out, series, label);
   }
 
@@ -491,6 +531,16 @@ public final class OpenLoopLoad {
     if (sample != null && sampleOut != null) {
       samplerThread = EdgeSampler.thread(sample, prom, sampleMs, sampleOut, t0, endNanos + 1_000_000_000L);
       samplerThread.start();
+    }
+    Thread guardThread = null;
+    if (guardSample != null && guardOut != null) {
+      guardThread = GuardSampler.thread(guardSample, guardMs, guardOut, t0, endNanos + 1_000_000_000L);
+      guardThread.start();
+    }
+    Thread atThread = null;
+    if (timedGets.any()) {
+      atThread = timedGets.thread(t0);
+      atThread.start();
     }
     // The pacer: merge the streams' schedules, always sending the earliest due request next.
     int n = streams.size();
@@ -542,9 +592,11 @@ public final class OpenLoopLoad {
       samplerThread.interrupt();
       samplerThread.join(2000);
     }
-    if (cpuThread != null) {
-      cpuThread.interrupt();
-      cpuThread.join(2000);
+    for (Thread th : new Thread[] {cpuThread, guardThread, atThread}) {
+      if (th != null) {
+        th.interrupt();
+        th.join(2000);
+      }
     }
     String json = summary(label, endS, maxPacerLateNanos, stillOutstanding);
     System.out.println(json);
@@ -643,7 +695,8 @@ public final class OpenLoopLoad {
               + "\"expired_unsent\":%d,\"waited_for_conn\":%d,\"accounted\":%s,"
               + "\"ok_rps\":%.1f,\"goodput_rps\":%.1f,\"goodput_steady_rps\":%.1f,\"success_ratio\":%.5f,"
               + "\"ok_p50_ms\":%s,\"ok_p90_ms\":%s,\"ok_p99_ms\":%s,\"ok_p999_ms\":%s,\"ok_max_ms\":%s,"
-              + "\"refused_p50_ms\":%s,\"refused_p99_ms\":%s,\"send_lag_p99_ms\":%s,\"send_lag_max_ms\":%s,"
+              + "\"refused_p50_ms\":%s,\"refused_p99_ms\":%s,\"refused_from_send_p50_ms\":%s,\"refused_from_send_p99_ms\":%s,"
+              + "\"send_lag_p99_ms\":%s,\"send_lag_max_ms\":%s,"
               + "\"target_cpu_ms\":%.1f}",
           s.spec.name(), s.spec.path(), s.spec.rate(), s.spec.fromS(), s.spec.toS(),
           s.spec.count(), s.scheduled.get(), s.sent.get(), sum, s.ok.get(), s.okInSlo.get(), s.refused.get(),
@@ -652,10 +705,12 @@ public final class OpenLoopLoad {
           s.ok.get() / window, s.okInSlo.get() / window, steadyGoodput(s),
           s.scheduled.get() == 0 ? 0.0 : (double) s.ok.get() / s.scheduled.get(),
           pct(s.okLatency, 50), pct(s.okLatency, 90), pct(s.okLatency, 99), pct(s.okLatency, 99.9), pct(s.okLatency, 100),
-          pct(s.refusedLatency, 50), pct(s.refusedLatency, 99), pct(s.sendLag, 99), pct(s.sendLag, 100),
+          pct(s.refusedLatency, 50), pct(s.refusedLatency, 99), pct(s.refusedFromSend, 50), pct(s.refusedFromSend, 99),
+          pct(s.sendLag, 99), pct(s.sendLag, 100),
           !cpu.watching() ? -1.0 : cpu.millisBetween(t0 + (long) (s.spec.fromS() * 1e9), t0 + (long) (s.spec.toS() * 1e9))));
     }
-    b.append("],\"accounted\":").append(allAccounted).append('}');
+    b.append("],\"timed_gets\":").append(timedGets.json());
+    b.append(",\"accounted\":").append(allAccounted).append('}');
     return b.toString();
   }
 
