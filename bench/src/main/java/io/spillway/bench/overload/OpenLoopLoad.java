@@ -37,11 +37,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
@@ -90,47 +88,6 @@ import org.HdrHistogram.Histogram;
 public final class OpenLoopLoad {
 
   static final AttributeKey<Req> REQ = AttributeKey.valueOf("openloop.req");
-
-  record StreamSpec(String name, String path, double rate, double fromS, double toS) {
-    long count() {
-      return (long) Math.floor((toS - fromS) * rate);
-    }
-  }
-
-  /** Counters of one stream; updated from the event loops. */
-  static final class StreamStats {
-    final StreamSpec spec;
-    final AtomicLong scheduled = new AtomicLong();
-    final AtomicLong sent = new AtomicLong();
-    final AtomicLong ok = new AtomicLong();
-    final AtomicLong okInSlo = new AtomicLong();
-    final AtomicLong refused = new AtomicLong();
-    final AtomicLong refusedRetryAfter = new AtomicLong();
-    final AtomicLong other = new AtomicLong();
-    final AtomicLong timeout = new AtomicLong();
-    final AtomicLong error = new AtomicLong();
-    final AtomicLong expiredUnsent = new AtomicLong();
-    final AtomicLong waitedForConn = new AtomicLong();
-    final Map<Integer, AtomicLong> otherByStatus = new ConcurrentHashMap<>();
-    final Histogram okLatency = new Histogram(1, 120_000_000, 3);       // micros
-    final Histogram refusedLatency = new Histogram(1, 120_000_000, 3);
-    final Histogram refusedFromSend = new Histogram(1, 120_000_000, 3);   // written -> answered
-    final Histogram sendLag = new Histogram(1, 120_000_000, 3);
-    final AtomicLongArray okPerSec;
-    final AtomicLongArray okSloPerSec;
-    final AtomicLongArray refusedPerSec;
-    final AtomicLongArray failPerSec;
-    final AtomicLongArray schedPerSec;
-
-    StreamStats(StreamSpec spec, int seconds) {
-      this.spec = spec;
-      okPerSec = new AtomicLongArray(seconds);
-      okSloPerSec = new AtomicLongArray(seconds);
-      refusedPerSec = new AtomicLongArray(seconds);
-      failPerSec = new AtomicLongArray(seconds);
-      schedPerSec = new AtomicLongArray(seconds);
-    }
-  }
 
   /** One request; touched only on its event loop after the pacer hands it over. */
   static final class Req {
@@ -279,6 +236,14 @@ public final class OpenLoopLoad {
   }
 
   enum Outcome { OK, REFUSED, OTHER, TIMEOUT, ERROR, EXPIRED_UNSENT }
+
+  private EventLoop[] loops() {
+    EventLoop[] out = new EventLoop[loops.length];
+    for (int i = 0; i < loops.length; i++) {
+      out[i] = loops[i].loop;
+    }
+    return out;
+  }
 
   private boolean tryReserveConnection() {
     while (true) {
@@ -519,7 +484,7 @@ public final class OpenLoopLoad {
     for (int i = 0; i < threads; i++) {
       loops[i] = new Loop(group.next(), epoll);
     }
-    preflight(threads);
+    Preflight.run(loops(), host, port, streams.get(0).spec.path(), 20);
     t0 = System.nanoTime() + 200_000_000L;   // a short lead so every thread is ready
     long endNanos = t0 + (long) (endS * 1e9);
     Thread samplerThread = null;
@@ -607,52 +572,6 @@ public final class OpenLoopLoad {
       writeSeries(series);
     }
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(3, TimeUnit.SECONDS);
-  }
-
-  /**
-   * Warms the generator before the clock starts (class loading, JIT of the send path, native
-   * transport): each event loop sends a few requests of the first stream on one connection, and
-   * these are not counted. Without it the first second shows the generator's own start-up as
-   * send lag. Bounded: 5 s at most.
-   */
-  private void preflight(int threads) throws InterruptedException {
-    String path = streams.get(0).spec.path();
-    java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(threads * 20);
-    for (Loop l : loops) {
-      l.loop.execute(() -> {
-        Bootstrap b = new Bootstrap().group(l.loop).channel(Epoll.isAvailable() ? EpollSocketChannel.class : NioSocketChannel.class)
-            .option(ChannelOption.TCP_NODELAY, true)
-            .handler(new ChannelInitializer<SocketChannel>() {
-              int left = 20;
-
-              @Override
-              protected void initChannel(SocketChannel ch) {
-                ch.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(1 << 20),
-                    new SimpleChannelInboundHandler<FullHttpResponse>() {
-                      @Override
-                      protected void channelRead0(ChannelHandlerContext ctx, FullHttpResponse msg) {
-                        done.countDown();
-                        if (--left > 0) {
-                          DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, path);
-                          req.headers().set(HttpHeaderNames.HOST, host);
-                          ctx.writeAndFlush(req);
-                        } else {
-                          ctx.close();
-                        }
-                      }
-                    });
-              }
-            });
-        b.connect(host, port).addListener((ChannelFuture f) -> {
-          if (f.isSuccess()) {
-            DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.GET, path);
-            req.headers().set(HttpHeaderNames.HOST, host);
-            f.channel().writeAndFlush(req);
-          }
-        });
-      });
-    }
-    done.await(5, TimeUnit.SECONDS);
   }
 
   private static String pct(Histogram h, double p) {
