@@ -105,8 +105,10 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   /** The request head arrived; {@code endStream} when it has no body. */
   void onRequestHeaders(RequestHeaders headers, boolean endStream) {
     started(headers, endStream);
-    if (config.headersWithUnderscores() != HttpConnectionManagerConfig.HeadersWithUnderscoresAction.ALLOW
-        && !underscoresAllowed(headers)) {
+    boolean http2 = downstream.isHttp2();
+    if (UnderscoreHeaders.refuses(headers.headers(), config.headersWithUnderscores(),
+        http2 ? stats.http2.droppedHeadersWithUnderscores : stats.http1.droppedHeadersWithUnderscores)) {
+      refuseUnderscores(http2);
       return;
     }
     RequestChecks refusal = RequestChecks.refusal(headers, config);
@@ -170,25 +172,10 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   }
 
   /**
-   * {@code headers_with_underscores_action} (not ALLOW), where Envoy's codecs apply it, before
-   * anything else reads the headers: DROP_HEADER removes each field whose name holds {@code _};
-   * REJECT_REQUEST refuses the request as a protocol error: on HTTP/1 a 400 after which the
-   * connection closes, on HTTP/2 a reset of the stream.
-   *
-   * @return whether the request goes on
+   * {@code headers_with_underscores_action: REJECT_REQUEST} refused the request (Envoy's codecs):
+   * on HTTP/1 a 400, after which the connection closes, on HTTP/2 a reset of the stream.
    */
-  private boolean underscoresAllowed(RequestHeaders headers) {
-    boolean http2 = downstream.isHttp2();
-    if (config.headersWithUnderscores() == HttpConnectionManagerConfig.HeadersWithUnderscoresAction.DROP_HEADER) {
-      int dropped = UnderscoreHeaders.drop(headers.headers());
-      if (dropped > 0) {
-        (http2 ? stats.http2.droppedHeadersWithUnderscores : stats.http1.droppedHeadersWithUnderscores).add(dropped);
-      }
-      return true;
-    }
-    if (!UnderscoreHeaders.present(headers.headers())) {
-      return true;
-    }
+  private void refuseUnderscores(boolean http2) {
     if (http2) {
       stats.http2.requestsRejectedWithUnderscoresInHeaders.inc();
       info.setResponseCodeDetails(HTTP2_UNEXPECTED_UNDERSCORE);
@@ -198,8 +185,8 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
       stats.downstreamCxProtocolError.inc();
       refuse(400, "Bad Request", HTTP1_UNEXPECTED_UNDERSCORE, ResponseFlag.DPE, null);
     }
-    return false;
   }
+
 
   /**
    * {@code path_with_escaped_slashes_action}, {@code normalize_path} and {@code merge_slashes}

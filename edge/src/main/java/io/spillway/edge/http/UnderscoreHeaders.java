@@ -1,6 +1,8 @@
 package io.spillway.edge.http;
 
 import io.netty.handler.codec.http.HttpHeaders;
+import io.spillway.edge.config.HttpConnectionManagerConfig.HeadersWithUnderscoresAction;
+import io.spillway.edge.stats.Counter;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -15,6 +17,27 @@ import java.util.Map;
  */
 final class UnderscoreHeaders {
   private UnderscoreHeaders() {
+  }
+
+  /**
+   * {@code headers_with_underscores_action} on a request's fields: DROP_HEADER removes them and
+   * counts them in {@code dropped}; REJECT_REQUEST refuses a request that holds one; ALLOW lets
+   * everything through.
+   *
+   * @return whether the request is refused
+   */
+  static boolean refuses(HttpHeaders headers, HeadersWithUnderscoresAction action, Counter dropped) {
+    return switch (action) {
+      case ALLOW -> false;
+      case DROP_HEADER -> {
+        int n = drop(headers);
+        if (n > 0) {
+          dropped.add(n);
+        }
+        yield false;
+      }
+      case REJECT_REQUEST -> present(headers);
+    };
   }
 
   /** Whether any field name holds {@code _}. */
