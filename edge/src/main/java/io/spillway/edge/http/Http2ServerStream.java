@@ -42,6 +42,8 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
   private final Http2ServerStreams connection;
   private final Http2Stream stream;
   private HttpStream request;
+  /** The write of the frame that ends the response, once one was made. */
+  private ChannelFuture responseEnd;
   private boolean reset;
   private final Http2Streams.Credit credit = new Http2Streams.Credit();
   /** Response body bytes written and not yet taken by the socket (only when high-memory resets need it). */
@@ -188,7 +190,7 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
     }
     Http2Headers out = Http2Fields.toFrame(response.headers(), 1);
     out.status(AsciiString.of(Integer.toString(response.status())));
-    connection.streams().writeHeaders(stream, out, endStream);
+    connection.streams().writeHeaders(stream, out, endStream, endStream ? responseEnd() : null);
   }
 
   @Override
@@ -208,15 +210,21 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
       data.release();
       return;
     }
+    ChannelPromise written = endStream ? responseEnd() : null;
     if (connection.tracksResponseBytes()) {
       int bytes = data.readableBytes();
       queuedResponseBytes += bytes;
-      ChannelPromise written = connection.streams().ctx().newPromise();
+      written = written == null ? connection.streams().ctx().newPromise() : written;
       written.addListener(new Written(bytes));
-      connection.streams().writeData(stream, data, endStream, written);
-    } else {
-      connection.streams().writeData(stream, data, endStream, null);
     }
+    connection.streams().writeData(stream, data, endStream, written);
+  }
+
+  /** The promise of the frame that ends the response: a reset after a complete response waits for it. */
+  private ChannelPromise responseEnd() {
+    ChannelPromise p = connection.streams().ctx().newPromise();
+    responseEnd = p;
+    return p;
   }
 
   /**
@@ -230,10 +238,10 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
       return;
     }
     if (trailers.isEmpty()) {
-      connection.streams().writeData(stream, io.netty.buffer.Unpooled.EMPTY_BUFFER, true, null);
+      connection.streams().writeData(stream, io.netty.buffer.Unpooled.EMPTY_BUFFER, true, responseEnd());
       return;
     }
-    connection.streams().writeTrailers(stream, trailers);
+    connection.streams().writeTrailers(stream, trailers, responseEnd());
   }
 
   @Override
@@ -300,8 +308,20 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
   public void requestFinished(HttpStream r, boolean requestBodyComplete) {
     connection.deadlines().disarm(this);
     if (!requestBodyComplete && !reset) {
+      // RFC 9113 §8.1: the response is complete, the rest of the request is not wanted. The reset
+      // waits for the response's last frame, which may still wait for window: a reset now would
+      // drop it.
       reset = true;
-      connection.streams().reset(stream, Http2Error.NO_ERROR);
+      ChannelFuture end = responseEnd;
+      if (end == null || end.isDone()) {
+        connection.streams().reset(stream, Http2Error.NO_ERROR);
+      } else {
+        end.addListener(f -> {
+          if (f.isSuccess() && stream.state() != Http2Stream.State.CLOSED) {
+            connection.streams().reset(stream, Http2Error.NO_ERROR);
+          }
+        });
+      }
     }
   }
 

@@ -99,7 +99,12 @@ public final class Http2Streams<S> {
   }
 
   public void writeHeaders(Http2Stream stream, Http2Headers headers, boolean endStream) {
-    codec.encoder().writeHeaders(ctx, stream.id(), headers, 0, endStream, quietPromise);
+    writeHeaders(stream, headers, endStream, null);
+  }
+
+  /** Writes HEADERS; {@code promise} (or none when null) completes once the frame is on the socket. */
+  public void writeHeaders(Http2Stream stream, Http2Headers headers, boolean endStream, ChannelPromise promise) {
+    codec.encoder().writeHeaders(ctx, stream.id(), headers, 0, endStream, promise == null ? quietPromise : promise);
     if (endStream) {
       flushSoon();
     }
@@ -121,8 +126,8 @@ public final class Http2Streams<S> {
   }
 
   /** Writes trailers, which end the stream. */
-  public void writeTrailers(Http2Stream stream, HttpHeaders trailers) {
-    writeHeaders(stream, Http2Fields.toFrame(trailers, 0), true);
+  public void writeTrailers(Http2Stream stream, HttpHeaders trailers, ChannelPromise promise) {
+    writeHeaders(stream, Http2Fields.toFrame(trailers, 0), true, promise);
   }
 
   public void reset(Http2Stream stream, Http2Error error) {

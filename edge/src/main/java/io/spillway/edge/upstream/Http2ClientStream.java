@@ -91,7 +91,7 @@ final class Http2ClientStream implements UpstreamStream {
     if (reset || stream == null) {
       return;
     }
-    connection.streams().writeTrailers(stream, trailers);
+    connection.streams().writeTrailers(stream, trailers, null);
   }
 
   @Override

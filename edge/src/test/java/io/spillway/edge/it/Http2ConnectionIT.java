@@ -57,6 +57,8 @@ class Http2ConnectionIT {
 
   private static String edgeYaml(String hcmExtra) {
     return bootstrap(hcmExtra, """
+        - match: { prefix: "/direct" }
+          direct_response: { status: 403, body: { inline_string: "denied" } }
         - match: { prefix: "/" }
           route: { cluster: origin, timeout: 30s }
         """, cluster("origin", "", origin.port()));
@@ -93,6 +95,21 @@ class Http2ConnectionIT {
   }
 
   // --- connection errors (RFC 9113 §5.4.1) ---------------------------------------------------
+
+  @Test
+  void aCompleteResponseToAnUnfinishedRequestArrivesWholeBeforeTheNoErrorReset() throws Exception {
+    RawHttp2 h2 = connect(defaults);
+    h2.headers(1, RawHttp2.request("POST", "/direct", "content-length", "100000"), false);
+    h2.data(1, new byte[100], false);
+    Frame head = h2.awaitFrame(f -> f.type() == Http2FrameTypes.HEADERS && f.streamId() == 1, WAIT).orElseThrow();
+    assertThat(head.headers().status().toString()).isEqualTo("403");
+    // RFC 9113 §8.1: the whole response (its body ends the stream), then RST_STREAM(NO_ERROR) for the rest.
+    Frame body = h2.awaitFrame(f -> f.streamId() == 1 && f.type() != Http2FrameTypes.HEADERS, WAIT).orElseThrow();
+    assertThat(body.type()).as(body.toString()).isEqualTo(Http2FrameTypes.DATA);
+    assertThat(new String(body.payload(), java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("denied");
+    assertThat(body.flags() & RawHttp2.END_STREAM).isNotZero();
+    assertThat(h2.awaitReset(1, WAIT).errorCode()).isEqualTo(Http2Error.NO_ERROR.code());
+  }
 
   @Test
   void dataOnStreamZeroIsAProtocolError() {
