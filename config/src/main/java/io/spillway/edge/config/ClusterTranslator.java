@@ -479,7 +479,7 @@ final class ClusterTranslator {
   }
 
   private static Http2Options upstreamHttp2(Http2ProtocolOptions options, FieldPath path) throws ConfigException {
-    return Http2OptionsTranslator.translate(options, path, Http2Options.UPSTREAM_DEFAULTS, java.util.Optional.empty());
+    return Http2OptionsTranslator.upstream(options, path);
   }
 
   private static HttpOptions typedHttpOptions(HttpProtocolOptions options, FieldPath path) throws ConfigException {

@@ -26,6 +26,9 @@ import java.util.OptionalInt;
  * @param streamErrorOnInvalidHttpMessage a malformed message (RFC 9113 §8.1.1: content-length
  *     mismatch, invalid header fields) resets only its stream; false (Envoy's default) closes the
  *     whole connection with GOAWAY(PROTOCOL_ERROR)
+ * @param allowConnect downstream only: SETTINGS_ENABLE_CONNECT_PROTOCOL is advertised and an
+ *     extended CONNECT (RFC 8441: {@code :protocol}, e.g. WebSocket over HTTP/2) is taken as an
+ *     upgrade to that protocol (default false: such a request is malformed)
  */
 public record Http2Options(
     long hpackTableSize,
@@ -37,7 +40,8 @@ public record Http2Options(
     int maxConsecutiveInboundFramesWithEmptyPayload,
     int maxInboundPriorityFramesPerStream,
     int maxInboundWindowUpdateFramesPerDataFrameSent,
-    boolean streamErrorOnInvalidHttpMessage) {
+    boolean streamErrorOnInvalidHttpMessage,
+    boolean allowConnect) {
 
   /** HTTP/2's own HPACK table size (RFC 7541 §4.2 / RFC 9113 §6.5.2). */
   public static final long DEFAULT_HPACK_TABLE_SIZE = 4096;
@@ -51,11 +55,11 @@ public record Http2Options(
    * minimum and what Envoy's own edge best practices configure.
    */
   public static final Http2Options DOWNSTREAM_DEFAULTS = new Http2Options(DEFAULT_HPACK_TABLE_SIZE, 100,
-      OptionalInt.empty(), OptionalInt.empty(), 10_000, 1_000, 1, 100, 10, false);
+      OptionalInt.empty(), OptionalInt.empty(), 10_000, 1_000, 1, 100, 10, false, false);
 
   /** Upstream: Envoy's defaults; the server's SETTINGS_MAX_CONCURRENT_STREAMS and the circuit breakers bound it. */
   public static final Http2Options UPSTREAM_DEFAULTS = new Http2Options(DEFAULT_HPACK_TABLE_SIZE, Integer.MAX_VALUE,
-      OptionalInt.empty(), OptionalInt.empty(), 10_000, 1_000, 1, 100, 10, false);
+      OptionalInt.empty(), OptionalInt.empty(), 10_000, 1_000, 1, 100, 10, false, false);
 
   public Http2Options {
     if (hpackTableSize < 0 || hpackTableSize > 0xFFFF_FFFFL) {

@@ -7,8 +7,8 @@ import java.util.OptionalInt;
 /**
  * {@code Http2ProtocolOptions} → {@link Http2Options}, for the connection manager and for clusters
  * (typed {@code explicit_http_config.http2_protocol_options} or the deprecated cluster field).
- * Ranges are Envoy's; {@code allow_connect} (extended CONNECT, RFC 8441: WebSocket over HTTP/2),
- * {@code allow_metadata}, {@code max_metadata_size},
+ * Ranges are Envoy's; {@code allow_connect} (extended CONNECT, RFC 8441: WebSocket over HTTP/2) is
+ * taken downstream and rejected on a cluster; {@code allow_metadata}, {@code max_metadata_size},
  * {@code custom_settings_parameters} and {@code connection_keepalive} are rejected, and
  * {@code use_oghttp2_codec} (a choice between Envoy's two codec implementations) is accepted and
  * has no effect: the edge has one HTTP/2 codec, Netty's.
@@ -20,24 +20,33 @@ final class Http2OptionsTranslator {
       "max_outbound_frames", "max_outbound_control_frames", "max_consecutive_inbound_frames_with_empty_payload",
       "max_inbound_priority_frames_per_stream", "max_inbound_window_update_frames_per_data_frame_sent",
       "stream_error_on_invalid_http_messaging", "override_stream_error_on_invalid_http_message",
-      "use_oghttp2_codec");
+      "use_oghttp2_codec", "allow_connect");
 
   private Http2OptionsTranslator() {}
 
+  /** A connection manager's options. */
+  static Http2Options downstream(Http2ProtocolOptions o, FieldPath path, Optional<Boolean> hcmStreamError)
+      throws ConfigException {
+    return translate(o, path, Http2Options.DOWNSTREAM_DEFAULTS, hcmStreamError, true);
+  }
+
+  /** A cluster's options. */
+  static Http2Options upstream(Http2ProtocolOptions o, FieldPath path) throws ConfigException {
+    return translate(o, path, Http2Options.UPSTREAM_DEFAULTS, Optional.empty(), false);
+  }
+
   /**
-   * @param defaults the side's defaults ({@link Http2Options#DOWNSTREAM_DEFAULTS} or
-   *     {@link Http2Options#UPSTREAM_DEFAULTS})
+   * @param defaults the side's defaults
    * @param hcmStreamError the connection manager's {@code stream_error_on_invalid_http_message}
    *     when set: it wins over the deprecated {@code stream_error_on_invalid_http_messaging} and
    *     loses to {@code override_stream_error_on_invalid_http_message}, as in Envoy
    */
   @SuppressWarnings("deprecation") // stream_error_on_invalid_http_messaging: deprecated, still accepted by Envoy
-  static Http2Options translate(Http2ProtocolOptions o, FieldPath path, Http2Options defaults,
-      Optional<Boolean> hcmStreamError) throws ConfigException {
-    if (o.getAllowConnect()) {
-      throw new ConfigException(path.field("allow_connect"), "allow_connect is not supported: extended CONNECT"
-          + " (RFC 8441, WebSocket over HTTP/2) is not implemented; WebSocket works over HTTP/1.1 upgrade_configs,"
-          + " and plain CONNECT needs only upgrade_configs CONNECT");
+  private static Http2Options translate(Http2ProtocolOptions o, FieldPath path, Http2Options defaults,
+      Optional<Boolean> hcmStreamError, boolean downstream) throws ConfigException {
+    if (o.getAllowConnect() && !downstream) {
+      throw new ConfigException(path.field("allow_connect"), "allow_connect is not supported on a cluster:"
+          + " the edge does not send upgrades (WebSocket or other) to HTTP/2 upstreams");
     }
     HTTP2_OPTIONS.check(o, path);
     long hpack = o.hasHpackTableSize()
@@ -69,6 +78,6 @@ final class Http2OptionsTranslator {
         ? o.getOverrideStreamErrorOnInvalidHttpMessage().getValue()
         : hcmStreamError.orElse(o.getStreamErrorOnInvalidHttpMessaging() || defaults.streamErrorOnInvalidHttpMessage());
     return new Http2Options(hpack, streams, streamWindow, connectionWindow, outbound, outboundControl, empty,
-        priority, windowUpdates, streamError);
+        priority, windowUpdates, streamError, o.getAllowConnect());
   }
 }

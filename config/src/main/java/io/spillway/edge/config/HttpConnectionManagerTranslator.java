@@ -202,8 +202,8 @@ final class HttpConnectionManagerTranslator {
   private static Http2Options http2(HttpConnectionManager hcm, FieldPath path) throws ConfigException {
     Optional<Boolean> streamError = hcm.hasStreamErrorOnInvalidHttpMessage()
         ? Optional.of(hcm.getStreamErrorOnInvalidHttpMessage().getValue()) : Optional.empty();
-    return Http2OptionsTranslator.translate(hcm.getHttp2ProtocolOptions(), path.field("http2_protocol_options"),
-        Http2Options.DOWNSTREAM_DEFAULTS, streamError);
+    return Http2OptionsTranslator.downstream(hcm.getHttp2ProtocolOptions(), path.field("http2_protocol_options"),
+        streamError);
   }
 
   private static HttpConnectionManagerConfig.Http1Options http1(HttpConnectionManager hcm, FieldPath path)

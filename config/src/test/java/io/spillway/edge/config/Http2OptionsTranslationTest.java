@@ -29,7 +29,7 @@ class Http2OptionsTranslationTest {
       use_oghttp2_codec: true
       """;
   private static final Http2Options ALL_FIELDS_OPTIONS = new Http2Options(0, 128, OptionalInt.of(65536),
-      OptionalInt.of(1048576), 500, 50, 3, 7, 2, true);
+      OptionalInt.of(1048576), 500, 50, 3, 7, 2, true, false);
 
   private static Http2Options downstream(String http2Yaml) throws ConfigException {
     return BootstrapYaml.minimal().hcm("http2_protocol_options:\n" + http2Yaml.indent(2))
@@ -53,7 +53,7 @@ class Http2OptionsTranslationTest {
 
     assertThat(d).isEqualTo(Http2Options.DOWNSTREAM_DEFAULTS);
     assertThat(d).isEqualTo(new Http2Options(4096, 100, OptionalInt.empty(), OptionalInt.empty(), 10_000, 1_000, 1,
-        100, 10, false));
+        100, 10, false, false));
     assertThat(downstream("{}")).isEqualTo(Http2Options.DOWNSTREAM_DEFAULTS);
   }
 
@@ -94,7 +94,7 @@ class Http2OptionsTranslationTest {
         """);
 
     assertThat(o).isEqualTo(new Http2Options(4294967295L, Integer.MAX_VALUE, OptionalInt.of(Integer.MAX_VALUE),
-        OptionalInt.of(65535), 1, 1, Integer.MAX_VALUE, 0, 1, false));
+        OptionalInt.of(65535), 1, 1, Integer.MAX_VALUE, 0, 1, false, false));
     assertThat(downstream("max_consecutive_inbound_frames_with_empty_payload: 0")
         .maxConsecutiveInboundFramesWithEmptyPayload()).isZero();
   }
@@ -127,10 +127,6 @@ class Http2OptionsTranslationTest {
   @Test
   void rejectsTheFieldsThatAreNotImplementedWithTheirPath() throws ConfigException {
     String h2 = HCM + ".http2_protocol_options.";
-    BootstrapYaml.minimal().hcm("http2_protocol_options: {allow_connect: true}")
-        .rejects(h2 + "allow_connect: allow_connect is not supported: extended CONNECT (RFC 8441, WebSocket over HTTP/2)"
-            + " is not implemented; WebSocket works over HTTP/1.1 upgrade_configs, and plain CONNECT needs only"
-            + " upgrade_configs CONNECT");
     BootstrapYaml.minimal().hcm("http2_protocol_options: {allow_metadata: true}")
         .rejects(h2 + "allow_metadata: allow_metadata is not supported");
     BootstrapYaml.minimal().hcm("http2_protocol_options: {connection_keepalive: {interval: 10s, timeout: 1s}}")
@@ -142,11 +138,20 @@ class Http2OptionsTranslationTest {
     typedCluster("{connection_keepalive: {interval: 10s, timeout: 1s}}")
         .rejects(TYPED_HTTP2 + ".connection_keepalive: connection_keepalive is not supported");
     BootstrapYaml.minimal().clusters("- {name: backend, http2_protocol_options: {allow_connect: true}}\n")
-        .rejects("static_resources.clusters[0].http2_protocol_options.allow_connect: allow_connect is not supported:"
-            + " extended CONNECT (RFC 8441, WebSocket over HTTP/2) is not implemented; WebSocket works over HTTP/1.1"
-            + " upgrade_configs, and plain CONNECT needs only upgrade_configs CONNECT");
+        .rejects("static_resources.clusters[0].http2_protocol_options.allow_connect: allow_connect is not supported"
+            + " on a cluster: the edge does not send upgrades (WebSocket or other) to HTTP/2 upstreams");
+    typedCluster("{allow_connect: true}")
+        .rejects(TYPED_HTTP2 + ".allow_connect: allow_connect is not supported on a cluster: the edge does not send"
+            + " upgrades (WebSocket or other) to HTTP/2 upstreams");
     // false is the proto default: not set, so not rejected.
     BootstrapYaml.minimal().hcm("http2_protocol_options: {allow_connect: false, allow_metadata: false}").translate();
+  }
+
+  @Test
+  void allowConnectEnablesExtendedConnectDownstream() throws ConfigException {
+    assertThat(downstream("allow_connect: true").allowConnect()).isTrue();
+    assertThat(downstream("{}").allowConnect()).isFalse();
+    assertThat(Http2Options.UPSTREAM_DEFAULTS.allowConnect()).isFalse();
   }
 
   @Test

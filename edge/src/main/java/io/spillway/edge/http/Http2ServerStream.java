@@ -13,6 +13,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.util.AsciiString;
 import io.spillway.edge.http.filter.DownstreamTls;
+import io.spillway.edge.http.message.ExtendedConnect;
 import io.spillway.edge.http.message.Http2Fields;
 import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
@@ -44,6 +45,8 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
   private HttpStream request;
   /** The write of the frame that ends the response, once one was made. */
   private ChannelFuture responseEnd;
+  /** The request is an extended CONNECT (RFC 8441), carried as an upgrade to its {@code :protocol}. */
+  private boolean extendedConnect;
   private boolean reset;
   private final Http2Streams.Credit credit = new Http2Streams.Credit();
   /** Response body bytes written and not yet taken by the socket (only when high-memory resets need it). */
@@ -80,7 +83,13 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
     String scheme = h.scheme() == null ? (hcm.tls() ? "https" : "http") : h.scheme().toString();
     HttpHeaders fields = Http2Fields.fromFrame(h);
     fields.remove(HttpHeaderNames.HOST);
-    if (method.equals("CONNECT")) {
+    CharSequence protocol = h.get(Http2Headers.PseudoHeaderName.PROTOCOL.value());
+    if (method.equals("CONNECT") && protocol != null) {
+      // RFC 8441 (checked by Http2ServerStreams): an upgrade to :protocol; DATA frames are the tunnel.
+      extendedConnect = true;
+      ExtendedConnect.toUpgrade(protocol.toString(), fields, worker().random());
+      method = ExtendedConnect.METHOD;
+    } else if (method.equals("CONNECT")) {
       // RFC 9113 §8.5 (checked by Http2ServerStreams): :authority and no path; DATA frames are the tunnel.
       request.onRequestHeaders(new RequestHeaders(method, scheme, authority.toString(), "", fields), endStream);
       return;
@@ -188,8 +197,10 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
     if (closed()) {
       return;
     }
+    int status = extendedConnect ? ExtendedConnect.toConnectResponse(response.status(), response.headers())
+        : response.status();
     Http2Headers out = Http2Fields.toFrame(response.headers(), 1);
-    out.status(AsciiString.of(Integer.toString(response.status())));
+    out.status(AsciiString.of(Integer.toString(status)));
     connection.streams().writeHeaders(stream, out, endStream, endStream ? responseEnd() : null);
   }
 

@@ -85,19 +85,29 @@ final class Http2ServerStreams extends Http2FrameAdapter {
   }
 
   /**
-   * RFC 9113 §8.5: a CONNECT has {@code :authority} and neither {@code :scheme} nor {@code :path};
-   * {@code :protocol} (extended CONNECT, RFC 8441) is malformed here since the edge never sends
-   * SETTINGS_ENABLE_CONNECT_PROTOCOL. A malformed request is a stream error PROTOCOL_ERROR, which
-   * the codec handles as every malformed message ({@code stream_error_on_invalid_http_message}).
+   * RFC 9113 §8.5: a CONNECT has {@code :authority} and neither {@code :scheme} nor {@code :path}.
+   * An extended CONNECT (RFC 8441 §4: {@code :protocol}, with {@code :scheme}, {@code :path} and
+   * {@code :authority}) is well-formed only when the connection manager's
+   * {@code http2_protocol_options.allow_connect} had SETTINGS_ENABLE_CONNECT_PROTOCOL sent;
+   * {@code :protocol} on any other method is malformed. A malformed request is a stream error
+   * PROTOCOL_ERROR, which the codec handles as every malformed message
+   * ({@code stream_error_on_invalid_http_message}).
    */
-  private static void checkConnect(int streamId, Http2Headers headers) throws Http2Exception {
-    if (headers.method() == null || !AsciiString.contentEquals(headers.method(), "CONNECT")) {
-      return;
+  private void checkConnect(int streamId, Http2Headers headers) throws Http2Exception {
+    boolean connect = headers.method() != null && AsciiString.contentEquals(headers.method(), "CONNECT");
+    boolean extended = headers.contains(Http2Headers.PseudoHeaderName.PROTOCOL.value());
+    String problem;
+    if (!connect) {
+      problem = extended ? ":protocol in a request other than CONNECT" : null;
+    } else if (extended) {
+      problem = !hcm.config().http2().allowConnect() ? "extended CONNECT (:protocol) is not enabled"
+          : headers.scheme() == null || headers.path() == null || headers.path().length() == 0
+              || headers.authority() == null || headers.authority().length() == 0
+              ? "extended CONNECT without :scheme, :path or :authority" : null;
+    } else {
+      problem = headers.scheme() != null || headers.path() != null ? "CONNECT with :scheme or :path"
+          : headers.authority() == null || headers.authority().length() == 0 ? "CONNECT without :authority" : null;
     }
-    String problem = headers.contains(Http2Headers.PseudoHeaderName.PROTOCOL.value())
-        ? "extended CONNECT (:protocol) is not enabled"
-        : headers.scheme() != null || headers.path() != null ? "CONNECT with :scheme or :path"
-        : headers.authority() == null || headers.authority().length() == 0 ? "CONNECT without :authority" : null;
     if (problem != null) {
       throw Http2Exception.streamError(streamId, Http2Error.PROTOCOL_ERROR, "malformed request: %s", problem);
     }

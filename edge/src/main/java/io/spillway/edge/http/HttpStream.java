@@ -58,7 +58,10 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   /** The request's downstream span, or null when the connection manager does not trace it. */
   private io.spillway.edge.tracing.RequestSpan span;
 
-  /** The request's Upgrade value when it asks to switch protocols (HTTP/1.1 only), CONNECT's, else null. */
+  /**
+   * The request's Upgrade value when it asks to switch protocols (HTTP/1.1, or HTTP/2's extended
+   * CONNECT), CONNECT's, else null.
+   */
   private String upgrade;
   /** A 101 (a 2xx to CONNECT) went out: the stream is a tunnel (counted in downstream_cx_upgrades_active). */
   private boolean upgraded;
@@ -148,7 +151,8 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     route = routeTable.match(headers);
     info.setRoute(route);
     timers.setRoute(route);
-    upgrade = connect ? UpgradeHeaders.CONNECT : downstream.isHttp2() ? null : UpgradeHeaders.requested(h);
+    // On HTTP/2 only an extended CONNECT, which the codec turned into one, carries the upgrade fields.
+    upgrade = connect ? UpgradeHeaders.CONNECT : UpgradeHeaders.requested(h);
     if (upgrade != null && (!upgradeAllowed() || !connect && upgrade.equalsIgnoreCase(UpgradeHeaders.CONNECT))) {
       // Envoy: 403 without a body, details upgrade_failed; the connection then closes.
       stats.downstreamRqWsOnNonWsRoute.inc();

@@ -117,6 +117,9 @@ public final class Http2CodecFactory {
     }
     if (server) {
       settings.maxConcurrentStreams(options.maxConcurrentStreams());
+      if (options.allowConnect()) {
+        settings.connectProtocolEnabled(true); // RFC 8441 §3: extended CONNECT is welcome
+      }
     } else {
       settings.pushEnabled(false);
     }

@@ -47,7 +47,7 @@ class Http2ProtocolConstraintsTest {
     Http2Options d = Http2Options.DOWNSTREAM_DEFAULTS;
     return new Http2Options(d.hpackTableSize(), d.maxConcurrentStreams(), OptionalInt.empty(), OptionalInt.empty(),
         maxOutbound, maxControl, d.maxConsecutiveInboundFramesWithEmptyPayload(),
-        d.maxInboundPriorityFramesPerStream(), d.maxInboundWindowUpdateFramesPerDataFrameSent(), false);
+        d.maxInboundPriorityFramesPerStream(), d.maxInboundWindowUpdateFramesPerDataFrameSent(), false, false);
   }
 
   /** A server codec with its constraints; the streams of HEADERS it decodes land in {@link #received}. */

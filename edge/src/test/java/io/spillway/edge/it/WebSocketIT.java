@@ -4,35 +4,8 @@ import static io.spillway.edge.it.EdgeHarness.bootstrap;
 import static io.spillway.edge.it.EdgeHarness.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpObjectAggregator;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.websocketx.BinaryWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
-import io.netty.handler.codec.http.websocketx.WebSocketFrame;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolConfig;
-import io.netty.handler.codec.http.websocketx.WebSocketServerProtocolHandler;
-import io.netty.util.ReferenceCountUtil;
 import io.spillway.testkit.RawHttp;
 import java.io.ByteArrayOutputStream;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
@@ -41,14 +14,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Random;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -69,14 +40,14 @@ class WebSocketIT {
   @TempDir
   Path dir;
 
-  private EchoServer echo;
+  private WebSocketEchoServer echo;
   private EdgeHarness edge;
   private Path accessLog;
   private final HttpClient client = HttpClient.newHttpClient();
 
   @BeforeEach
   void start() throws Exception {
-    echo = new EchoServer();
+    echo = new WebSocketEchoServer(2 * LARGE);
     accessLog = dir.resolve("access.log");
     String hcm = """
         upgrade_configs:
@@ -351,62 +322,4 @@ class WebSocketIT {
    * it came; the text {@code close-please} gets a close frame (4000) and the connection's end.
    * Any other request gets 404.
    */
-  private static final class EchoServer implements AutoCloseable {
-    final AtomicInteger requests = new AtomicInteger();
-    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    private final Channel server;
-
-    EchoServer() throws InterruptedException {
-      server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
-          .childHandler(new ChannelInitializer<SocketChannel>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-              ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(65536));
-              ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-                @Override
-                public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                  if (msg instanceof FullHttpRequest) {
-                    requests.incrementAndGet();
-                  }
-                  if (msg instanceof FullHttpRequest req && !req.uri().contains("/ws")) {
-                    req.release();
-                    DefaultFullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
-                        HttpResponseStatus.NOT_FOUND, Unpooled.copiedBuffer("nope", StandardCharsets.US_ASCII));
-                    r.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, 4);
-                    ctx.writeAndFlush(r);
-                    return;
-                  }
-                  ctx.fireChannelRead(msg);
-                }
-              });
-              ch.pipeline().addLast(new WebSocketServerProtocolHandler(WebSocketServerProtocolConfig.newBuilder()
-                  .websocketPath("/").checkStartsWith(true).maxFramePayloadLength(2 * LARGE).build()));
-              ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
-                @Override
-                public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                  if (msg instanceof TextWebSocketFrame t && t.text().equals("close-please")) {
-                    t.release();
-                    ctx.writeAndFlush(new CloseWebSocketFrame(4000, "bye")).addListener(ChannelFutureListener.CLOSE);
-                  } else if (msg instanceof TextWebSocketFrame || msg instanceof BinaryWebSocketFrame) {
-                    ctx.writeAndFlush(((WebSocketFrame) msg).retain());
-                    ReferenceCountUtil.release(msg);
-                  } else {
-                    ReferenceCountUtil.release(msg);
-                  }
-                }
-              });
-            }
-          }).bind("127.0.0.1", 0).sync().channel();
-    }
-
-    int port() {
-      return ((InetSocketAddress) server.localAddress()).getPort();
-    }
-
-    @Override
-    public void close() {
-      server.close().syncUninterruptibly();
-      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-    }
-  }
 }

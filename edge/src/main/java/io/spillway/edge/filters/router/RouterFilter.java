@@ -63,7 +63,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
   private String upgrade;
   /** A CONNECT the route terminates ({@code connect_config}): each try is a TCP connection. */
   private boolean terminateConnect;
-  /** A CONNECT sent on to the upstream as it is: its bytes wait until the upstream's 2xx opens the tunnel. */
+  /** A CONNECT sent on to the upstream as it is (its bytes wait, as every forwarded upgrade's: {@link #holdsUntilSwitch}). */
   private boolean forwardConnect;
   /** The upstream answered the upgrade with 101: the stream is a tunnel, the route timeout no longer applies. */
   private boolean upgraded;
@@ -242,8 +242,17 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     return FilterTrailersStatus.STOP_ITERATION;
   }
 
+  /**
+   * An upgrade (or CONNECT) sent on to the upstream: the client's bytes wait until the upstream's
+   * answer opens the tunnel. Over HTTP/1.1 the connection manager reads nothing before the switch;
+   * over HTTP/2 (CONNECT, extended CONNECT) DATA may come right behind the request's HEADERS.
+   */
+  private boolean holdsUntilSwitch() {
+    return upgrade != null && !terminateConnect;
+  }
+
   private void sendBodyOrHold() {
-    if (attempt != null && attempt.stream() != null && !(forwardConnect && !upgraded)) {
+    if (attempt != null && attempt.stream() != null && !(holdsUntilSwitch() && !upgraded)) {
       body.writeTo(attempt.stream());
       if (readingPaused && attempt.stream().isWritable()) {
         pauseDownstream(false);
@@ -325,8 +334,8 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       // Envoy rewrites to the host's DNS name; STATIC and EDS hosts have none, so their Host stays.
       request.setAuthority(a.host().hostname());
     }
-    if (forwardConnect) {
-      stream.writeHeaders(request, true, false); // the bytes follow the upstream's 2xx
+    if (holdsUntilSwitch()) {
+      stream.writeHeaders(request, true, false); // the bytes follow the upstream's answer
     } else if (body.empty()) {
       stream.writeHeaders(request, false, true);
     } else {
@@ -408,7 +417,7 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       completed(a);
     }
     callbacks.encodeHeaders(response, endStream);
-    if (forwardConnect && upgraded && !destroyed && attempt != null) {
+    if (holdsUntilSwitch() && upgraded && !destroyed && attempt != null) {
       // What the client sent ahead of the tunnel goes now (a CONNECT that ended with its head: the end).
       if (body.empty()) {
         attempt.stream().writeData(io.netty.buffer.Unpooled.EMPTY_BUFFER, true);
