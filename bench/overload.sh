@@ -48,7 +48,7 @@
 #   REFUSAL_EDGE_CPUS / REFUSAL_LOAD_CPUS  taskset CPU lists for `refusal` (edge / generator
 #               and backend)                              [1 / 0]
 #   REFUSAL_LOW / REFUSAL_HIGH  the two `refusal` levels in C [0.8 / 10]
-#   REFUSAL_WARM    seconds of each of the two `refusal` warm-up phases [10]
+#   REFUSAL_WARM    seconds of each of the two `refusal` warm-up phases [30]
 #   REFUSAL_SAMPLE_MS  how often `refusal` polls the edge's /overload (each poll is edge CPU) [1000]
 #   SLOWPEER_PRE / SLOWPEER_SLOW / SLOWPEER_POST  `slowpeer` phases (s)  [10 / 10 / 15]
 #   SLOWPEER_RATE   load per route in C                   [0.5]
@@ -58,7 +58,7 @@
 #               breaker openSeconds / windowSeconds / minCalls / probeCalls  [1 / 2 / 20 / 3]
 #   SLOWPEER_INBOUND  inbound admission mode in `slowpeer`  [off]
 #   RUNS        repetitions of all scenarios (medians in the report) [1]
-#   EDGE_JAVA_OPTS  extra JVM options for the edge        []
+#   EDGE_JAVA_OPTS  the edge's JVM options                [bin/spillway's edge defaults]
 #   REBUILD     1 = build even if the jars exist          [0]
 #   INSTALL     0 = never apt-get                          [1]
 #   KEEP_DIR    1 = keep the work dir                     [0]
@@ -99,7 +99,7 @@ REFUSAL_EDGE_CPUS=${REFUSAL_EDGE_CPUS:-1}
 REFUSAL_LOAD_CPUS=${REFUSAL_LOAD_CPUS:-0}
 REFUSAL_LOW=${REFUSAL_LOW:-0.8}
 REFUSAL_HIGH=${REFUSAL_HIGH:-10}
-REFUSAL_WARM=${REFUSAL_WARM:-10}
+REFUSAL_WARM=${REFUSAL_WARM:-30}
 REFUSAL_SAMPLE_MS=${REFUSAL_SAMPLE_MS:-1000}
 SLOWPEER_PRE=${SLOWPEER_PRE:-10}
 SLOWPEER_SLOW=${SLOWPEER_SLOW:-10}
@@ -113,7 +113,9 @@ SLOWPEER_MIN_CALLS=${SLOWPEER_MIN_CALLS:-20}
 SLOWPEER_PROBES=${SLOWPEER_PROBES:-3}
 SLOWPEER_INBOUND=${SLOWPEER_INBOUND:-off}
 RUNS=${RUNS:-1}
+EDGE_JAVA_OPTS_GIVEN=${EDGE_JAVA_OPTS+set}
 EDGE_JAVA_OPTS=${EDGE_JAVA_OPTS:-}
+EDGE_CONCURRENCY=2  # the edge's --concurrency (refusal: as many as its pinned CPUs)
 REBUILD=${REBUILD:-0}
 INSTALL=${INSTALL:-1}
 KEEP_DIR=${KEEP_DIR:-0}
@@ -172,6 +174,7 @@ if want_s refusal; then
 fi
 JDK=$(find_jdk) || die "need a JDK >= 21 (set JAVA_HOME)"
 JAVA=$JDK/bin/java
+[[ -n $EDGE_JAVA_OPTS_GIVEN ]] || launcher_edge_opts "$JDK"
 build_if_stale "$EDGE_JAR" "$BENCH_JAR"
 
 # ------------------------------------------------------------------ processes
@@ -391,7 +394,7 @@ start_proxy() {  # TARGET
       local mode=${1#edge-} conf=$DIR/edge.yaml
       [[ $1 == edge-slowpeer ]] && conf=$DIR/edge-slowpeer.yaml
       # shellcheck disable=SC2086
-      start_bg "$1" "${PROXY_PIN[@]}" "$JAVA" $EDGE_JAVA_OPTS -jar "$EDGE_JAR" -c "$conf" --concurrency 2 \
+      start_bg "$1" "${PROXY_PIN[@]}" "$JAVA" $EDGE_JAVA_OPTS -jar "$EDGE_JAR" -c "$conf" --concurrency "$EDGE_CONCURRENCY" \
         --overload-policy "$DIR/policy-$mode.json" --log-level warning
       PROXY_PID=$LAST_PID
       wait_http "$1" "$PROXY_PID" "http://127.0.0.1:$ADMIN_PORT/ready" 90
@@ -520,13 +523,16 @@ for (( RUN = 1; RUN <= RUNS; RUN++ )); do
     backend_cpus=$(taskset -c -p "$BACKEND_PID" | awk -F': ' '{ print $2 }')
     taskset -a -c -p "$REFUSAL_LOAD_CPUS" "$BACKEND_PID" >/dev/null
     PROXY_PIN=(taskset -c "$REFUSAL_EDGE_CPUS") GEN_PIN=(taskset -c "$REFUSAL_LOAD_CPUS") SAMPLE_MS=$REFUSAL_SAMPLE_MS
+    # One worker per CPU it has, as Envoy's --concurrency defaults to: two workers time-sharing one
+    # CPU make each wait for the other's time slice, and that wait is not the refusal's cost.
+    EDGE_CONCURRENCY=$(taskset -c "$REFUSAL_EDGE_CPUS" nproc)
     start_proxy "$TARGET"
     w=$((2 * REFUSAL_WARM)); i=$((w + GAP)); a=$((i + GAP + 2)); b=$((a + PHASE)); c=$((b + GAP)); d=$((c + PHASE))
     gen "refusal-r$RUN" "$d" "warm,/api/w,$(rate "$REFUSAL_LOW"),0,$REFUSAL_WARM" \
       "warmhigh,/api/wh,$(rate "$REFUSAL_HIGH"),$REFUSAL_WARM,$w" \
       "idle,/api/idle,1,$i,$a" "low,/api/low,$(rate "$REFUSAL_LOW"),$a,$b" "high,/api/high,$(rate "$REFUSAL_HIGH"),$c,$d"
     stop_proxy "$TARGET"
-    PROXY_PIN=() GEN_PIN=() SAMPLE_MS=50
+    PROXY_PIN=() GEN_PIN=() SAMPLE_MS=50 EDGE_CONCURRENCY=2
     taskset -a -c -p "$backend_cpus" "$BACKEND_PID" >/dev/null
   fi
   if want_s slowpeer; then

@@ -194,16 +194,7 @@ if want_proxy edge; then
     [[ -f $EDGE_JAR ]] || die "build finished but $EDGE_JAR does not exist"
   fi
   if [[ -z $EDGE_JAVA_OPTS_GIVEN ]]; then
-    # The launcher's defaults for the edge, so the run measures what `bin/spillway edge` starts.
-    # shellcheck disable=SC1090
-    source <(sed -n '/^java_major()/,/^}/p;/^java_flags()/,/^}/p;/^edge_jvm_flags()/,/^}/p' "$REPO_ROOT/bin/spillway")
-    JAVA_MAJOR=$(java_major "$JDK/bin/java")
-    java_flags
-    edge_jvm_flags
-    # JAVA_FLAGS matter: without --sun-misc-unsafe-memory-access=allow, Netty on JDK 25+ runs
-    # without sun.misc.Unsafe (io.netty.noUnsafe defaults to true there) and every buffer access
-    # goes through a bounds-checked ByteBuffer.
-    EDGE_JAVA_OPTS="${JAVA_FLAGS[*]} ${EDGE_JVM_FLAGS[*]}"
+    launcher_edge_opts "$JDK" # what `bin/spillway edge` starts
   fi
 fi
 

@@ -23,6 +23,21 @@ java_major() {  # major version of the java binary in JDK dir $1, or empty
     awk -F. '{ if ($1 == "1") print $2; else print $1 }' | sed 's/[^0-9].*//'
 }
 
+# launcher_edge_opts JDK_DIR : sets EDGE_JAVA_OPTS to the JVM options `bin/spillway edge` starts
+# the edge with on that JDK (and exports MALLOC_ARENA_MAX as the launcher does), so a benchmark
+# measures what users run. The flags and why: docs/benchmarks.md "The edge's JVM".
+launcher_edge_opts() {
+  # shellcheck disable=SC1090
+  source <(sed -n '/^java_flags()/,/^}/p;/^edge_jvm_flags()/,/^}/p' "$REPO_ROOT/bin/spillway")
+  JAVA_MAJOR=$(java_major "$1")
+  java_flags
+  edge_jvm_flags
+  # JAVA_FLAGS matter: without --sun-misc-unsafe-memory-access=allow, Netty on JDK 25+ runs
+  # without sun.misc.Unsafe (io.netty.noUnsafe defaults to true there) and every buffer access
+  # goes through a bounds-checked ByteBuffer.
+  EDGE_JAVA_OPTS="${JAVA_FLAGS[*]} ${EDGE_JVM_FLAGS[*]}"
+}
+
 # find_jdk : echo the dir of a JDK >= 21: $JAVA_HOME if it is one, else
 # /usr/lib/jvm/temurin-25-jdk-amd64, else the first of /usr/lib/jvm/*21*, /usr/lib/jvm/*.
 # None: say on stderr what to install, return 1 (the caller dies with its own message).
