@@ -213,29 +213,7 @@ if want_s slowpeer; then
 fi
 
 # ------------------------------------------------------------------ configs
-cat >"$DIR/edge.yaml" <<EOF
-admin:
-  address:
-    socket_address: { address: 127.0.0.1, port_value: $ADMIN_PORT }
-static_resources:
-  listeners:
-  - name: bench_listener
-    address:
-      socket_address: { address: 127.0.0.1, port_value: $PROXY_PORT }
-    filter_chains:
-    - filters:
-      - name: envoy.filters.network.http_connection_manager
-        typed_config:
-          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
-          stat_prefix: bench
-          codec_type: AUTO
-          route_config:
-            name: bench_route
-            virtual_hosts:
-            - name: all
-              domains: ["*"]
-              routes:
-              - match: { prefix: "/login" }
+edge_yaml "$ADMIN_PORT" "$PROXY_PORT" '              - match: { prefix: "/login" }
                 route: { cluster: backend }
                 metadata: { filter_metadata: { spillway.admission: { tier: start } } }
               - match: { prefix: "/cont" }
@@ -245,71 +223,13 @@ static_resources:
                 route: { cluster: backend }
                 metadata: { filter_metadata: { spillway.admission: { tier: exempt } } }
               - match: { prefix: "/" }
-                route: { cluster: backend }
-          http_filters:
-          - name: envoy.filters.http.router
-            typed_config:
-              "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
-  clusters:
-  - name: backend
-    type: STATIC
-    connect_timeout: 1s
-    lb_policy: ROUND_ROBIN
-    load_assignment:
-      cluster_name: backend
-      endpoints:
-      - lb_endpoints:
-        - endpoint:
-            address:
-              socket_address: { address: 127.0.0.1, port_value: $BACKEND_PORT }
-EOF
+                route: { cluster: backend }' "$(static_cluster backend "$BACKEND_PORT")" >"$DIR/edge.yaml"
 # slowpeer: two routes to two clusters, so one slow peer's guard can be watched next to a healthy one.
-cat >"$DIR/edge-slowpeer.yaml" <<EOF
-admin:
-  address:
-    socket_address: { address: 127.0.0.1, port_value: $ADMIN_PORT }
-static_resources:
-  listeners:
-  - name: bench_listener
-    address:
-      socket_address: { address: 127.0.0.1, port_value: $PROXY_PORT }
-    filter_chains:
-    - filters:
-      - name: envoy.filters.network.http_connection_manager
-        typed_config:
-          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
-          stat_prefix: bench
-          codec_type: AUTO
-          route_config:
-            name: bench_route
-            virtual_hosts:
-            - name: all
-              domains: ["*"]
-              routes:
-              - match: { prefix: "/slow" }
+edge_yaml "$ADMIN_PORT" "$PROXY_PORT" '              - match: { prefix: "/slow" }
                 route: { cluster: slow }
               - match: { prefix: "/" }
-                route: { cluster: fast }
-          http_filters:
-          - name: envoy.filters.http.router
-            typed_config:
-              "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
-  clusters:
-$(for c in fast:$BACKEND_PORT slow:$SLOW_PORT; do cat <<CEOF
-  - name: ${c%%:*}
-    type: STATIC
-    connect_timeout: 1s
-    lb_policy: ROUND_ROBIN
-    load_assignment:
-      cluster_name: ${c%%:*}
-      endpoints:
-      - lb_endpoints:
-        - endpoint:
-            address:
-              socket_address: { address: 127.0.0.1, port_value: ${c#*:} }
-CEOF
-done)
-EOF
+                route: { cluster: fast }' "$(static_cluster fast "$BACKEND_PORT"; static_cluster slow "$SLOW_PORT")" \
+  >"$DIR/edge-slowpeer.yaml"
 # The outbound guard in enforce with the breaker on; a call slower than requestTimeoutMillis is a
 # 504 and a peer failure, so the slow peer's breaker opens. The edge starts with the breaker off
 # (policy-slowpeer.json), so that a stall while a fresh edge warms up cannot open it, and the

@@ -314,47 +314,8 @@ EOF
 
 # The edge: a standard Envoy v3 static bootstrap; one listener (codec AUTO, so
 # HTTP/1.1 and h2c prior knowledge share its port) routing / to cluster origin.
-cat >"$DIR/edge.yaml" <<EOF
-admin:
-  address:
-    socket_address: { address: 127.0.0.1, port_value: $EDGE_ADMIN_PORT }
-static_resources:
-  listeners:
-  - name: bench_listener
-    address:
-      socket_address: { address: 127.0.0.1, port_value: $EDGE_PORT }
-    filter_chains:
-    - filters:
-      - name: envoy.filters.network.http_connection_manager
-        typed_config:
-          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
-          stat_prefix: bench
-          codec_type: AUTO
-          route_config:
-            name: bench_route
-            virtual_hosts:
-            - name: all
-              domains: ["*"]
-              routes:
-              - match: { prefix: "/" }
-                route: { cluster: origin }
-          http_filters:
-          - name: envoy.filters.http.router
-            typed_config:
-              "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
-  clusters:
-  - name: origin
-    type: STATIC
-    connect_timeout: 1s
-    lb_policy: ROUND_ROBIN
-    load_assignment:
-      cluster_name: origin
-      endpoints:
-      - lb_endpoints:
-        - endpoint:
-            address:
-              socket_address: { address: 127.0.0.1, port_value: $ORIGIN_PORT }
-EOF
+edge_yaml "$EDGE_ADMIN_PORT" "$EDGE_PORT" '              - match: { prefix: "/" }
+                route: { cluster: origin }' "$(static_cluster origin "$ORIGIN_PORT")" >"$DIR/edge.yaml"
 
 # ------------------------------------------------------------------ start
 nginx -t -q -e "$DIR/origin-error.log" -p "$DIR" -c "$DIR/origin.conf" >&2 || die "origin nginx config invalid ($DIR/origin.conf)"

@@ -211,3 +211,55 @@ start_bg() {
   PIDS+=("$LAST_PID")
   log "started $name (pid $LAST_PID)"
 }
+
+# edge_yaml ADMIN_PORT PORT ROUTES CLUSTERS : on stdout, a benchmark edge's Envoy v3 static bootstrap:
+# admin on ADMIN_PORT, one listener on PORT (codec AUTO: HTTP/1.1 and h2c prior knowledge) whose
+# virtual host "*" has ROUTES (route items, 14 spaces in), and CLUSTERS (items from static_cluster).
+edge_yaml() {
+  cat <<EOF
+admin:
+  address:
+    socket_address: { address: 127.0.0.1, port_value: $1 }
+static_resources:
+  listeners:
+  - name: bench_listener
+    address:
+      socket_address: { address: 127.0.0.1, port_value: $2 }
+    filter_chains:
+    - filters:
+      - name: envoy.filters.network.http_connection_manager
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+          stat_prefix: bench
+          codec_type: AUTO
+          route_config:
+            name: bench_route
+            virtual_hosts:
+            - name: all
+              domains: ["*"]
+              routes:
+$3
+          http_filters:
+          - name: envoy.filters.http.router
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+  clusters:
+$4
+EOF
+}
+# static_cluster NAME PORT : a STATIC cluster of one host, 127.0.0.1:PORT, as a bootstrap list item
+static_cluster() {
+  cat <<EOF
+  - name: $1
+    type: STATIC
+    connect_timeout: 1s
+    lb_policy: ROUND_ROBIN
+    load_assignment:
+      cluster_name: $1
+      endpoints:
+      - lb_endpoints:
+        - endpoint:
+            address:
+              socket_address: { address: 127.0.0.1, port_value: $2 }
+EOF
+}
