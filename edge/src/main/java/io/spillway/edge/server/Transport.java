@@ -20,8 +20,9 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.function.Supplier;
 
 /**
- * The socket transport: epoll by default on Linux, io_uring when asked for (until benchmarked),
- * NIO where neither native transport loads.
+ * The socket transport: epoll by default on Linux, io_uring when asked for (measured against epoll
+ * in docs/benchmarks.md: no gain for the proxy's load, so not the default), NIO where neither
+ * native transport loads.
  */
 enum Transport {
   EPOLL, IO_URING, NIO;
