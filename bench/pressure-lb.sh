@@ -139,7 +139,7 @@ EOF
   esac
 }
 
-edge_yaml() {  # POLICY PORT ADMIN
+lb_edge_yaml() {  # POLICY PORT ADMIN: the edge bootstrap of one balancing policy (its own shape: several hosts, breakers, the policy)
   local endpoints="" p
   for p in "${BACKEND_PORTS[@]}"; do
     endpoints+="
@@ -273,7 +273,7 @@ run_cell() {  # SCENARIO POLICY RATE
       start_bg haproxy haproxy -f "$DIR/haproxy.cfg" -db ;;
     *)
       admin=$(pick_port); PICKED+="$admin "
-      edge_yaml "$policy" "$port" "$admin" >"$DIR/edge-$policy.yaml"
+      lb_edge_yaml "$policy" "$port" "$admin" >"$DIR/edge-$policy.yaml"
       start_bg "edge-$policy" "$JAVA" -Xms256m -Xmx512m -jar "$EDGE_JAR" -c "$DIR/edge-$policy.yaml" --concurrency 2
       wait_http "edge-$policy" "$LAST_PID" "http://127.0.0.1:$admin/ready" 60 ;;
   esac
