@@ -147,10 +147,10 @@ public final class TcpProxySession extends ChannelInboundHandlerAdapter {
       cluster.stats().upstreamCxTxBytesTotal.add(b.readableBytes());
       upstream.write(b);
     }
-    upstream.flush();
     if (downstreamEnded) {
-      shutdownOutput(upstream);
+      shutdownOutputAfterFlush(upstream);
     } else {
+      upstream.flush();
       downstream.config().setAutoRead(upstream.isWritable());
     }
     upstream.config().setAutoRead(downstream.isWritable());
@@ -197,11 +197,10 @@ public final class TcpProxySession extends ChannelInboundHandlerAdapter {
     if (evt instanceof ChannelInputShutdownEvent) {
       downstreamEnded = true;
       if (upstream != null) {
-        upstream.flush();
-        shutdownOutput(upstream);
+        shutdownOutputAfterFlush(upstream);
       }
       if (upstreamEnded) {
-        closeBoth();
+        closeBothAfterFlush();
       }
       return;
     }
@@ -275,6 +274,28 @@ public final class TcpProxySession extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** Both directions ended: each connection closes once what was written to it is on its socket. */
+  private void closeBothAfterFlush() {
+    if (closing) {
+      return;
+    }
+    closing = true;
+    cancelTimers();
+    if (upstream != null) {
+      upstream.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+    }
+    downstream.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+  }
+
+  /**
+   * Passes a FIN on once every byte written before it is on the socket: Netty's
+   * {@code shutdownOutput} fails what is still queued, which under back-pressure is the tail of
+   * what the other side sent before its FIN.
+   */
+  private static void shutdownOutputAfterFlush(Channel ch) {
+    ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> shutdownOutput(ch));
+  }
+
   private static void shutdownOutput(Channel ch) {
     if (ch instanceof DuplexChannel duplex && !duplex.isOutputShutdown()) {
       duplex.shutdownOutput();
@@ -323,10 +344,9 @@ public final class TcpProxySession extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
       if (evt instanceof ChannelInputShutdownEvent) {
         upstreamEnded = true;
-        downstream.flush();
-        shutdownOutput(downstream);
+        shutdownOutputAfterFlush(downstream);
         if (downstreamEnded) {
-          closeBoth();
+          closeBothAfterFlush();
         }
         return;
       }

@@ -155,6 +155,41 @@ class TcpProxyIT {
   }
 
   @Test
+  void anOriginsFinComesAfterEveryByteItSentToASlowClient() throws Exception {
+    byte[] big = new byte[2 * 1024 * 1024];
+    new java.util.Random(11).nextBytes(big);
+    try (ServerSocket origin = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      Thread server = Thread.ofVirtual().start(() -> {
+        try (Socket c = origin.accept()) {
+          c.getOutputStream().write(big);
+          c.shutdownOutput(); // all of it, then FIN, while the client has read almost nothing
+          c.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
+        } catch (IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      });
+      try (EdgeHarness edge = EdgeHarness.start(edge("", List.of(tcpProxy("slow", "origin", "")),
+          EdgeHarness.cluster("origin", "", origin.getLocalPort())));
+          Socket s = new Socket()) {
+        s.setReceiveBufferSize(16 * 1024);
+        s.connect(new InetSocketAddress("127.0.0.1", edge.port()));
+        s.setSoTimeout(10_000);
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        byte[] chunk = new byte[8 * 1024];
+        for (int n; (n = s.getInputStream().read(chunk)) >= 0; ) {
+          got.write(chunk, 0, n);
+          if (got.size() % (64 * 1024) < chunk.length) {
+            Thread.sleep(2); // a slow reader: the edge holds what the socket cannot take yet
+          }
+        }
+        assertThat(got.size()).isEqualTo(big.length);
+        assertThat(got.toByteArray()).isEqualTo(big);
+      }
+      server.join(10_000);
+    }
+  }
+
+  @Test
   void relaysBytesBothWaysWithBackPressureAndPassesTheHalfCloseOn() throws Exception {
     int origin = echo(null);
     try (EdgeHarness edge = EdgeHarness.start(edge("", List.of(tcpProxy("echo", "echo", "")),
