@@ -139,37 +139,14 @@ EOF
   esac
 }
 
-lb_edge_yaml() {  # POLICY PORT ADMIN: the edge bootstrap of one balancing policy (its own shape: several hosts, breakers, the policy)
+lb_edge_yaml() {  # POLICY PORT ADMIN: the edge bootstrap of one balancing policy (several hosts, high breakers, the policy)
   local endpoints="" p
   for p in "${BACKEND_PORTS[@]}"; do
     endpoints+="
           - endpoint: { address: { socket_address: { address: 127.0.0.1, port_value: $p } } }"
   done
-  cat <<EOF
-admin:
-  address: { socket_address: { address: 127.0.0.1, port_value: $3 } }
-static_resources:
-  listeners:
-  - name: bench
-    address: { socket_address: { address: 127.0.0.1, port_value: $2 } }
-    filter_chains:
-    - filters:
-      - name: envoy.filters.network.http_connection_manager
-        typed_config:
-          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
-          stat_prefix: bench
-          route_config:
-            virtual_hosts:
-            - name: all
-              domains: ["*"]
-              routes:
-              - match: { prefix: "/" }
-                route: { cluster: backends, timeout: 5s }
-          http_filters:
-          - name: envoy.filters.http.router
-            typed_config: { "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router }
-  clusters:
-  - name: backends
+  edge_yaml "$3" "$2" '              - match: { prefix: "/" }
+                route: { cluster: backends, timeout: 5s }' "  - name: backends
     type: STATIC
     connect_timeout: 1s
     circuit_breakers: { thresholds: [ { max_connections: 10000, max_pending_requests: 10000, max_requests: 10000 } ] }
@@ -177,8 +154,7 @@ static_resources:
     load_assignment:
       cluster_name: backends
       endpoints:
-      - lb_endpoints:$endpoints
-EOF
+      - lb_endpoints:$endpoints"
 }
 
 nginx_conf() {  # PORT

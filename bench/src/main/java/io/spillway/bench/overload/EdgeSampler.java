@@ -2,15 +2,8 @@ package io.spillway.bench.overload;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Locale;
-import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -28,69 +21,54 @@ final class EdgeSampler {
   private static final Pattern LAG = Pattern.compile("(?m)^http_executor_lag_seconds(?:\\{[^}]*\\})?\\s+([0-9.eE+-]+)");
 
   /**
-   * Polls /overload (and optionally Prometheus) every {@code periodMs} until {@code endNanos} or an
-   * interrupt; writes one TSV line per sample, its time in ms since {@code t0}.
+   * Polls /overload (and, every 20th sample, Prometheus when {@code promUrl} is set) every
+   * {@code periodMs} until {@code endNanos} or an interrupt; one TSV line per sample, its time in
+   * ms since {@code t0}.
    */
   static Thread thread(String url, String promUrl, long periodMs, Path out, long t0, long endNanos) {
-    Thread t = new Thread(() -> {
-      HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-      try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out))) {
-        w.println("t_ms\tlimit\tin_flight\trefused_start\trefused_continuation\trefused_proxy\texecutor_lag_ms\tbaseline_ms\tcapacity");
-        long next = System.nanoTime();
-        int i = 0;
-        double lagMs = -1;
-        while (System.nanoTime() < endNanos && !Thread.currentThread().isInterrupted()) {
-          long now = System.nanoTime();
-          try {
-            HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(1)).build(),
-                HttpResponse.BodyHandlers.ofString());
-            if (promUrl != null && i % 20 == 0) {
-              HttpResponse<String> p = client.send(HttpRequest.newBuilder(URI.create(promUrl)).timeout(Duration.ofSeconds(1)).build(),
-                  HttpResponse.BodyHandlers.ofString());
-              Matcher m = LAG.matcher(p.body());
-              lagMs = m.find() ? Double.parseDouble(m.group(1)) * 1000 : -1;
-            }
-            Matcher b = BASELINE.matcher(r.body());
-            double baselineMs = b.find() ? Double.parseDouble(b.group(1)) : -1;
-            Matcher c = CAPACITY.matcher(r.body());
-            double capacity = c.find() ? Double.parseDouble(c.group(1)) : -1;
-            Matcher m = NUM.matcher(r.body());
-            long limit = -1;
-            long inFlight = -1;
-            long[] refused = new long[3];
-            int tier = 0;
-            while (m.find()) {
-              long v = Long.parseLong(m.group(2));
-              switch (m.group(1)) {
-                case "limit" -> limit = v;
-                case "in_flight" -> inFlight = v;
-                case "refused_shadow" -> { if (tier < 3) refused[tier] += v; }
-                case "refused_enforce" -> { if (tier < 3) refused[tier] += v; tier++; }
-                default -> { }
-              }
-            }
-            // Tier order in /overload follows Tier.values(): start, continuation, proxy.
-            w.printf(Locale.ROOT, "%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f%n", (now - t0) / 1_000_000, limit,
-                inFlight, refused[0], refused[1], refused[2], lagMs, baselineMs, capacity);
-          } catch (IOException e) {
-            w.printf(Locale.ROOT, "%d\t-1\t-1\t-1\t-1\t-1\t-1\t-1\t-1%n", (now - t0) / 1_000_000);
-          } catch (InterruptedException e) {
-            break;
-          }
-          i++;
-          next += periodMs * 1_000_000;
-          long sleep = next - System.nanoTime();
-          if (sleep > 0) {
-            LockSupport.parkNanos(sleep);
-          } else {
-            next = System.nanoTime();
+    return PeriodicPoll.thread("sampler", new PeriodicPoll.Sample() {
+      private double lagMs = -1;
+
+      @Override
+      public String header() {
+        return "t_ms\tlimit\tin_flight\trefused_start\trefused_continuation\trefused_proxy\texecutor_lag_ms\tbaseline_ms\tcapacity";
+      }
+
+      @Override
+      public void take(PeriodicPoll.Fetch fetch, PrintWriter w, long tMs, int i) throws IOException, InterruptedException {
+        String body = fetch.get(url);
+        if (promUrl != null && i % 20 == 0) {
+          Matcher m = LAG.matcher(fetch.get(promUrl));
+          lagMs = m.find() ? Double.parseDouble(m.group(1)) * 1000 : -1;
+        }
+        Matcher b = BASELINE.matcher(body);
+        double baselineMs = b.find() ? Double.parseDouble(b.group(1)) : -1;
+        Matcher c = CAPACITY.matcher(body);
+        double capacity = c.find() ? Double.parseDouble(c.group(1)) : -1;
+        Matcher m = NUM.matcher(body);
+        long limit = -1;
+        long inFlight = -1;
+        long[] refused = new long[3];
+        int tier = 0;
+        while (m.find()) {
+          long v = Long.parseLong(m.group(2));
+          switch (m.group(1)) {
+            case "limit" -> limit = v;
+            case "in_flight" -> inFlight = v;
+            case "refused_shadow" -> { if (tier < 3) refused[tier] += v; }
+            case "refused_enforce" -> { if (tier < 3) refused[tier] += v; tier++; }
+            default -> { }
           }
         }
-      } catch (IOException e) {
-        System.err.println("sampler: " + e);
+        // Tier order in /overload follows Tier.values(): start, continuation, proxy.
+        w.printf(Locale.ROOT, "%d\t%d\t%d\t%d\t%d\t%d\t%.1f\t%.1f\t%.1f%n", tMs, limit,
+            inFlight, refused[0], refused[1], refused[2], lagMs, baselineMs, capacity);
       }
-    }, "sampler");
-    t.setDaemon(true);
-    return t;
+
+      @Override
+      public String failure(long tMs) {
+        return tMs + "\t-1\t-1\t-1\t-1\t-1\t-1\t-1\t-1";
+      }
+    }, periodMs, out, t0, endNanos);
   }
 }

@@ -2,17 +2,10 @@ package io.spillway.bench.overload;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -36,40 +29,25 @@ final class GuardSampler {
 
   /** Polls {@code promUrl} every {@code periodMs} until {@code endNanos} or an interrupt; time in ms since {@code t0}. */
   static Thread thread(String promUrl, long periodMs, Path out, long t0, long endNanos) {
-    Thread t = new Thread(() -> {
-      HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-      try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(out))) {
-        w.println("t_ms\tpeer\tbreaker_state\tin_flight\twaiting\trejected_breaker_open\trejected_queue_full\trejected_queue_timeout");
-        long next = System.nanoTime();
-        while (System.nanoTime() < endNanos && !Thread.currentThread().isInterrupted()) {
-          long now = System.nanoTime();
-          try {
-            HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(promUrl)).timeout(Duration.ofSeconds(1)).build(),
-                HttpResponse.BodyHandlers.ofString());
-            for (Map.Entry<String, Row> e : parse(r.body()).entrySet()) {
-              long[] v = e.getValue().v;
-              w.printf(Locale.ROOT, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d%n", (now - t0) / 1_000_000, e.getKey(),
-                  v[0], v[1], v[2], v[3], v[4], v[5]);
-            }
-          } catch (IOException e) {
-            w.printf(Locale.ROOT, "%d\t-\t-1\t-1\t-1\t-1\t-1\t-1%n", (now - t0) / 1_000_000);
-          } catch (InterruptedException e) {
-            break;
-          }
-          next += periodMs * 1_000_000;
-          long sleep = next - System.nanoTime();
-          if (sleep > 0) {
-            LockSupport.parkNanos(sleep);
-          } else {
-            next = System.nanoTime();
-          }
-        }
-      } catch (IOException e) {
-        System.err.println("guard sampler: " + e);
+    return PeriodicPoll.thread("guard-sampler", new PeriodicPoll.Sample() {
+      @Override
+      public String header() {
+        return "t_ms\tpeer\tbreaker_state\tin_flight\twaiting\trejected_breaker_open\trejected_queue_full\trejected_queue_timeout";
       }
-    }, "guard-sampler");
-    t.setDaemon(true);
-    return t;
+
+      @Override
+      public void take(PeriodicPoll.Fetch fetch, PrintWriter w, long tMs, int i) throws IOException, InterruptedException {
+        for (Map.Entry<String, Row> e : parse(fetch.get(promUrl)).entrySet()) {
+          long[] v = e.getValue().v;
+          w.printf(Locale.ROOT, "%d\t%s\t%d\t%d\t%d\t%d\t%d\t%d%n", tMs, e.getKey(), v[0], v[1], v[2], v[3], v[4], v[5]);
+        }
+      }
+
+      @Override
+      public String failure(long tMs) {
+        return tMs + "\t-\t-1\t-1\t-1\t-1\t-1\t-1";
+      }
+    }, periodMs, out, t0, endNanos);
   }
 
   private static Map<String, Row> parse(String body) {
