@@ -231,8 +231,15 @@ final class Http2ServerStream implements Downstream, StreamDeadlines.Timed {
     connection.streams().writeData(stream, data, endStream, written);
   }
 
-  /** The promise of the frame that ends the response: a reset after a complete response waits for it. */
+  /**
+   * The promise of the frame that ends the response while the request is still open: the NO_ERROR
+   * reset that then follows waits for it. Null when the client already ended its request (no reset
+   * follows, and the common case allocates nothing).
+   */
   private ChannelPromise responseEnd() {
+    if (!stream.state().remoteSideOpen()) {
+      return null;
+    }
     ChannelPromise p = connection.streams().ctx().newPromise();
     responseEnd = p;
     return p;
