@@ -31,7 +31,6 @@ final class ClusterTranslator {
 
   static final int DEFAULT_BUFFER_LIMIT = 1024 * 1024;
   private static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
-  private static final Duration DEFAULT_DNS_REFRESH_RATE = Duration.ofSeconds(5);
   /**
    * An upstream connection's idle timeout when the cluster sets none: 60 s, not Envoy's 1 h, so
    * that the connections a burst opened are given back to the cluster's {@code max_connections}
@@ -46,11 +45,9 @@ final class ClusterTranslator {
           "least_request_lb_config", "metadata", "eds_cluster_config", "load_balancing_policy",
           "round_robin_lb_config", "ring_hash_lb_config", "maglev_lb_config", "health_checks", "outlier_detection",
           "common_lb_config", "dns_failure_refresh_rate",
-          "dns_jitter", "respect_dns_ttl", "wait_for_warm_on_init", "transport_socket");
+          "dns_jitter", "respect_dns_ttl", "wait_for_warm_on_init", "transport_socket", "cluster_type");
   private static final SupportedFields TRANSPORT_SOCKET = SupportedFields.of(
       io.envoyproxy.envoy.config.core.v3.TransportSocket.getDescriptor(), "name", "typed_config");
-  private static final SupportedFields REFRESH_RATE = SupportedFields.of(Cluster.RefreshRate.getDescriptor(),
-      "base_interval", "max_interval");
   private static final SupportedFields EDS_CLUSTER_CONFIG = SupportedFields.of(
       Cluster.EdsClusterConfig.getDescriptor(), "eds_config", "service_name");
   private static final SupportedFields LOAD_ASSIGNMENT = SupportedFields.of(
@@ -113,21 +110,16 @@ final class ClusterTranslator {
     return byName;
   }
 
-  @SuppressWarnings("deprecation") // dns_refresh_rate: deprecated in Envoy, still accepted by it
   ClusterConfig cluster(Cluster c, FieldPath path) throws ConfigException {
     CLUSTER.check(c, path);
     if (c.getName().isEmpty()) {
       throw new ConfigException(path.field("name"), "name is required");
     }
-    DiscoveryType discovery = discoveryType(c, path);
+    DnsSettingsTranslator.Settings dns = DnsSettingsTranslator.translate(c, registry, path);
+    DiscoveryType discovery = dns.discovery();
     LoadBalancingTranslator.Balancing balancing = new LoadBalancingTranslator(registry).translate(c, path);
     Duration connectTimeout = ProtoValues.positiveDuration(c.hasConnectTimeout(), c.getConnectTimeout(),
         path.field("connect_timeout"), DEFAULT_CONNECT_TIMEOUT);
-    Duration dnsRefreshRate = ProtoValues.positiveDuration(c.hasDnsRefreshRate(), c.getDnsRefreshRate(),
-        path.field("dns_refresh_rate"), DEFAULT_DNS_REFRESH_RATE);
-    if (dnsRefreshRate.compareTo(Duration.ofMillis(1)) < 0) {
-      throw new ConfigException(path.field("dns_refresh_rate"), "must be at least 1ms");
-    }
     String edsServiceName = "";
     if (discovery == DiscoveryType.EDS) {
       edsServiceName = edsServiceName(c, path);
@@ -146,19 +138,10 @@ final class ClusterTranslator {
     int bufferLimit = ProtoValues.uint32(c.hasPerConnectionBufferLimitBytes(), c.getPerConnectionBufferLimitBytes(),
         path.field("per_connection_buffer_limit_bytes"), 0, DEFAULT_BUFFER_LIMIT);
     HttpOptions http = httpOptions(c, path);
-    ClusterConfig.DnsLookupFamily family = switch (c.getDnsLookupFamily()) {
-      case AUTO -> ClusterConfig.DnsLookupFamily.AUTO;
-      case V4_ONLY -> ClusterConfig.DnsLookupFamily.V4_ONLY;
-      case V6_ONLY -> ClusterConfig.DnsLookupFamily.V6_ONLY;
-      case V4_PREFERRED -> ClusterConfig.DnsLookupFamily.V4_PREFERRED;
-      case ALL -> ClusterConfig.DnsLookupFamily.ALL;
-      default -> throw new ConfigException(path.field("dns_lookup_family"),
-          c.getDnsLookupFamily() + " is not supported");
-    };
     ClusterConfig config = new ClusterConfig(c.getName(), discovery, balancing.policy(), balancing.choiceCount(),
-        connectTimeout, dnsRefreshRate, assignment.endpoints(), thresholds, http.protocol(), bufferLimit,
-        http.maxRequestsPerConnection(), http.idleTimeout(), family, edsServiceName, http.http2(),
-        balancing.settings(), HostHealthTranslator.translate(c, path), dnsRefresh(c, discovery, path),
+        connectTimeout, dns.refreshRate(), assignment.endpoints(), thresholds, http.protocol(), bufferLimit,
+        http.maxRequestsPerConnection(), http.idleTimeout(), dns.family(), edsServiceName, http.http2(),
+        balancing.settings(), HostHealthTranslator.translate(c, path), dns.refresh(),
         transportSocket(c, http.protocol(), path), assignment.policy());
     String problem = config.assignmentProblem(assignment);
     if (problem != null) {
@@ -193,48 +176,6 @@ final class ClusterTranslator {
         io.envoyproxy.envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext.class,
         Category.UPSTREAM_TRANSPORT_SOCKET, configPath);
     return java.util.Optional.of(TlsContextTranslator.upstream(tls, protocol, configPath, dataSources));
-  }
-
-  /**
-   * {@code dns_failure_refresh_rate}, {@code dns_jitter} and {@code wait_for_warm_on_init}; {@code
-   * respect_dns_ttl: true} is refused: the JVM's resolver does not tell the TTL of an answer.
-   */
-  private static ClusterConfig.DnsRefresh dnsRefresh(Cluster c, DiscoveryType discovery, FieldPath path)
-      throws ConfigException {
-    if (c.getRespectDnsTtl()) {
-      throw new ConfigException(path.field("respect_dns_ttl"), "true is not supported: names are resolved with the"
-          + " JVM's resolver, which does not report TTLs (re-resolution follows dns_refresh_rate)");
-    }
-    java.util.Optional<ClusterConfig.Backoff> failure = java.util.Optional.empty();
-    if (c.hasDnsFailureRefreshRate()) {
-      FieldPath ratePath = path.field("dns_failure_refresh_rate");
-      Cluster.RefreshRate rate = c.getDnsFailureRefreshRate();
-      REFRESH_RATE.check(rate, ratePath);
-      if (!rate.hasBaseInterval()) {
-        throw new ConfigException(ratePath.field("base_interval"), "base_interval is required");
-      }
-      Duration base = ProtoValues.positiveDuration(true, rate.getBaseInterval(), ratePath.field("base_interval"),
-          Duration.ZERO);
-      if (base.compareTo(Duration.ofMillis(1)) < 0) {
-        throw new ConfigException(ratePath.field("base_interval"), "must be at least 1ms");
-      }
-      Duration max = base.multipliedBy(10);
-      if (rate.hasMaxInterval()) {
-        max = ProtoValues.positiveDuration(true, rate.getMaxInterval(), ratePath.field("max_interval"), max);
-        if (max.compareTo(base) < 0) {
-          throw new ConfigException(ratePath.field("max_interval"), "must be at least base_interval");
-        }
-      }
-      failure = java.util.Optional.of(new ClusterConfig.Backoff(base, max));
-    }
-    Duration jitter = ProtoValues.duration(c.hasDnsJitter(), c.getDnsJitter(), path.field("dns_jitter"),
-        Duration.ZERO);
-    boolean waitForWarm = !c.hasWaitForWarmOnInit() || c.getWaitForWarmOnInit().getValue();
-    if (!waitForWarm && discovery == DiscoveryType.EDS) {
-      throw new ConfigException(path.field("wait_for_warm_on_init"), "false is not supported for EDS clusters"
-          + " (a changed EDS cluster always waits for its endpoints)");
-    }
-    return new ClusterConfig.DnsRefresh(failure, jitter, waitForWarm);
   }
 
   private String edsServiceName(Cluster c, FieldPath path) throws ConfigException {
@@ -274,16 +215,6 @@ final class ClusterTranslator {
       throw new ConfigException(at, "LOGICAL_DNS clusters must have a single locality_lb_endpoint and a single"
           + " lb_endpoint");
     }
-  }
-
-  private static DiscoveryType discoveryType(Cluster c, FieldPath path) throws ConfigException {
-    return switch (c.getType()) {
-      case STATIC -> DiscoveryType.STATIC;
-      case STRICT_DNS -> DiscoveryType.STRICT_DNS;
-      case LOGICAL_DNS -> DiscoveryType.LOGICAL_DNS;
-      case EDS -> DiscoveryType.EDS;
-      default -> throw new ConfigException(path.field("type"), c.getType() + " is not supported");
-    };
   }
 
   /**

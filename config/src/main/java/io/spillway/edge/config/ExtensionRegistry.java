@@ -75,7 +75,9 @@ public final class ExtensionRegistry {
     /** An entry of the bootstrap's {@code stats_sinks}. */
     STATS_SINK,
     /** The connection manager's {@code tracing.provider}. */
-    TRACER
+    TRACER,
+    /** A cluster's {@code cluster_type}. */
+    CLUSTER
   }
 
   /**
@@ -266,6 +268,8 @@ public final class ExtensionRegistry {
       .add(LB_MAGLEV, Category.LOAD_BALANCING_POLICY,
           io.envoyproxy.envoy.extensions.load_balancing_policies.maglev.v3.Maglev.getDefaultInstance())
       .add(LB_PRESSURE, Category.LOAD_BALANCING_POLICY, io.spillway.edge.config.lb.Pressure.getDefaultInstance())
+      .add(DnsSettingsTranslator.DNS_CLUSTER, Category.CLUSTER,
+          io.envoyproxy.envoy.extensions.clusters.dns.v3.DnsCluster.getDefaultInstance())
       .add(TracingTranslator.ZIPKIN, Category.TRACER,
           io.envoyproxy.envoy.config.trace.v3.ZipkinConfig.getDefaultInstance())
       // Registered so that its refusal names the tracer; the translator refuses it.
@@ -510,6 +514,7 @@ public final class ExtensionRegistry {
       case DECOMPRESSOR_LIBRARY -> "a decompressor library";
       case STATS_SINK -> "a stats sink";
       case TRACER -> "a tracer";
+      case CLUSTER -> "a cluster type";
     };
   }
 

@@ -236,4 +236,97 @@ class DnsClusterTranslationTest {
             + " \"type.googleapis.com/envoy.extensions.network.dns_resolver.cares.v3.CaresDnsResolverConfig\""
             + " (not an extension Spillway supports)");
   }
+
+  /** A cluster named backend whose discovery is {@code cluster_type: envoy.clusters.dns} with these DnsCluster fields. */
+  private static String extensionCluster(String dnsFields, String endpoints) {
+    return """
+        - name: backend
+          cluster_type:
+            name: envoy.clusters.dns
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.clusters.dns.v3.DnsCluster
+        %s
+          load_assignment:
+            cluster_name: backend
+            endpoints:
+            - lb_endpoints:
+        %s
+        """.formatted(dnsFields.indent(6).stripTrailing(), endpoints.indent(6).stripTrailing());
+  }
+
+  private static final String ONE_ENDPOINT =
+      "- endpoint: {address: {socket_address: {address: www.example.com, port_value: 443}}}";
+
+  @Test
+  void theDnsClusterExtensionIsStrictDnsWithEnvoysDefaults() throws ConfigException {
+    ClusterConfig c = cluster(extensionCluster("", ONE_ENDPOINT + "\n"
+        + "- endpoint: {address: {socket_address: {address: api.example.com, port_value: 443}}}"));
+
+    assertThat(c.discoveryType()).isEqualTo(DiscoveryType.STRICT_DNS);
+    assertThat(c.endpoints()).hasSize(2);
+    assertThat(c.dnsRefreshRate()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(c.dnsLookupFamily()).isEqualTo(DnsLookupFamily.AUTO);
+    assertThat(c.dnsRefresh()).isEqualTo(DnsRefresh.DEFAULTS);
+  }
+
+  @Test
+  void allAddressesInOneEndpointIsLogicalDnsAndEveryDnsClusterFieldIsRead() throws ConfigException {
+    ClusterConfig c = cluster(extensionCluster("""
+        all_addresses_in_single_endpoint: true
+        dns_refresh_rate: 30s
+        dns_failure_refresh_rate: {base_interval: 1s, max_interval: 20s}
+        dns_jitter: 2s
+        dns_lookup_family: V4_PREFERRED
+        respect_dns_ttl: false
+        """, ONE_ENDPOINT));
+
+    assertThat(c.discoveryType()).isEqualTo(DiscoveryType.LOGICAL_DNS);
+    assertThat(c.dnsRefreshRate()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.dnsLookupFamily()).isEqualTo(DnsLookupFamily.V4_PREFERRED);
+    assertThat(c.dnsRefresh()).isEqualTo(new DnsRefresh(
+        Optional.of(new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(20))), Duration.ofSeconds(2), true));
+  }
+
+  @Test
+  void withTheExtensionTheClusterLevelDnsFieldsAreIgnoredAsInEnvoy() throws ConfigException {
+    ClusterConfig c = cluster(extensionCluster("dns_refresh_rate: 7s", ONE_ENDPOINT)
+        .replace("  cluster_type:", "  dns_refresh_rate: 60s\n  dns_lookup_family: V6_ONLY\n  cluster_type:"));
+
+    assertThat(c.dnsRefreshRate()).isEqualTo(Duration.ofSeconds(7));
+    assertThat(c.dnsLookupFamily()).isEqualTo(DnsLookupFamily.AUTO);
+  }
+
+  @Test
+  void theExtensionsLogicalDnsKeepsTheOneEndpointRule() {
+    BootstrapYaml.minimal()
+        .clusters(extensionCluster("all_addresses_in_single_endpoint: true", ONE_ENDPOINT + "\n" + ONE_ENDPOINT))
+        .rejects(CLUSTER_0 + ".load_assignment.endpoints[0].lb_endpoints: LOGICAL_DNS clusters must have a single"
+            + " locality_lb_endpoint and a single lb_endpoint");
+  }
+
+  @Test
+  void rejectsWhatTheExtensionCannotHonour() {
+    String at = CLUSTER_0 + ".cluster_type.";
+    BootstrapYaml.minimal().clusters(extensionCluster("respect_dns_ttl: true", ONE_ENDPOINT))
+        .rejects(at + "typed_config.respect_dns_ttl: true is not supported: names are resolved with the JVM's"
+            + " resolver, which does not report TTLs (re-resolution follows dns_refresh_rate)");
+    BootstrapYaml.minimal()
+        .clusters(extensionCluster("typed_dns_resolver_config: {name: envoy.network.dns_resolver.cares}",
+            ONE_ENDPOINT))
+        .rejects(at + "typed_config.typed_dns_resolver_config: typed_dns_resolver_config is not supported");
+    BootstrapYaml.minimal().clusters(extensionCluster("dns_failure_refresh_rate: {max_interval: 1s}", ONE_ENDPOINT))
+        .rejects(at + "typed_config.dns_failure_refresh_rate.base_interval: base_interval is required");
+    BootstrapYaml.minimal().clusters(extensionCluster("dns_refresh_rate: 0.0005s", ONE_ENDPOINT))
+        .rejects(at + "typed_config.dns_refresh_rate: must be at least 1ms");
+    BootstrapYaml.minimal()
+        .clusters(extensionCluster("", ONE_ENDPOINT).replace("envoy.clusters.dns", "envoy.clusters.aggregate"))
+        .rejects(at + "name: 'envoy.clusters.aggregate' is not supported (the one cluster extension is"
+            + " envoy.clusters.dns; ORIGINAL_DST, aggregate and dynamic forward proxy clusters are not built)");
+    BootstrapYaml.minimal()
+        .clusters("""
+            - name: backend
+              cluster_type: {name: envoy.clusters.dns}
+            """)
+        .rejects(at + "typed_config: typed_config is required (a DnsCluster)");
+  }
 }
