@@ -47,6 +47,8 @@ final class ProtoJsonNormalizer {
       Set.of("true", "True", "TRUE", "yes", "Yes", "YES", "y", "Y", "on", "On", "ON");
   private static final Set<String> YAML_FALSE =
       Set.of("false", "False", "FALSE", "no", "No", "NO", "n", "N", "off", "Off", "OFF");
+  /** A hexadecimal integer literal as yaml-cpp reads one: an optional sign, {@code 0x}, hex digits. */
+  private static final java.util.regex.Pattern HEX = java.util.regex.Pattern.compile("([-+]?)0[xX]([0-9a-fA-F]+)");
   private static final BigInteger UINT32_MAX = BigInteger.valueOf(0xFFFF_FFFFL);
   private static final BigInteger UINT64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
 
@@ -441,21 +443,17 @@ final class ProtoJsonNormalizer {
       case INT32:
       case SINT32:
       case SFIXED32:
-        integer(value, path, BigInteger.valueOf(Integer.MIN_VALUE), BigInteger.valueOf(Integer.MAX_VALUE));
-        return value;
+        return integerNode(value, path, BigInteger.valueOf(Integer.MIN_VALUE), BigInteger.valueOf(Integer.MAX_VALUE));
       case UINT32:
       case FIXED32:
-        integer(value, path, BigInteger.ZERO, UINT32_MAX);
-        return value;
+        return integerNode(value, path, BigInteger.ZERO, UINT32_MAX);
       case INT64:
       case SINT64:
       case SFIXED64:
-        integer(value, path, BigInteger.valueOf(Long.MIN_VALUE), BigInteger.valueOf(Long.MAX_VALUE));
-        return value;
+        return integerNode(value, path, BigInteger.valueOf(Long.MIN_VALUE), BigInteger.valueOf(Long.MAX_VALUE));
       case UINT64:
       case FIXED64:
-        integer(value, path, BigInteger.ZERO, UINT64_MAX);
-        return value;
+        return integerNode(value, path, BigInteger.ZERO, UINT64_MAX);
       case FLOAT:
       case DOUBLE:
         if (value.isNumber()) {
@@ -542,6 +540,17 @@ final class ProtoJsonNormalizer {
     return type.getValues().stream().map(EnumValueDescriptor::getName).collect(Collectors.joining(", "));
   }
 
+  /**
+   * An integer field's value: as written, or, for a hexadecimal literal ({@code 0xEE}), its number —
+   * Envoy's YAML loader (yaml-cpp) reads hexadecimal integers, and protobuf's JSON parser does not.
+   */
+  private static JsonNode integerNode(JsonNode value, FieldPath path, BigInteger min, BigInteger max)
+      throws ConfigException {
+    BigInteger n = integer(value, path, min, max);
+    return value.isTextual() && HEX.matcher(value.textValue().trim()).matches()
+        ? com.fasterxml.jackson.databind.node.BigIntegerNode.valueOf(n) : value;
+  }
+
   private static BigInteger integer(JsonNode value, FieldPath path, BigInteger min, BigInteger max)
       throws ConfigException {
     BigInteger n;
@@ -551,7 +560,10 @@ final class ProtoJsonNormalizer {
       } else if (value.isNumber()) {
         n = value.decimalValue().toBigIntegerExact();
       } else if (value.isTextual()) {
-        n = new BigDecimal(value.textValue().trim()).toBigIntegerExact();
+        String t = value.textValue().trim();
+        java.util.regex.Matcher hex = HEX.matcher(t);
+        n = hex.matches() ? new BigInteger(hex.group(2), 16).multiply(hex.group(1).equals("-")
+            ? BigInteger.ONE.negate() : BigInteger.ONE) : new BigDecimal(t).toBigIntegerExact();
       } else {
         throw new ConfigException(path, "expected an integer, got " + kind(value));
       }

@@ -53,6 +53,22 @@ class YamlTreeReaderTest {
   }
 
   @Test
+  void aHexadecimalIntegerIsItsNumberInAnIntegerFieldAndTextInAStringOne() throws ConfigException {
+    Bootstrap b = BootstrapLoader.parse("""
+        node: {id: 0xEE}
+        admin: {address: {socket_address: {address: 127.0.0.1, port_value: 0x1F90}}}
+        stats_flush_interval: 5s
+        """, Format.YAML);
+
+    assertThat(b.getAdmin().getAddress().getSocketAddress().getPortValue()).isEqualTo(8080);
+    assertThat(b.getNode().getId()).isEqualTo("0xEE");
+    assertThatThrownBy(() -> BootstrapLoader.parse(
+        "admin: {address: {socket_address: {address: 127.0.0.1, port_value: 0x1FFFFFFFF}}}", Format.YAML))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("port_value: 8589934591 is out of range [0, 4294967295]");
+  }
+
+  @Test
   void rejectsMergeKeysAsEnvoyDoes() {
     assertThatThrownBy(() -> YamlTreeReader.read("""
         base: &base {address: 127.0.0.1}
