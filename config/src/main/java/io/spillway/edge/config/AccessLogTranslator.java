@@ -157,7 +157,8 @@ final class AccessLogTranslator {
         try {
           yield Files.readString(Path.of(source.getFilename()), StandardCharsets.UTF_8);
         } catch (IOException | RuntimeException e) {
-          throw new ConfigException(path.field("filename"), "cannot read " + source.getFilename() + ": " + e, e);
+          throw new ConfigException(path.field("filename"), "cannot read " + source.getFilename() + ": "
+              + FileProblems.describe(e), e);
         }
       }
       default -> throw new ConfigException(path, "one of inline_string, inline_bytes or filename is required");

@@ -71,7 +71,7 @@ public final class BootstrapLoader {
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new ConfigException("", "cannot read bootstrap " + file + ": " + e, e);
+      throw new ConfigException("", "cannot read bootstrap " + file + ": " + FileProblems.describe(e), e);
     }
     return parse(text, format, registry);
   }

@@ -49,7 +49,7 @@ final class DataSources {
           yield new PemData("filename " + source.getFilename(), Files.readAllBytes(Path.of(source.getFilename())));
         } catch (IOException | RuntimeException e) {
           throw new ConfigException(path.field("filename"), "cannot read " + source.getFilename() + ": "
-              + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage()));
+              + FileProblems.describe(e));
         }
       }
       case INLINE_STRING -> nonEmpty(new PemData("inline_string",

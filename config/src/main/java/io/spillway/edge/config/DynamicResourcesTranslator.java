@@ -63,6 +63,13 @@ public final class DynamicResourcesTranslator {
     Bootstrap.DynamicResources dynamic = bootstrap.getDynamicResources();
     onlyFields(dynamic, ROOT, Set.of("ads_config", "cds_config", "lds_config"));
     if (!dynamic.hasAdsConfig()) {
+      // A file or REST source names its own field first: that is what the operator wrote.
+      if (dynamic.hasCdsConfig()) {
+        adsConfigSource(true, dynamic.getCdsConfig(), ROOT + ".cds_config");
+      }
+      if (dynamic.hasLdsConfig()) {
+        adsConfigSource(true, dynamic.getLdsConfig(), ROOT + ".lds_config");
+      }
       throw new ConfigException(ROOT + ".ads_config", "ads_config is required (the edge takes its resources over one ADS stream)");
     }
     String ads = ROOT + ".ads_config";

@@ -39,7 +39,7 @@ class DataSourcesTest {
     assertThatThrownBy(() -> sources.read(DataSource.newBuilder().setEnvironmentVariable("EMPTY").build(), PATH))
         .hasMessage("tls.private_key.environment_variable: environment variable EMPTY is not set or empty");
     assertThatThrownBy(() -> sources.read(DataSource.newBuilder().setFilename("/nonexistent").build(), PATH))
-        .hasMessage("tls.private_key.filename: cannot read /nonexistent: NoSuchFileException /nonexistent");
+        .hasMessage("tls.private_key.filename: cannot read /nonexistent: no such file");
     assertThatThrownBy(() -> sources.read(DataSource.newBuilder().setInlineString("").build(), PATH))
         .hasMessage("tls.private_key.inline_string: must not be empty");
     assertThatThrownBy(() -> sources.read(DataSource.getDefaultInstance(), PATH))

@@ -156,6 +156,13 @@ class DynamicResourcesTranslatorTest {
         "dynamic_resources.ads_config: ads_config is required");
   }
 
+  @Test
+  void withoutAdsAFileSourceIsNamedWhereItIsWritten() {
+    rejects(NODE + "dynamic_resources:\n  cds_config: {path_config_source: {path: /var/lib/envoy/cds.yaml}}\n"
+            + "  lds_config: {path_config_source: {path: /var/lib/envoy/lds.yaml}}\n",
+        "dynamic_resources.cds_config.path_config_source: path_config_source is not supported");
+  }
+
   private static Optional<XdsClientConfig> translate(String yaml) throws ConfigException {
     return translate(yaml, Optional.empty());
   }

@@ -117,8 +117,7 @@ class ListenerTranslationTest {
     BootstrapYaml.minimal().chain(TLS.formatted("").replace(key, "{inline_string: secret}"))
         .rejects(certPath + ": unusable certificate chain or private key (inline_string): IllegalArgumentException");
     BootstrapYaml.minimal().chain(TLS.formatted("").replace(key, "{filename: /nonexistent/key.pem}"))
-        .rejects(certPath + ".private_key.filename: cannot read /nonexistent/key.pem: NoSuchFileException"
-            + " /nonexistent/key.pem");
+        .rejects(certPath + ".private_key.filename: cannot read /nonexistent/key.pem: no such file");
     BootstrapYaml.minimal().chain(TLS.formatted("").replace(key, "{environment_variable: SPILLWAY_NO_SUCH_VAR}"))
         .rejects(certPath + ".private_key.environment_variable: environment variable SPILLWAY_NO_SUCH_VAR is not"
             + " set or empty");
