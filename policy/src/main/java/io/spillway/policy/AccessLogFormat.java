@@ -37,7 +37,7 @@ public final class AccessLogFormat {
 
   /** The response flags the edge sets, by Envoy's short names, in the edge's order. */
   public static final List<String> RESPONSE_FLAGS = List.of("UH", "UF", "UO", "UT", "UR", "URX", "NR", "NC",
-      "DC", "LR", "SI", "DPE", "OM", "UAEX", "AR", "GR", "RL", "RLSE", "DI", "FI");
+      "DC", "LR", "SI", "DPE", "OM", "UAEX", "AR", "GR", "RL", "RLSE", "DI", "FI", "DT");
 
   /**
    * What a format string's problems say after its path, with {@code {position}} (where the

@@ -196,12 +196,23 @@ public record Route(
       Map<String, Boolean> upgradeConfigs,
       List<HashPolicy> hashPolicies,
       boolean terminatesConnect,
-      List<MirrorPolicy> mirrorPolicies) implements Action {
+      List<MirrorPolicy> mirrorPolicies,
+      Optional<MaxStreamDuration> maxStreamDuration) implements Action {
     public RouteAction {
       clusters = List.copyOf(clusters);
       upgradeConfigs = Map.copyOf(upgradeConfigs);
       hashPolicies = List.copyOf(hashPolicies);
       mirrorPolicies = List.copyOf(mirrorPolicies);
+      java.util.Objects.requireNonNull(maxStreamDuration, "maxStreamDuration");
+    }
+
+    /** A route action without {@code max_stream_duration}. */
+    public RouteAction(List<WeightedCluster> clusters, Optional<String> clusterHeader, Optional<String> prefixRewrite,
+        Optional<String> hostRewriteLiteral, boolean autoHostRewrite, Duration timeout,
+        Optional<Duration> idleTimeout, RetryPolicy retryPolicy, Map<String, Boolean> upgradeConfigs,
+        List<HashPolicy> hashPolicies, boolean terminatesConnect, List<MirrorPolicy> mirrorPolicies) {
+      this(clusters, clusterHeader, prefixRewrite, hostRewriteLiteral, autoHostRewrite, timeout, idleTimeout,
+          retryPolicy, upgradeConfigs, hashPolicies, terminatesConnect, mirrorPolicies, Optional.empty());
     }
 
     /** A route action that neither terminates CONNECT nor mirrors requests. */
@@ -219,6 +230,42 @@ public record Route(
         Optional<Duration> idleTimeout, RetryPolicy retryPolicy) {
       this(clusters, clusterHeader, prefixRewrite, hostRewriteLiteral, autoHostRewrite, timeout, idleTimeout,
           retryPolicy, Map.of(), List.of(), false, List.of());
+    }
+  }
+
+  /**
+   * A route's {@code max_stream_duration} (Envoy's "new timeouts"). Its presence turns the route's
+   * {@code timeout} off: the stream instead has a limit counted from its start, which is
+   * {@code max_stream_duration} (0 or unset: none; the connection manager sets none), or — when
+   * {@code grpc_timeout_header_max} is set and the request carries {@code grpc-timeout} — that
+   * header's value, capped by {@code grpc_timeout_header_max} when above 0 and reduced by
+   * {@code grpc_timeout_header_offset}.
+   */
+  public record MaxStreamDuration(Optional<Duration> maxStreamDuration, Optional<Duration> grpcTimeoutHeaderMax,
+      Optional<Duration> grpcTimeoutHeaderOffset) {
+    /** No limit. */
+    public static final long NONE = -1;
+
+    /**
+     * The stream's limit in nanoseconds from its start, or {@link #NONE}.
+     *
+     * @param grpcTimeoutNanos the request's {@code grpc-timeout}, or {@link #NONE} when it has none
+     */
+    public long limitNanos(long grpcTimeoutNanos) {
+      if (grpcTimeoutNanos == NONE || grpcTimeoutHeaderMax.isEmpty()) {
+        long max = maxStreamDuration.map(Duration::toNanos).orElse(0L);
+        return max > 0 ? max : NONE;
+      }
+      long limit = grpcTimeoutNanos;
+      long cap = grpcTimeoutHeaderMax.get().toNanos();
+      if (cap > 0 && limit > cap) {
+        limit = cap;
+      }
+      if (limit != 0 && grpcTimeoutHeaderOffset.isPresent()) {
+        long offset = grpcTimeoutHeaderOffset.get().toNanos();
+        limit = offset < limit ? limit - offset : 0;
+      }
+      return limit;
     }
   }
 

@@ -65,7 +65,10 @@ final class RouteTranslator {
   private static final SupportedFields ROUTE_ACTION = SupportedFields.of(RouteAction.getDescriptor(),
       "cluster", "cluster_header", "weighted_clusters", "prefix_rewrite", "host_rewrite_literal", "auto_host_rewrite",
       "timeout", "idle_timeout", "retry_policy", "rate_limits", "include_vh_rate_limits", "cors", "upgrade_configs",
-      "hash_policy", "request_mirror_policies");
+      "hash_policy", "request_mirror_policies", "max_stream_duration");
+  private static final SupportedFields MAX_STREAM_DURATION = SupportedFields.of(
+      RouteAction.MaxStreamDuration.getDescriptor(), "max_stream_duration", "grpc_timeout_header_max",
+      "grpc_timeout_header_offset");
   private static final SupportedFields HASH_POLICY = SupportedFields.of(RouteAction.HashPolicy.getDescriptor(),
       "header", "cookie", "connection_properties", "query_parameter", "terminal");
   private static final SupportedFields HASH_HEADER = SupportedFields.of(
@@ -408,7 +411,27 @@ final class RouteTranslator {
         idleTimeout, retry, UpgradeConfigTranslator.route(a.getUpgradeConfigsList(), path.field("upgrade_configs")),
         hashPolicies, UpgradeConfigTranslator.terminatesConnect(a.getUpgradeConfigsList()),
         MirrorPolicyTranslator.translate(a.getRequestMirrorPoliciesList(), path.field("request_mirror_policies"),
-            (name, at) -> cluster(name, at, validateClusters)));
+            (name, at) -> cluster(name, at, validateClusters)),
+        a.hasMaxStreamDuration()
+            ? Optional.of(maxStreamDuration(a.getMaxStreamDuration(), path.field("max_stream_duration")))
+            : Optional.empty());
+  }
+
+  /** {@code max_stream_duration}: three optional non-negative durations. */
+  private static Route.MaxStreamDuration maxStreamDuration(RouteAction.MaxStreamDuration m, FieldPath path)
+      throws ConfigException {
+    MAX_STREAM_DURATION.check(m, path);
+    return new Route.MaxStreamDuration(
+        optionalDuration(m.hasMaxStreamDuration(), m.getMaxStreamDuration(), path.field("max_stream_duration")),
+        optionalDuration(m.hasGrpcTimeoutHeaderMax(), m.getGrpcTimeoutHeaderMax(),
+            path.field("grpc_timeout_header_max")),
+        optionalDuration(m.hasGrpcTimeoutHeaderOffset(), m.getGrpcTimeoutHeaderOffset(),
+            path.field("grpc_timeout_header_offset")));
+  }
+
+  private static Optional<Duration> optionalDuration(boolean has, com.google.protobuf.Duration value, FieldPath path)
+      throws ConfigException {
+    return has ? Optional.of(ProtoValues.duration(true, value, path, Duration.ZERO)) : Optional.empty();
   }
 
   /** One {@code hash_policy} entry; null for {@code connection_properties} without {@code source_ip} (as Envoy). */

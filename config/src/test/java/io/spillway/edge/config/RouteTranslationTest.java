@@ -172,6 +172,41 @@ class RouteTranslationTest {
   }
 
   @Test
+  void translatesMaxStreamDurationAsTheGrpcWebExamplesWriteIt() throws ConfigException {
+    List<Route> routes = routes("""
+        - match: {prefix: /echo}
+          route:
+            cluster: backend
+            timeout: 0s
+            max_stream_duration: {grpc_timeout_header_max: 0s}
+        - match: {prefix: /}
+          route:
+            cluster: backend
+            max_stream_duration: {max_stream_duration: 30s, grpc_timeout_header_max: 5s,
+              grpc_timeout_header_offset: 0.05s}
+        """);
+
+    assertThat(((Route.RouteAction) routes.get(0).action()).maxStreamDuration()).contains(
+        new Route.MaxStreamDuration(Optional.empty(), Optional.of(Duration.ZERO), Optional.empty()));
+    Route.MaxStreamDuration full = ((Route.RouteAction) routes.get(1).action()).maxStreamDuration().orElseThrow();
+    assertThat(full).isEqualTo(new Route.MaxStreamDuration(Optional.of(Duration.ofSeconds(30)),
+        Optional.of(Duration.ofSeconds(5)), Optional.of(Duration.ofMillis(50))));
+    long second = Duration.ofSeconds(1).toNanos();
+    assertThat(full.limitNanos(Route.MaxStreamDuration.NONE)).isEqualTo(30 * second);
+    assertThat(full.limitNanos(2 * second)).isEqualTo(2 * second - Duration.ofMillis(50).toNanos());
+    assertThat(full.limitNanos(60 * second)).isEqualTo(5 * second - Duration.ofMillis(50).toNanos());
+    assertThat(full.limitNanos(Duration.ofMillis(10).toNanos())).isZero(); // the offset eats it: at once
+    Route.MaxStreamDuration grpcOnly = ((Route.RouteAction) routes.get(0).action()).maxStreamDuration().get();
+    assertThat(grpcOnly.limitNanos(Route.MaxStreamDuration.NONE)).isEqualTo(Route.MaxStreamDuration.NONE);
+    assertThat(grpcOnly.limitNanos(60 * second)).isEqualTo(60 * second); // 0: the header as it is
+    BootstrapYaml.minimal().routes("""
+        - match: {prefix: /}
+          route: {cluster: backend, max_stream_duration: {grpc_timeout_header_offset: -1s}}
+        """).rejects(BootstrapYaml.ROUTE
+        + ".route.max_stream_duration.grpc_timeout_header_offset: must not be negative");
+  }
+
+  @Test
   void translatesRedirectsAndDirectResponses() throws ConfigException {
     List<Route> routes = routes("""
         - match: {prefix: /old}

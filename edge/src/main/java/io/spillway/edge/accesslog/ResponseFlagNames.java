@@ -29,6 +29,7 @@ final class ResponseFlagNames {
       case GR -> "OutboundGuardRefused";
       case DI -> "DelayInjected";
       case FI -> "FaultInjected";
+      case DT -> "DurationTimeout";
     };
   }
 

@@ -38,6 +38,8 @@ public final class HcmStats {
   public final Counter downstreamRqTxReset;
   public final Counter downstreamRqTimeout;
   public final Counter downstreamRqIdleTimeout;
+  /** Streams that reached their route's {@code max_stream_duration}. */
+  public final Counter downstreamRqMaxDurationReached;
   public final Counter downstreamRqHeaderTimeout;
   public final Counter downstreamRqTooLarge;
   public final Counter downstreamRqNonRelativePath;
@@ -90,6 +92,7 @@ public final class HcmStats {
     downstreamRqTxReset = scope.counter("downstream_rq_tx_reset");
     downstreamRqTimeout = scope.counter("downstream_rq_timeout");
     downstreamRqIdleTimeout = scope.counter("downstream_rq_idle_timeout");
+    downstreamRqMaxDurationReached = scope.counter("downstream_rq_max_duration_reached");
     downstreamRqHeaderTimeout = scope.counter("downstream_rq_header_timeout");
     downstreamRqTooLarge = scope.counter("downstream_rq_too_large");
     downstreamRqNonRelativePath = scope.counter("downstream_rq_non_relative_path");

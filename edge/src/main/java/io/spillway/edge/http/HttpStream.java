@@ -440,6 +440,22 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
   }
 
   @Override
+  public void setMaxStreamDuration(long nanos) {
+    timers.setResponseDeadline(info.startNanos() + nanos, this::onMaxStreamDuration);
+  }
+
+  private void onMaxStreamDuration() {
+    stats.downstreamRqMaxDurationReached.inc();
+    if (responseStarted) {
+      info.setResponseFlag(ResponseFlag.DT);
+      resetStream(null);
+    } else {
+      sendLocalReply(408, "downstream duration timeout", ResponseFlag.DT,
+          grpc ? h -> h.set("grpc-status", "4") : null); // DEADLINE_EXCEEDED, as Envoy answers a gRPC call
+    }
+  }
+
+  @Override
   public void touch() {
     timers.touch();
   }

@@ -15,6 +15,8 @@ import io.spillway.edge.http.filter.FilterDataStatus;
 import io.spillway.edge.http.filter.FilterHeadersStatus;
 import io.spillway.edge.http.filter.FilterTrailersStatus;
 import io.spillway.edge.http.filter.ResponseFlag;
+import io.spillway.edge.http.message.GrpcStatus;
+import io.spillway.edge.http.message.GrpcTimeout;
 import io.spillway.edge.http.message.HopByHop;
 import io.spillway.edge.http.message.UpgradeHeaders;
 import io.spillway.edge.http.message.RequestHeaders;
@@ -152,6 +154,9 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
       body.endWithoutBody();
     }
     finalizeRequestHeaders(action);
+    if (action.maxStreamDuration().isPresent()) {
+      startStreamDurationTimer(action.maxStreamDuration().get());
+    }
     if (!action.mirrorPolicies().isEmpty() && upgrade == null) {
       mirrors = RequestMirrors.start(action.mirrorPolicies(), request, endStream, factory, callbacks,
           action.timeout().toNanos());
@@ -545,6 +550,28 @@ final class RouterFilter implements DecoderFilter, UpstreamCall.Listener {
     if (retry.exhausted()) {
       callbacks.streamInfo().setResponseFlag(ResponseFlag.URX);
     }
+  }
+
+  /**
+   * A route with {@code max_stream_duration} limits the stream from its start instead of timing
+   * the response (Envoy's connection manager); a gRPC call's upstream then gets the limit as its
+   * {@code grpc-timeout}, or none when there is no limit.
+   */
+  private void startStreamDurationTimer(Route.MaxStreamDuration limits) {
+    routeTimerStarted = true; // the route's timeout is not used (Envoy: usingNewTimeouts)
+    io.netty.handler.codec.http.HttpHeaders h = request.headers();
+    boolean grpc = GrpcStatus.isGrpcContentType(h.get(HttpHeaderNames.CONTENT_TYPE));
+    long nanos = limits.limitNanos(grpc ? GrpcTimeout.parseNanos(h.get(GrpcTimeout.HEADER)) : GrpcTimeout.NONE);
+    if (nanos == Route.MaxStreamDuration.NONE) {
+      if (grpc) {
+        h.remove(GrpcTimeout.HEADER);
+      }
+      return;
+    }
+    if (grpc) {
+      h.set(GrpcTimeout.HEADER, GrpcTimeout.format(nanos));
+    }
+    callbacks.setMaxStreamDuration(nanos);
   }
 
   /** The route timeout runs from the moment the whole request has been received (Envoy's rule). */

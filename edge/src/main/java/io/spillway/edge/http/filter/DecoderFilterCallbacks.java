@@ -57,6 +57,14 @@ public interface DecoderFilterCallbacks extends StreamFilterCallbacks {
    */
   void setResponseDeadline(long deadlineNanos, Runnable onExpiry);
 
+  /**
+   * Limits the stream to {@code nanos} from its start (a route's {@code max_stream_duration}): when
+   * it passes, the connection manager answers 408 {@code downstream duration timeout} (DT), or
+   * resets the stream once the response has started. Takes the stream's one response deadline, so
+   * a filter sets this or a route timeout, not both.
+   */
+  void setMaxStreamDuration(long nanos);
+
   /** Marks the stream's activity now (the idle timeout counts from the last activity). */
   void touch();
 

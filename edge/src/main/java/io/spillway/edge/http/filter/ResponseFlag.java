@@ -44,7 +44,9 @@ public enum ResponseFlag {
   /** The fault filter delayed the request. */
   DI,
   /** The fault filter aborted the request. */
-  FI;
+  FI,
+  /** The stream reached its route's {@code max_stream_duration}. */
+  DT;
 
   public int bit() {
     return 1 << ordinal();

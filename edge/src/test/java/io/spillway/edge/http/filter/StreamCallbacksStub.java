@@ -72,6 +72,9 @@ public abstract class StreamCallbacksStub implements DecoderFilterCallbacks {
   public void setResponseDeadline(long deadlineNanos, Runnable onExpiry) {}
 
   @Override
+  public void setMaxStreamDuration(long nanos) {}
+
+  @Override
   public void touch() {}
 
   @Override
