@@ -119,7 +119,7 @@ class AccessLogJsonTest {
       "{\"filters\": {\"duration\": \"slow\"}}     | accessLog.filters.duration | accessLog.filters.duration must be an object with op and millis",
       "{\"filters\": {\"notHealthCheck\": \"yes\"}} | accessLog.filters.notHealthCheck | accessLog.filters.notHealthCheck must be true or false",
       "{\"filters\": {\"responseFlags\": \"UH\"}}  | accessLog.filters.responseFlags | accessLog.filters.responseFlags must be a list of response flags",
-      "{\"filters\": {\"responseFlags\": [\"UH\", \"XX\"]}} | accessLog.filters.responseFlags | accessLog.filters.responseFlags[1] \"XX\" is not a response flag the edge sets (one of UH, UF, UO, UT, UR, URX, NR, NC, DC, LR, SI, DPE, OM, UAEX, AR, GR, RL, RLSE, DI, FI)",
+      "{\"filters\": {\"responseFlags\": [\"UH\", \"XX\"]}} | accessLog.filters.responseFlags | accessLog.filters.responseFlags[1] \"XX\" is not a response flag the edge sets (one of UH, UF, UO, UT, UR, URX, NR, NC, DC, LR, SI, DPE, OM, UAEX, AR, GR, RL, RLSE, DI, FI, DT)",
       "{\"destination\": \"syslog\"}               | accessLog.destination | accessLog.destination must be stdout, stderr or {\"file\": \"<relative path>\"}",
       "{\"destination\": 1}                        | accessLog.destination | accessLog.destination must be stdout, stderr or {\"file\": \"<relative path>\"}",
       "{\"destination\": {}}                       | accessLog.destination | accessLog.destination.file is required",
