@@ -61,15 +61,8 @@ final class DnsSettingsTranslator {
           + " (a changed EDS cluster always waits for its endpoints)");
     }
     Duration refreshRate = refreshRate(c.hasDnsRefreshRate(), c.getDnsRefreshRate(), path.field("dns_refresh_rate"));
-    DnsLookupFamily family = switch (c.getDnsLookupFamily()) {
-      case AUTO -> DnsLookupFamily.AUTO;
-      case V4_ONLY -> DnsLookupFamily.V4_ONLY;
-      case V6_ONLY -> DnsLookupFamily.V6_ONLY;
-      case V4_PREFERRED -> DnsLookupFamily.V4_PREFERRED;
-      case ALL -> DnsLookupFamily.ALL;
-      default -> throw new ConfigException(path.field("dns_lookup_family"),
-          c.getDnsLookupFamily() + " is not supported");
-    };
+    DnsLookupFamily family = family(c.getDnsLookupFamily().name(), c.getDnsLookupFamilyValue(),
+        path.field("dns_lookup_family"));
     Optional<ClusterConfig.Backoff> failure = Optional.empty();
     if (c.hasDnsFailureRefreshRate()) {
       Cluster.RefreshRate rate = c.getDnsFailureRefreshRate();
@@ -98,15 +91,8 @@ final class DnsSettingsTranslator {
         : DiscoveryType.STRICT_DNS;
     Duration refreshRate = refreshRate(dns.hasDnsRefreshRate(), dns.getDnsRefreshRate(),
         configPath.field("dns_refresh_rate"));
-    DnsLookupFamily family = switch (dns.getDnsLookupFamily()) {
-      case UNSPECIFIED, AUTO -> DnsLookupFamily.AUTO;
-      case V4_ONLY -> DnsLookupFamily.V4_ONLY;
-      case V6_ONLY -> DnsLookupFamily.V6_ONLY;
-      case V4_PREFERRED -> DnsLookupFamily.V4_PREFERRED;
-      case ALL -> DnsLookupFamily.ALL;
-      case UNRECOGNIZED -> throw new ConfigException(configPath.field("dns_lookup_family"),
-          dns.getDnsLookupFamilyValue() + " is not a DnsLookupFamily");
-    };
+    DnsLookupFamily family = family(dns.getDnsLookupFamily().name(), dns.getDnsLookupFamilyValue(),
+        configPath.field("dns_lookup_family"));
     Optional<ClusterConfig.Backoff> failure = Optional.empty();
     if (dns.hasDnsFailureRefreshRate()) {
       DnsCluster.RefreshRate rate = dns.getDnsFailureRefreshRate();
@@ -115,6 +101,21 @@ final class DnsSettingsTranslator {
     }
     return new Settings(discovery, refreshRate, family, refresh(dns.getRespectDnsTtl(), dns.hasDnsJitter(),
         dns.getDnsJitter(), failure, waitForWarm, configPath));
+  }
+
+  /**
+   * A lookup family of either enum (the cluster's, or the DnsCluster's, whose {@code UNSPECIFIED}
+   * is AUTO): both name the same families.
+   */
+  private static DnsLookupFamily family(String name, int number, FieldPath path) throws ConfigException {
+    if (name.equals("UNSPECIFIED")) {
+      return DnsLookupFamily.AUTO;
+    }
+    try {
+      return DnsLookupFamily.valueOf(name);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(path, number + " is not a DnsLookupFamily");
+    }
   }
 
   private static Duration refreshRate(boolean has, com.google.protobuf.Duration value, FieldPath path)

@@ -18,6 +18,7 @@ import io.spillway.edge.http.message.RequestHeaders;
 import io.spillway.edge.http.message.ResponseHeaders;
 import io.spillway.edge.http.message.UpgradeHeaders;
 import io.spillway.edge.router.RouteEntry;
+import io.spillway.edge.stats.Counter;
 import io.spillway.edge.upstream.ConnectionShare;
 import io.spillway.edge.upstream.Worker;
 import java.util.Map;
@@ -190,7 +191,6 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
       refuse(400, "Bad Request", HTTP1_UNEXPECTED_UNDERSCORE, ResponseFlag.DPE, null);
     }
   }
-
 
   /**
    * {@code path_with_escaped_slashes_action}, {@code normalize_path} and {@code merge_slashes}
@@ -441,18 +441,13 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
 
   @Override
   public void setMaxStreamDuration(long nanos) {
-    timers.setResponseDeadline(info.startNanos() + nanos, this::onMaxStreamDuration);
-  }
-
-  private void onMaxStreamDuration() {
-    stats.downstreamRqMaxDurationReached.inc();
-    if (responseStarted) {
-      info.setResponseFlag(ResponseFlag.DT);
-      resetStream(null);
-    } else {
-      sendLocalReply(408, "downstream duration timeout", ResponseFlag.DT,
+    timers.setResponseDeadline(info.startNanos() + nanos, () -> {
+      if (responseStarted) {
+        info.setResponseFlag(ResponseFlag.DT);
+      }
+      expire(stats.downstreamRqMaxDurationReached, 408, "downstream duration timeout", ResponseFlag.DT,
           grpc ? h -> h.set("grpc-status", "4") : null); // DEADLINE_EXCEEDED, as Envoy answers a gRPC call
-    }
+    });
   }
 
   @Override
@@ -648,12 +643,7 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
 
   @Override
   public void onIdleTimeout() {
-    stats.downstreamRqIdleTimeout.inc();
-    if (responseStarted) {
-      resetStream(null);
-    } else {
-      sendLocalReply(requestComplete ? 504 : 408, "stream timeout", ResponseFlag.SI);
-    }
+    expire(stats.downstreamRqIdleTimeout, requestComplete ? 504 : 408, "stream timeout", ResponseFlag.SI, null);
   }
 
   @Override
@@ -661,11 +651,17 @@ final class HttpStream implements DecoderFilterCallbacks, StreamTimers.Expiry {
     if (finished || requestComplete) {
       return;
     }
-    stats.downstreamRqTimeout.inc();
+    expire(stats.downstreamRqTimeout, 408, "request timeout", null, null);
+  }
+
+  /** A stream timer's end: counted, then a local reply, or a reset once the response has started. */
+  private void expire(Counter counter, int code, String text, ResponseFlag flag,
+      Consumer<HttpHeaders> modifyHeaders) {
+    counter.inc();
     if (responseStarted) {
       resetStream(null);
     } else {
-      sendLocalReply(408, "request timeout", null);
+      sendLocalReply(code, text, flag, modifyHeaders);
     }
   }
 
