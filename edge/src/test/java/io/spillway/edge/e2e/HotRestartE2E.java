@@ -33,7 +33,14 @@ import org.junit.jupiter.api.io.TempDir;
 class HotRestartE2E {
 
   private static final Duration TIMEOUT = Duration.ofSeconds(20);
-  private static final int MAX_REQUESTS_PER_CLIENT = 3000;
+  /**
+   * Each client's bound: far more than a client sends while epoch 1 starts and epoch 0 drains
+   * (about 3,000 on an idle machine), so that the clients are still sending when epoch 0 exits;
+   * {@link Clients#stop()} ends them before either bound is reached.
+   */
+  private static final int MAX_REQUESTS_PER_CLIENT = 100_000;
+  /** Each client's time bound: the handover's wait and the wait after it. */
+  private static final Duration CLIENT_TIME = TIMEOUT.multipliedBy(3);
 
   @TempDir
   static Path dir;
@@ -142,7 +149,7 @@ class HotRestartE2E {
 
   /**
    * Two bounded request loops (at most {@link #MAX_REQUESTS_PER_CLIENT} requests each, for at most
-   * {@link #TIMEOUT}): one opens a connection per request, the other keeps its connections alive.
+   * {@link #CLIENT_TIME}): one opens a connection per request, the other keeps its connections alive.
    */
   private static final class Clients {
     private final int port;
@@ -180,7 +187,7 @@ class HotRestartE2E {
     }
 
     private void loop(Request request) {
-      long deadline = System.nanoTime() + TIMEOUT.toNanos();
+      long deadline = System.nanoTime() + CLIENT_TIME.toNanos();
       for (int i = 0; i < MAX_REQUESTS_PER_CLIENT && running.get() && System.nanoTime() < deadline; i++) {
         try {
           request.send(i);
